@@ -1,0 +1,191 @@
+//===- EggAttrs.td - EGG decision attributes ---------------*- tablegen -*-===//
+//
+// Every choice an agent makes is one of these attributes. Their verifiers
+// reject values that cannot describe a kernel; checks that need the kernel
+// body or the target (shared-memory footprint, thread limits) live in the
+// egg.kernel verifier.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EGG_ATTRS_TD
+#define EGG_ATTRS_TD
+
+include "egg/Dialect/Egg/IR/EggDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Egg_Formulation : I32EnumAttr<"Formulation",
+    "stage-1 algorithm structure of a kernel", [
+  I32EnumAttrCase<"elementwise_flat", 0>,
+  I32EnumAttrCase<"gemm_direct", 1>,
+  I32EnumAttrCase<"gemm_split_k", 2>,
+  I32EnumAttrCase<"reduce_row_per_block", 3>,
+  I32EnumAttrCase<"reduce_row_per_warp", 4>,
+  I32EnumAttrCase<"reduce_two_stage", 5>,
+  I32EnumAttrCase<"softmax_three_pass", 6>,
+  I32EnumAttrCase<"softmax_online", 7>,
+  I32EnumAttrCase<"softmax_single_pass", 8>,
+  I32EnumAttrCase<"norm_two_pass", 9>,
+  I32EnumAttrCase<"norm_welford", 10>,
+  I32EnumAttrCase<"conv_direct", 11>,
+  I32EnumAttrCase<"conv_implicit_gemm", 12>
+]> {
+  let cppNamespace = "::mlir::egg";
+  let genSpecializedAttr = 0;
+}
+
+def Egg_CopyEngine : I32EnumAttr<"CopyEngine",
+    "how tiles are moved from global to shared memory", [
+  I32EnumAttrCase<"sync", 0>,
+  I32EnumAttrCase<"cp_async", 1>,
+  I32EnumAttrCase<"tma", 2>
+]> {
+  let cppNamespace = "::mlir::egg";
+  let genSpecializedAttr = 0;
+}
+
+def Egg_Swizzle : I32EnumAttr<"Swizzle",
+    "shared-memory layout swizzle", [
+  I32EnumAttrCase<"none", 0>,
+  I32EnumAttrCase<"xor32", 1>,
+  I32EnumAttrCase<"xor64", 2>,
+  I32EnumAttrCase<"xor128", 3>
+]> {
+  let cppNamespace = "::mlir::egg";
+  let genSpecializedAttr = 0;
+}
+
+class Egg_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Egg_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// #egg.target
+//===----------------------------------------------------------------------===//
+
+def Egg_TargetAttr : Egg_Attr<"Target", "target"> {
+  let summary = "hardware profile that decisions are checked against";
+  let description = [{
+    The machine a module is compiled for. Rates are integers in the units
+    their names give (bandwidth in GB/s counting bytes read plus written,
+    peak rates in GFLOP/s) so that the profile round-trips exactly.
+
+    ```mlir
+    module attributes {egg.target = #egg.target<chip = "sm_90a",
+        name = "H200", sm_count = 132, warp_size = 32,
+        max_threads_per_block = 1024, shared_memory_per_block = 232448,
+        registers_per_block = 65536, max_registers_per_thread = 255,
+        l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000,
+        tensor_gflops = 790000>} {}
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"compute capability, e.g. sm_90a">:$chip,
+    StringRefParameter<"marketing name">:$name,
+    "int64_t":$sm_count,
+    "int64_t":$warp_size,
+    "int64_t":$max_threads_per_block,
+    "int64_t":$shared_memory_per_block,
+    "int64_t":$registers_per_block,
+    "int64_t":$max_registers_per_thread,
+    "int64_t":$l2_bytes,
+    "int64_t":$dram_gbps,
+    "int64_t":$fp32_gflops,
+    "int64_t":$tensor_gflops
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// SM version number: 90 for "sm_90a".
+    int64_t getSmVersion() const;
+    /// True for the `a` variants that enable wgmma / setmaxnreg.
+    bool hasArchSpecificFeatures() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// #egg.structure (stage 1)
+//===----------------------------------------------------------------------===//
+
+def Egg_StructureAttr : Egg_Attr<"Structure", "structure"> {
+  let summary = "stage-1 decision: the algorithm structure of a kernel";
+  let description = [{
+    Which formulation the kernel's anchor op is computed with, and the
+    formulation's own parameter where it has one (the number of K slices for
+    `gemm_split_k`).
+
+    ```mlir
+    #egg.structure<gemm_split_k, split_k = 4>
+    #egg.structure<softmax_online>
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<Egg_Formulation>:$formulation,
+    DefaultValuedParameter<"int64_t", "1">:$split_k
+  );
+  let assemblyFormat = "`<` $formulation (`,` `split_k` `=` $split_k^)? `>`";
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// #egg.tuning (stage 2)
+//===----------------------------------------------------------------------===//
+
+def Egg_TuningAttr : Egg_Attr<"Tuning", "tuning"> {
+  let summary = "stage-2 decisions: mapping, tiling and memory promotion";
+  let description = [{
+    How a kernel maps onto the machine. Tile lists have one entry per loop of
+    the kernel's anchor op (parallel loops for `block`, `warp`, `thread`;
+    reduction loops for `reduction`); 0 means "not tiled at this level".
+
+    * `threads`: block dimensions (x, y, z), at most 3 entries.
+    * `block`, `warp`, `thread`: tile sizes per level. A non-zero warp tile
+      must divide the block tile, a non-zero thread tile the warp tile (or
+      the block tile when there is no warp level).
+    * `reduction`: tile of the reduction loops (the K step).
+    * `shared`, `registers`: operand numbers of the anchor op promoted to
+      shared memory or kept in registers (an operand goes to at most one).
+    * `padding`: elements added to each shared-memory row (bank conflicts);
+      exclusive with `swizzle`.
+    * `vector`: elements per vector access: 1, 2, 4, 8 or 16.
+    * `copy`: `sync`, `cp_async` or `tma`; asynchronous copies need a
+      promoted operand, and `pipeline` > 1 needs an asynchronous copy.
+
+    ```mlir
+    #egg.tuning<threads = [128], block = [128, 128], warp = [64, 64],
+                thread = [8, 8], reduction = [32], shared = [0, 1],
+                padding = 4, vector = 4, copy = cp_async, pipeline = 3>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "block dimensions">:$threads,
+    ArrayRefParameter<"int64_t", "block tile per parallel loop">:$block,
+    OptionalArrayRefParameter<"int64_t", "warp tile">:$warp,
+    OptionalArrayRefParameter<"int64_t", "thread tile">:$thread,
+    OptionalArrayRefParameter<"int64_t", "reduction tile">:$reduction,
+    OptionalArrayRefParameter<"int64_t", "operands in shared memory">:$shared,
+    OptionalArrayRefParameter<"int64_t", "operands in registers">:$registers,
+    DefaultValuedParameter<"int64_t", "0">:$padding,
+    DefaultValuedParameter<"::mlir::egg::Swizzle",
+                           "::mlir::egg::Swizzle::none">:$swizzle,
+    DefaultValuedParameter<"int64_t", "1">:$vector,
+    DefaultValuedParameter<"::mlir::egg::CopyEngine",
+                           "::mlir::egg::CopyEngine::sync">:$copy,
+    DefaultValuedParameter<"int64_t", "1">:$pipeline
+  );
+  // Keyword list in any order; printed in declaration order with defaults
+  // elided (see EggAttrs.cpp).
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Threads per block: the product of `threads`.
+    int64_t getNumThreads() const;
+  }];
+}
+
+#endif // EGG_ATTRS_TD

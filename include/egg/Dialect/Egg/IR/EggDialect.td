@@ -1,0 +1,41 @@
+//===- EggDialect.td - EGG dialect definition --------------*- tablegen -*-===//
+//
+// The egg dialect makes the compiler's kernel-building decisions first-class
+// IR: fusion groups (egg.kernel), the stage-1 algorithm structure, the stage-2
+// hardware tuning and the hardware profile they are checked against.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EGG_DIALECT_TD
+#define EGG_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Egg_Dialect : Dialect {
+  let name = "egg";
+  let cppNamespace = "::mlir::egg";
+  let summary = "Expert-guided GPU kernel decisions as IR";
+  let description = [{
+    The `egg` dialect groups the linalg-on-tensors ops that become one GPU
+    kernel into an `egg.kernel` op and records, as verified attributes, the
+    decisions taken for it: the algorithm structure chosen in stage 1
+    (`#egg.structure`), the mapping / tiling / memory decisions of stage 2
+    (`#egg.tuning`) and the hardware profile they are checked against
+    (`#egg.target`, attached to the module as `egg.target`).
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+
+    /// Name of the module attribute that carries the hardware profile.
+    static constexpr ::llvm::StringLiteral getTargetAttrName() {
+      return "egg.target";
+    }
+  }];
+}
+
+class Egg_Op<string mnemonic, list<Trait> traits = []> :
+    Op<Egg_Dialect, mnemonic, traits>;
+
+#endif // EGG_DIALECT_TD

@@ -1,0 +1,35 @@
+//===- EggOps.h - EGG operations --------------------------------*- C++ -*-===//
+
+#ifndef EGG_DIALECT_EGG_IR_EGGOPS_H
+#define EGG_DIALECT_EGG_IR_EGGOPS_H
+
+#include "egg/Dialect/Egg/IR/EggAttrs.h"
+#include "egg/Dialect/Egg/IR/EggDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "egg/Dialect/Egg/IR/EggOps.h.inc"
+
+namespace mlir::egg {
+
+/// The hardware profile attached to the module enclosing `op`, if any.
+TargetAttr lookupTarget(Operation *op);
+
+/// Bytes of shared memory that `tuning` asks for when applied to `anchor`:
+/// for every promoted operand, the tile its indexing map touches (block tile
+/// on parallel loops, reduction tile on reduction loops, whole extent where
+/// untiled), plus padding on the innermost dimension, times the pipeline
+/// depth. Fails when the anchor's shape is dynamic or an operand number is
+/// out of range (the diagnostic says which).
+FailureOr<int64_t>
+estimateSharedMemoryBytes(Operation *anchor, TuningAttr tuning,
+                          function_ref<InFlightDiagnostic()> emitError);
+
+} // namespace mlir::egg
+
+#endif // EGG_DIALECT_EGG_IR_EGGOPS_H

@@ -1,0 +1,34 @@
+//===- EggDialect.cpp - EGG dialect ---------------------------------------===//
+
+#include "egg/Dialect/Egg/IR/EggDialect.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::egg;
+
+#include "egg/Dialect/Egg/IR/EggOpsDialect.cpp.inc"
+
+void EggDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "egg/Dialect/Egg/IR/EggOps.cpp.inc"
+      >();
+  registerAttributes();
+}
+
+LogicalResult EggDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  if (attr.getName() == getTargetAttrName()) {
+    if (!isa<TargetAttr>(attr.getValue()))
+      return op->emitError() << "'" << getTargetAttrName()
+                             << "' must be an #egg.target attribute, got "
+                             << attr.getValue();
+    return success();
+  }
+  return op->emitError() << "unknown egg attribute '" << attr.getName().getValue()
+                         << "'";
+}

@@ -1,0 +1,68 @@
+//===- SharedMemory.cpp - Shared-memory footprint of a tuning -------------===//
+//
+// Shared by the egg.kernel verifier (reject decisions that cannot fit) and the
+// agents (estimate before proposing).
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Dialect/Egg/IR/EggOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace mlir::egg;
+
+FailureOr<int64_t> mlir::egg::estimateSharedMemoryBytes(
+    Operation *anchor, TuningAttr tuning,
+    function_ref<InFlightDiagnostic()> emitError) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(anchor);
+  if (!linalgOp)
+    return emitError() << "shared-memory promotion needs a structured linalg "
+                          "anchor op";
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return emitError() << "shared-memory promotion needs static loop ranges";
+
+  // Extent of each loop inside one block's tile.
+  SmallVector<int64_t> tile(ranges.size());
+  ArrayRef<int64_t> block = tuning.getBlock();
+  ArrayRef<int64_t> reduction = tuning.getReduction();
+  size_t p = 0, r = 0;
+  for (auto [i, it] : llvm::enumerate(linalgOp.getIteratorTypesArray())) {
+    int64_t size = 0;
+    if (it == utils::IteratorType::parallel)
+      size = p < block.size() ? block[p++] : 0;
+    else
+      size = r < reduction.size() ? reduction[r++] : 0;
+    tile[i] = size > 0 ? std::min(size, ranges[i]) : ranges[i];
+  }
+  // Evaluate at the last index of the tile: for the monotone maps linalg uses
+  // (projections, convolution sums) that is the largest index touched.
+  SmallVector<int64_t> last = llvm::map_to_vector(tile, [](int64_t t) {
+    return t - 1;
+  });
+
+  int64_t total = 0;
+  int64_t numOperands = linalgOp->getNumOperands();
+  for (int64_t o : tuning.getShared()) {
+    if (o >= numOperands)
+      return emitError() << "shared operand " << o << " is out of range: the "
+                         << "anchor op has " << numOperands << " operands";
+    OpOperand &operand = linalgOp->getOpOperand(o);
+    Type elementType = getElementTypeOrSelf(operand.get().getType());
+    if (!elementType.isIntOrFloat())
+      return emitError() << "cannot size a shared tile of " << elementType;
+    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+    SmallVector<int64_t> extents = map.compose(last);
+    int64_t elems = 1;
+    for (auto [d, e] : llvm::enumerate(extents)) {
+      int64_t extent = e + 1;
+      if (d + 1 == extents.size())
+        extent += tuning.getPadding();
+      elems *= extent;
+    }
+    total += elems * ((elementType.getIntOrFloatBitWidth() + 7) / 8);
+  }
+  return total * tuning.getPipeline();
+}

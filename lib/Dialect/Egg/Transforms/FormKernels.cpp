@@ -1,0 +1,321 @@
+//===- FormKernels.cpp - Partition functions into egg.kernel groups -------===//
+//
+// The default fusion rules of the expert (docs/principles/fusion.md):
+//  * an elementwise consumer joins the kernel of its producer (epilogues and
+//    elementwise chains);
+//  * a reduction joins the kernel of a producing reduction over the same rows
+//    (normalisations and decomposed softmax stay one kernel);
+//  * a group without a reduction/contraction whose results all feed one other
+//    kernel joins it (prologues: fills, pads, scales, masks);
+// and every merge keeps the group convex (no path leaves it and comes back),
+// so the partition can always be scheduled.
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/Transforms/Passes.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::egg {
+#define GEN_PASS_DEF_EGGFORMKERNELS
+#include "egg/Dialect/Egg/Transforms/Passes.h.inc"
+} // namespace mlir::egg
+
+using namespace mlir;
+using namespace mlir::egg;
+
+/// Ops that become part of a kernel.
+static bool isComputeOp(Operation *op) {
+  return isa<linalg::LinalgDialect>(op->getDialect()) || isa<tensor::PadOp>(op);
+}
+
+/// All loops parallel: fills, broadcasts, transposes, elementwise generics.
+static bool isElementwise(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.getNumLoops() == linalgOp.getNumParallelLoops();
+}
+
+/// Contractions, convolutions, reductions and aggregate ops (softmax).
+static bool isAnchor(Operation *op) {
+  return isComputeOp(op) && !isElementwise(op) && !isa<tensor::PadOp>(op);
+}
+
+/// Static ranges of the parallel loops of a reduction that is not a
+/// contraction or convolution; empty when the op does not qualify.
+static SmallVector<int64_t> rowSpace(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumReductionLoops() == 0 ||
+      linalg::isaContractionOpInterface(linalgOp) ||
+      linalg::isaConvolutionOpInterface(linalgOp))
+    return {};
+  SmallVector<int64_t> rows;
+  for (auto [range, it] : llvm::zip(linalgOp.getStaticLoopRanges(),
+                                    linalgOp.getIteratorTypesArray()))
+    if (it == utils::IteratorType::parallel)
+      rows.push_back(range);
+  if (llvm::any_of(rows, ShapedType::isDynamic))
+    return {};
+  return rows;
+}
+
+/// Values an op reads: its operands and the values its regions capture.
+static SmallVector<Value> readValues(Operation *op) {
+  SetVector<Value> values(op->getOperands().begin(), op->getOperands().end());
+  for (Region &region : op->getRegions())
+    getUsedValuesDefinedAbove(region, values);
+  return values.takeVector();
+}
+
+namespace {
+/// A partition of one block's compute ops into fusion groups.
+class Partition {
+public:
+  explicit Partition(Block &block) : block(block) {
+    for (Operation &op : block)
+      if (isComputeOp(&op)) {
+        ops.push_back(&op);
+        classes.insert(&op);
+      }
+  }
+
+  Operation *leader(Operation *op) { return classes.getLeaderValue(op); }
+  bool sameGroup(Operation *a, Operation *b) {
+    return leader(a) == leader(b);
+  }
+  SmallVector<Operation *> members(Operation *op) {
+    SmallVector<Operation *> result;
+    for (Operation *o : ops)
+      if (sameGroup(o, op))
+        result.push_back(o);
+    return result;
+  }
+  SmallVector<Operation *> anchors(Operation *op) {
+    return llvm::filter_to_vector(members(op), isAnchor);
+  }
+
+  /// The compute op in this block that defines `v`, if any.
+  Operation *computeDef(Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return nullptr;
+    def = block.findAncestorOpInBlock(*def);
+    return def && classes.contains(def) ? def : nullptr;
+  }
+
+  /// True if `op` reads, directly or through other ops, a value of `group`.
+  bool dependsOn(Operation *op, Operation *group,
+                 DenseSet<Operation *> &visited) {
+    if (!visited.insert(op).second)
+      return false;
+    for (Value v : readValues(op)) {
+      Operation *def = v.getDefiningOp();
+      if (!def || !(def = block.findAncestorOpInBlock(*def)))
+        continue;
+      if (classes.contains(def) && sameGroup(def, group))
+        return true;
+      if (dependsOn(def, group, visited))
+        return true;
+    }
+    return false;
+  }
+
+  /// Merging `a`'s and `b`'s groups keeps them convex: no op outside both
+  /// reads one of them and is read by the other.
+  bool canMergeConvexly(Operation *a, Operation *b) {
+    for (auto [from, to] : {std::make_pair(a, b), std::make_pair(b, a)})
+      for (Operation *m : members(to))
+        for (Value v : readValues(m)) {
+          Operation *def = computeDef(v);
+          Operation *inBlock =
+              v.getDefiningOp() ? block.findAncestorOpInBlock(*v.getDefiningOp())
+                                : nullptr;
+          if (!inBlock || (def && (sameGroup(def, from) || sameGroup(def, to))))
+            continue;
+          DenseSet<Operation *> visited;
+          if (dependsOn(inBlock, from, visited))
+            return false;
+        }
+    return true;
+  }
+
+  bool tryMerge(Operation *a, Operation *b) {
+    if (sameGroup(a, b) || !canMergeConvexly(a, b))
+      return false;
+    classes.unionSets(a, b);
+    return true;
+  }
+
+  /// Epilogue and row fusion, in program order.
+  void fuseWithProducers() {
+    for (Operation *op : ops) {
+      bool elementwise = isElementwise(op);
+      SmallVector<int64_t> rows = rowSpace(op);
+      if (!elementwise && rows.empty())
+        continue;
+      for (Value v : readValues(op)) {
+        Operation *producer = computeDef(v);
+        if (!producer || sameGroup(producer, op))
+          continue;
+        SmallVector<Operation *> producerAnchors = anchors(producer);
+        if (!elementwise) {
+          // A reduction joins only a group whose anchors reduce the same rows.
+          if (producerAnchors.empty() ||
+              !llvm::all_of(producerAnchors, [&](Operation *a) {
+                return rowSpace(a) == rows;
+              }))
+            continue;
+        } else if (!anchors(op).empty() && !producerAnchors.empty()) {
+          continue; // Already holds an anchor: one contraction per kernel.
+        }
+        if (tryMerge(producer, op))
+          break;
+      }
+    }
+  }
+
+  /// Prologue fusion, in reverse program order: a group without an anchor
+  /// whose results all feed one other group joins it.
+  void fuseIntoConsumers() {
+    for (Operation *op : llvm::reverse(ops)) {
+      if (!anchors(op).empty())
+        continue;
+      Operation *consumer = nullptr;
+      bool single = true;
+      for (Operation *m : members(op))
+        for (Operation *user : m->getUsers()) {
+          Operation *top = block.findAncestorOpInBlock(*user);
+          if (!top || !classes.contains(top)) {
+            single = false; // Used by a non-kernel op or returned.
+            continue;
+          }
+          if (sameGroup(top, op))
+            continue;
+          if (consumer && !sameGroup(consumer, top))
+            single = false;
+          consumer = top;
+        }
+      if (single && consumer)
+        tryMerge(consumer, op);
+    }
+  }
+
+  /// Groups in order of their first op, each in program order.
+  SmallVector<SmallVector<Operation *>> groups() {
+    SmallVector<SmallVector<Operation *>> result;
+    DenseSet<Operation *> done;
+    for (Operation *op : ops)
+      if (done.insert(leader(op)).second)
+        result.push_back(members(op));
+    return result;
+  }
+
+private:
+  Block &block;
+  SmallVector<Operation *> ops;
+  llvm::EquivalenceClasses<Operation *> classes;
+};
+} // namespace
+
+/// Values cheaper to recreate inside the kernel than to pass in.
+static bool isRematerializable(Operation *op) {
+  return op && op->getNumResults() == 1 &&
+         (isa<tensor::EmptyOp>(op) || matchPattern(op, m_Constant()));
+}
+
+static KernelOp buildKernel(OpBuilder &builder, ArrayRef<Operation *> group,
+                            StringRef name) {
+  Block *block = group.front()->getBlock();
+  DenseSet<Operation *> inGroup(group.begin(), group.end());
+  auto isInside = [&](Operation *user) {
+    Operation *top = block->findAncestorOpInBlock(*user);
+    return top && inGroup.contains(top);
+  };
+
+  // Inputs, and defs to clone in.
+  SetVector<Value> inputs;
+  SetVector<Operation *> remat;
+  for (Operation *op : group)
+    for (Value v : readValues(op)) {
+      Operation *def = v.getDefiningOp();
+      if (def && inGroup.contains(block->findAncestorOpInBlock(*def)))
+        continue;
+      if (isRematerializable(def) && def->getBlock() == block) {
+        remat.insert(def);
+        inputs.insert(def->getOperands().begin(), def->getOperands().end());
+        continue;
+      }
+      inputs.insert(v);
+    }
+
+  // Results: values of the group used outside it.
+  SmallVector<Value> escaping;
+  for (Operation *op : group)
+    for (Value r : op->getResults())
+      if (llvm::any_of(r.getUsers(),
+                       [&](Operation *u) { return !isInside(u); }))
+        escaping.push_back(r);
+
+  builder.setInsertionPoint(group.back());
+  auto kernel = KernelOp::create(
+      builder, group.back()->getLoc(), name,
+      llvm::map_to_vector(escaping, [](Value v) { return v.getType(); }),
+      inputs.getArrayRef());
+  OpBuilder body = OpBuilder::atBlockBegin(&kernel.getBodyBlock());
+  IRMapping mapping;
+  mapping.map(inputs.getArrayRef(), kernel.getBodyBlock().getArguments());
+  for (Operation *op : remat)
+    body.clone(*op, mapping);
+  for (Operation *op : group)
+    body.clone(*op, mapping);
+  YieldOp::create(body, kernel.getLoc(),
+                  llvm::map_to_vector(escaping, [&](Value v) {
+                    return mapping.lookup(v);
+                  }));
+
+  for (auto [value, result] : llvm::zip(escaping, kernel.getResults()))
+    value.replaceUsesWithIf(result, [&](OpOperand &use) {
+      return !isInside(use.getOwner());
+    });
+  for (Operation *op : llvm::reverse(group))
+    op->erase();
+  return kernel;
+}
+
+namespace {
+struct FormKernelsPass : public egg::impl::EggFormKernelsBase<FormKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    OpBuilder builder(&getContext());
+    unsigned counter = 0;
+    for (Block &block : func.getBody()) {
+      Partition partition(block);
+      if (fuse) {
+        partition.fuseWithProducers();
+        partition.fuseIntoConsumers();
+      }
+      for (SmallVector<Operation *> &group : partition.groups())
+        buildKernel(builder, group,
+                    (func.getSymName() + "_k" + Twine(counter++)).str());
+      // Producers left behind (empties, constants) die once cloned in.
+      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+        if (isRematerializable(&op) && isOpTriviallyDead(&op))
+          op.erase();
+      if (!sortTopologically(&block)) {
+        func.emitError("egg-form-kernels produced a cyclic partition");
+        return signalPassFailure();
+      }
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,55 @@
+//===- Decisions.cpp - Export the decisions of a module -------------------===//
+//
+// A decisions file records, per kernel, the attributes the agents chose, in
+// the dialect's own syntax: replaying it parses them back through the same
+// verifiers, so a file can never carry a decision the IR would reject.
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Translate/Translations.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Tools/Registration.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::egg;
+
+static std::string printAttr(Attribute attr) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  attr.print(os);
+  return text;
+}
+
+LogicalResult mlir::egg::exportDecisions(Operation *op, raw_ostream &os) {
+  llvm::json::Array kernels;
+  op->walk([&](KernelOp kernel) {
+    llvm::json::Object entry{{"name", kernel.getSymName()}};
+    if (Operation *anchor = kernel.getAnchorOp())
+      entry["anchor"] = anchor->getName().getStringRef();
+    if (StructureAttr s = kernel.getStructureAttr())
+      entry["structure"] = printAttr(s);
+    if (TuningAttr t = kernel.getTuningAttr())
+      entry["tuning"] = printAttr(t);
+    kernels.push_back(std::move(entry));
+  });
+  llvm::json::Object root{{"format", "egg-decisions"},
+                          {"version", 1},
+                          {"kernels", std::move(kernels)}};
+  if (TargetAttr target = lookupTarget(op))
+    root["target"] = printAttr(target);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  return success();
+}
+
+void mlir::egg::registerEggTranslations() {
+  static TranslateFromMLIRRegistration decisions(
+      "egg-to-decisions", "write the decisions of every egg.kernel as JSON",
+      [](Operation *op, raw_ostream &os) { return exportDecisions(op, os); },
+      [](DialectRegistry &registry) { registerToolDialects(registry); });
+}

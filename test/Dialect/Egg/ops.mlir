@@ -1,0 +1,39 @@
+// RUN: egg-opt %s | egg-opt | FileCheck %s
+// RUN: egg-opt %s --mlir-print-op-generic | egg-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @gemm_bias
+func.func @gemm_bias(%a: tensor<128x64xf16>, %b: tensor<64x32xf16>,
+                     %bias: tensor<32xf32>) -> tensor<128x32xf32> {
+  // CHECK: %[[R:.*]] = egg.kernel @gemm_bias_k0 ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<128x64xf16>, tensor<64x32xf16>, tensor<32xf32>) -> tensor<128x32xf32>
+  // CHECK-SAME: structure = #egg.structure<gemm_direct>
+  // CHECK-SAME: tuning = #egg.tuning<threads = [128], block = [64, 32], warp = [32, 16], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 3>
+  // CHECK: ^bb0(%[[A:.*]]: tensor<128x64xf16>, %[[B:.*]]: tensor<64x32xf16>, %[[BIAS:.*]]: tensor<32xf32>):
+  // CHECK: linalg.matmul ins(%[[A]], %[[B]]
+  // CHECK: egg.yield %{{.*}} : tensor<128x32xf32>
+  %r = egg.kernel @gemm_bias_k0 ins(%a, %b, %bias : tensor<128x64xf16>, tensor<64x32xf16>, tensor<32xf32>) -> tensor<128x32xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [128], block = [64, 32], warp = [32, 16],
+                                       reduction = [32], shared = [0, 1], swizzle = xor128,
+                                       vector = 8, copy = tma, pipeline = 3>} {
+  ^bb0(%x: tensor<128x64xf16>, %y: tensor<64x32xf16>, %z: tensor<32xf32>):
+    %cst = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x32xf32>
+    %f = linalg.fill ins(%cst : f32) outs(%e : tensor<128x32xf32>) -> tensor<128x32xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xf16>, tensor<64x32xf16>) outs(%f : tensor<128x32xf32>) -> tensor<128x32xf32>
+    egg.yield %m : tensor<128x32xf32>
+  }
+  return %r : tensor<128x32xf32>
+}
+
+// A kernel with no inputs and several results, and no decisions yet.
+// CHECK-LABEL: func.func @two_results
+func.func @two_results() -> (tensor<4xf32>, tensor<4xf32>) {
+  // CHECK: %{{.*}}:2 = egg.kernel @two_results_k0 -> tensor<4xf32>, tensor<4xf32> {
+  %r:2 = egg.kernel @two_results_k0 -> tensor<4xf32>, tensor<4xf32> {
+    %cst = arith.constant 1.0 : f32
+    %e = tensor.empty() : tensor<4xf32>
+    %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+    egg.yield %f, %f : tensor<4xf32>, tensor<4xf32>
+  }
+  return %r#0, %r#1 : tensor<4xf32>, tensor<4xf32>
+}

@@ -1,0 +1,146 @@
+// RUN: egg-opt %s -split-input-file -egg-form-kernels | FileCheck %s
+// RUN: egg-opt %s -split-input-file -egg-form-kernels=fuse=false | FileCheck %s --check-prefix=NOFUSE
+
+// GEMM + bias + relu: the fill (prologue) and both elementwise ops
+// (epilogue) join the matmul's kernel.
+// CHECK-LABEL: func.func @gemm_bias_relu
+// CHECK-SAME: (%[[A:.*]]: tensor<64x32xf32>, %[[B:.*]]: tensor<32x16xf32>, %[[BIAS:.*]]: tensor<64x16xf32>)
+// CHECK: %[[K:.*]] = egg.kernel @gemm_bias_relu_k0 ins(%[[A]], %[[B]], %[[BIAS]] : {{.*}}) -> tensor<64x16xf32> {
+// CHECK:   arith.constant
+// CHECK:   tensor.empty
+// CHECK:   linalg.fill
+// CHECK:   linalg.matmul
+// CHECK:   linalg.add
+// CHECK:   linalg.max
+// CHECK:   egg.yield
+// CHECK-NOT: egg.kernel
+// CHECK: return %[[K]]
+// NOFUSE-LABEL: func.func @gemm_bias_relu
+// NOFUSE-COUNT-5: egg.kernel
+func.func @gemm_bias_relu(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %bias: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x16xf32>) outs(%f : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %s = linalg.add ins(%m, %bias : tensor<64x16xf32>, tensor<64x16xf32>) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %r = linalg.max ins(%s, %z : tensor<64x16xf32>, tensor<64x16xf32>) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %r : tensor<64x16xf32>
+}
+
+// -----
+
+// Two matmuls never share a kernel; the elementwise op between them joins
+// the first (epilogue), and the second matmul's result is returned.
+// CHECK-LABEL: func.func @two_gemms
+// NOFUSE-LABEL: func.func @two_gemms
+// CHECK: %[[K0:.*]] = egg.kernel @two_gemms_k0
+// CHECK:   linalg.matmul
+// CHECK:   linalg.exp
+// CHECK: egg.kernel @two_gemms_k1 ins(%[[K0]]
+// CHECK:   linalg.matmul
+// CHECK-NOT: egg.kernel
+func.func @two_gemms(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %x = linalg.exp ins(%m : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %n = linalg.matmul ins(%x, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %n : tensor<8x8xf32>
+}
+
+// -----
+
+// Scale + mask + softmax: the elementwise prologue joins the softmax.
+// CHECK-LABEL: func.func @scale_mask_softmax
+// CHECK: egg.kernel @scale_mask_softmax_k0
+// CHECK:   linalg.mul
+// CHECK:   linalg.add
+// CHECK:   linalg.softmax
+// CHECK-NOT: egg.kernel
+func.func @scale_mask_softmax(%x: tensor<4x128xf32>, %scale: tensor<4x128xf32>, %mask: tensor<4x128xf32>) -> tensor<4x128xf32> {
+  %e = tensor.empty() : tensor<4x128xf32>
+  %s = linalg.mul ins(%x, %scale : tensor<4x128xf32>, tensor<4x128xf32>) outs(%e : tensor<4x128xf32>) -> tensor<4x128xf32>
+  %m = linalg.add ins(%s, %mask : tensor<4x128xf32>, tensor<4x128xf32>) outs(%e : tensor<4x128xf32>) -> tensor<4x128xf32>
+  %r = linalg.softmax dimension(1) ins(%m : tensor<4x128xf32>) outs(%e : tensor<4x128xf32>) -> tensor<4x128xf32>
+  return %r : tensor<4x128xf32>
+}
+
+// -----
+
+// Layer norm written as generics: two reductions over the same rows and the
+// normalising epilogue form one kernel.
+#row = affine_map<(d0, d1) -> (d0, d1)>
+#red = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @layer_norm
+// CHECK: egg.kernel @layer_norm_k0
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT: egg.kernel
+func.func @layer_norm(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 64.0 : f32
+  %e1 = tensor.empty() : tensor<16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16xf32>) -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#row, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x64xf32>) outs(%acc : tensor<16xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %sq = linalg.generic {indexing_maps = [#row, #red, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %sum : tensor<16x64xf32>, tensor<16xf32>) outs(%acc : tensor<16xf32>) {
+  ^bb0(%a: f32, %s: f32, %b: f32):
+    %mean = arith.divf %s, %n : f32
+    %d = arith.subf %a, %mean : f32
+    %d2 = arith.mulf %d, %d : f32
+    %t = arith.addf %d2, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %e2 = tensor.empty() : tensor<16x64xf32>
+  %y = linalg.generic {indexing_maps = [#row, #red, #red, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum, %sq : tensor<16x64xf32>, tensor<16xf32>, tensor<16xf32>) outs(%e2 : tensor<16x64xf32>) {
+  ^bb0(%a: f32, %s: f32, %q: f32, %o: f32):
+    %mean = arith.divf %s, %n : f32
+    %var = arith.divf %q, %n : f32
+    %sd = math.sqrt %var : f32
+    %d = arith.subf %a, %mean : f32
+    %t = arith.divf %d, %sd : f32
+    linalg.yield %t : f32
+  } -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
+}
+
+// -----
+
+// A value used by the kernel and by the caller is yielded; an intermediate
+// used only inside is not.
+// CHECK-LABEL: func.func @escaping
+// CHECK: %[[K:.*]]:2 = egg.kernel @escaping_k0 {{.*}} -> tensor<8xf32>, tensor<8xf32>
+// CHECK: return %[[K]]#0, %[[K]]#1
+func.func @escaping(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %a = linalg.exp ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %b = linalg.negf ins(%a : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %c = linalg.abs ins(%b : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  return %a, %c : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Reductions over different rows stay apart, and a reduction does not join
+// an elementwise group that feeds two kernels.
+// CHECK-LABEL: func.func @different_rows
+// CHECK-COUNT-2: egg.kernel
+// CHECK-NOT: egg.kernel
+func.func @different_rows(%x: tensor<8x4xf32>, %acc0: tensor<8xf32>, %acc1: tensor<4xf32>) -> (tensor<8xf32>, tensor<4xf32>) {
+  %r0 = linalg.reduce ins(%x : tensor<8x4xf32>) outs(%acc0 : tensor<8xf32>) dimensions = [1]
+    (%a: f32, %b: f32) {
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    }
+  %r1 = linalg.reduce ins(%x : tensor<8x4xf32>) outs(%acc1 : tensor<4xf32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    }
+  return %r0, %r1 : tensor<8xf32>, tensor<4xf32>
+}

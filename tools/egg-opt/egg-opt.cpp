@@ -1,0 +1,14 @@
+//===- egg-opt.cpp - EGG optimizer driver ---------------------------------===//
+
+#include "egg/Tools/Registration.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  mlir::egg::registerToolDialects(registry);
+  mlir::egg::registerToolPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "EGG optimizer driver\n", registry));
+}

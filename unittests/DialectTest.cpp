@@ -1,0 +1,117 @@
+//===- DialectTest.cpp - Unit tests of the egg attributes -----------------===//
+//
+// What lit cannot say directly: the C++ API of the attributes (getChecked
+// rejecting values with the verifier's message, derived quantities) and the
+// shared-memory estimate on concrete anchors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Target/Profiles.h"
+#include "egg/Tools/Registration.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::egg;
+
+namespace {
+class EggDialectTest : public ::testing::Test {
+protected:
+  EggDialectTest() {
+    DialectRegistry registry;
+    registerToolDialects(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+  }
+
+  /// Builds a tuning through getChecked; returns null and the message on
+  /// failure.
+  TuningAttr tuning(ArrayRef<int64_t> threads, ArrayRef<int64_t> block,
+                    ArrayRef<int64_t> warp, ArrayRef<int64_t> shared,
+                    int64_t vector, CopyEngine copy, int64_t pipeline,
+                    std::string &message) {
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      message = d.str();
+      return success();
+    });
+    auto emitLoc = [&]() { return emitError(UnknownLoc::get(&ctx)); };
+    return TuningAttr::getChecked(
+        function_ref<InFlightDiagnostic()>(emitLoc), &ctx, threads,
+        block, warp, ArrayRef<int64_t>{}, ArrayRef<int64_t>{32}, shared,
+        ArrayRef<int64_t>{}, /*padding=*/int64_t(0), Swizzle::none, vector, copy,
+        pipeline);
+  }
+
+  MLIRContext ctx;
+};
+
+TEST_F(EggDialectTest, BuiltinProfilesVerifyAndKnowTheirChip) {
+  for (StringRef chip : getBuiltinTargetChips()) {
+    TargetAttr target = getBuiltinTarget(&ctx, chip);
+    ASSERT_TRUE(target) << chip.str();
+    EXPECT_EQ(target.getChip(), chip);
+  }
+  TargetAttr hopper = getBuiltinTarget(&ctx, "sm_90a");
+  EXPECT_EQ(hopper.getSmVersion(), 90);
+  EXPECT_TRUE(hopper.hasArchSpecificFeatures());
+  EXPECT_FALSE(getBuiltinTarget(&ctx, "sm_90").hasArchSpecificFeatures());
+  EXPECT_EQ(hopper.getSmCount(), 132);
+  EXPECT_FALSE(getBuiltinTarget(&ctx, "sm_99"));
+}
+
+TEST_F(EggDialectTest, TuningCountsThreadsAndAcceptsAConsistentChoice) {
+  std::string message;
+  TuningAttr t = tuning({64, 2}, {128, 128}, {64, 64}, {0, 1}, 4,
+                        CopyEngine::cp_async, 3, message);
+  ASSERT_TRUE(t) << message;
+  EXPECT_EQ(t.getNumThreads(), 128);
+  EXPECT_EQ(t.getPipeline(), 3);
+}
+
+TEST_F(EggDialectTest, TuningRejectsWarpCountMismatch) {
+  std::string message;
+  // 128x128 / 64x64 = 4 warps, but 256 threads are 8 warps.
+  EXPECT_FALSE(tuning({256}, {128, 128}, {64, 64}, {}, 1, CopyEngine::sync, 1,
+                      message));
+  EXPECT_NE(message.find("give 4 warps"), std::string::npos) << message;
+}
+
+TEST_F(EggDialectTest, TuningRejectsPipelineWithoutAsyncCopy) {
+  std::string message;
+  EXPECT_FALSE(tuning({128}, {64}, {}, {0}, 4, CopyEngine::sync, 2, message));
+  EXPECT_NE(message.find("asynchronous copy"), std::string::npos) << message;
+}
+
+TEST_F(EggDialectTest, SharedMemoryEstimateOfAMatmulTile) {
+  const char *ir = R"mlir(
+    func.func @mm(%a: tensor<256x512xf16>, %b: tensor<512x128xf16>,
+                  %c: tensor<256x128xf32>) -> tensor<256x128xf32> {
+      %r = linalg.matmul ins(%a, %b : tensor<256x512xf16>, tensor<512x128xf16>)
+                         outs(%c : tensor<256x128xf32>) -> tensor<256x128xf32>
+      return %r : tensor<256x128xf32>
+    })mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(ir, &ctx);
+  ASSERT_TRUE(module);
+  Operation *matmul = nullptr;
+  module->walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "linalg.matmul")
+      matmul = op;
+  });
+  ASSERT_TRUE(matmul);
+  std::string message;
+  TuningAttr t = tuning({128}, {128, 64}, {}, {0, 1}, 8, CopyEngine::cp_async,
+                        2, message);
+  ASSERT_TRUE(t) << message;
+  FailureOr<int64_t> bytes = estimateSharedMemoryBytes(
+      matmul, t, [&]() { return emitError(matmul->getLoc()); });
+  ASSERT_TRUE(succeeded(bytes));
+  // A: 128x32 f16, B: 32x64 f16, double-buffered.
+  EXPECT_EQ(*bytes, (128 * 32 + 32 * 64) * 2 * 2);
+}
+} // namespace
