@@ -14,7 +14,10 @@ find_library(EGG_LIBZSTD_STATIC NAMES libzstd.a REQUIRED)
 
 set(EGG_LLVM_STATIC_LIBS)
 foreach(lib ${LLVM_AVAILABLE_LIBS})
-  if(lib MATCHES "^LLVM." AND TARGET ${lib})
+  # Benchmarking and line-editing libraries pull in system libraries
+  # (libpfm, libedit) that no EGG tool needs.
+  if(lib MATCHES "^LLVM." AND TARGET ${lib}
+     AND NOT lib MATCHES "^LLVM(Exegesis|LineEditor)")
     get_target_property(_type ${lib} TYPE)
     if(_type STREQUAL "STATIC_LIBRARY")
       list(APPEND EGG_LLVM_STATIC_LIBS ${lib})
@@ -32,12 +35,15 @@ foreach(target ${_imported})
   foreach(dep ${_libs})
     if(dep STREQUAL "LLVM")
       list(APPEND _new ${EGG_LLVM_STATIC_LIBS})
-    elseif(dep MATCHES "libz3\\.so|Polly")
+    elseif(dep MATCHES "libz3\\.so|Polly|^pfm$")
       # dropped: see above
     elseif(dep STREQUAL "ZLIB::ZLIB")
       list(APPEND _new ${EGG_LIBZ_STATIC})
     elseif(dep MATCHES "zstd::libzstd")
       list(APPEND _new ${EGG_LIBZSTD_STATIC})
+    elseif(dep MATCHES "::" AND NOT TARGET ${dep})
+      # An optional system library (LibEdit for the line editor) that the
+      # tools never reach; Debian's export names it without defining it.
     else()
       list(APPEND _new ${dep})
     endif()
