@@ -2,7 +2,7 @@
 
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Tools/Registration.h"
-#include "egg/Translate/Translations.h"
+#include "egg/Agents/Decisions.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/DialectRegistry.h"

@@ -10,11 +10,17 @@ namespace mlir {
 class Operation;
 namespace egg {
 
-/// Writes the decisions of every egg.kernel under `op` as a decisions file
-/// (JSON, schema in docs/decisions.md).
-LogicalResult exportDecisions(Operation *op, llvm::raw_ostream &os);
+/// Writes the manifest (docs/manifest.md) of a module that went through the
+/// EGG pipeline: PTX modules, buffers, and the launch sequence of each
+/// public host function.
+LogicalResult translateToManifest(Operation *op, llvm::raw_ostream &os);
 
-/// Registers the egg-translate translations (--egg-to-decisions).
+/// Writes the PTX of every kernel module, each after a
+/// `// egg-ptx-module: <name>` line.
+LogicalResult translateToPtx(Operation *op, llvm::raw_ostream &os);
+
+/// Registers the egg-translate translations: --egg-to-decisions,
+/// --egg-to-manifest, --egg-to-ptx.
 void registerEggTranslations();
 
 } // namespace egg

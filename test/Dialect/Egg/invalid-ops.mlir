@@ -84,7 +84,7 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "small", sm_
 // -----
 
 func.func @block_tile_too_long(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  // expected-error @+1 {{block tile has 3 entries but the anchor op has 2 parallel loops}}
+  // expected-error @+1 {{block tile has 3 entries but the root op has 2 parallel loops}}
   %r = egg.kernel @k ins(%a, %b, %c : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
       attributes {tuning = #egg.tuning<threads = [64], block = [8, 8, 8]>} {
   ^bb0(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>, %z: tensor<8x8xf32>):

@@ -29,6 +29,19 @@ LogicalResult EggDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  // The decisions, carried onto the function a kernel is outlined into.
+  if (attr.getName() == getStructureAttrName()) {
+    if (!isa<StructureAttr>(attr.getValue()))
+      return op->emitError() << "'" << getStructureAttrName()
+                             << "' must be an #egg.structure attribute";
+    return success();
+  }
+  if (attr.getName() == getTuningAttrName()) {
+    if (!isa<TuningAttr>(attr.getValue()))
+      return op->emitError() << "'" << getTuningAttrName()
+                             << "' must be an #egg.tuning attribute";
+    return success();
+  }
   return op->emitError() << "unknown egg attribute '" << attr.getName().getValue()
                          << "'";
 }

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/TilingInterface.h"
 
 using namespace mlir;
 using namespace mlir::egg;
@@ -49,6 +50,14 @@ Operation *KernelOp::getAnchorOp() {
   return lastAnchor ? lastAnchor : lastLinalg;
 }
 
+Operation *KernelOp::getRootOp() {
+  Operation *root = nullptr;
+  for (Operation &op : getBodyBlock())
+    if (isa<TilingInterface>(op))
+      root = &op;
+  return root;
+}
+
 LogicalResult KernelOp::verify() {
   if (getTuning() && !getAnchorOp())
     return emitOpError("has a tuning attribute but no linalg op to apply it "
@@ -80,15 +89,18 @@ LogicalResult KernelOp::verify() {
            << tuning.getNumThreads() << " threads per block but the target "
            << "allows " << maxThreads;
 
-  // Tile lists are per loop of the anchor: they must not name more loops
-  // than it has.
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(getAnchorOp())) {
-    int64_t parallel = linalgOp.getNumParallelLoops();
-    int64_t reduction = linalgOp.getNumReductionLoops();
+  // Tile lists are per loop: `block`/`thread` of the root's parallel loops,
+  // `reduction` of the anchor's reduction loops.
+  if (auto root = dyn_cast_or_null<TilingInterface>(getRootOp())) {
+    int64_t parallel = llvm::count(root.getLoopIteratorTypes(),
+                                   utils::IteratorType::parallel);
     if ((int64_t)tuning.getBlock().size() > parallel)
       return emitOpError("block tile has ")
-             << tuning.getBlock().size() << " entries but the anchor op has "
+             << tuning.getBlock().size() << " entries but the root op has "
              << parallel << " parallel loops";
+  }
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(getAnchorOp())) {
+    int64_t reduction = linalgOp.getNumReductionLoops();
     if ((int64_t)tuning.getReduction().size() > reduction)
       return emitOpError("reduction tile has ")
              << tuning.getReduction().size()

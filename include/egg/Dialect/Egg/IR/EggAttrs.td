@@ -32,7 +32,8 @@ def Egg_Formulation : I32EnumAttr<"Formulation",
   I32EnumAttrCase<"norm_two_pass", 9>,
   I32EnumAttrCase<"norm_welford", 10>,
   I32EnumAttrCase<"conv_direct", 11>,
-  I32EnumAttrCase<"conv_implicit_gemm", 12>
+  I32EnumAttrCase<"conv_implicit_gemm", 12>,
+  I32EnumAttrCase<"reduce_serial", 13>
 ]> {
   let cppNamespace = "::mlir::egg";
   let genSpecializedAttr = 0;

@@ -32,6 +32,13 @@ def Egg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTargetAttrName() {
       return "egg.target";
     }
+    /// Names under which an outlined kernel function keeps its decisions.
+    static constexpr ::llvm::StringLiteral getStructureAttrName() {
+      return "egg.structure";
+    }
+    static constexpr ::llvm::StringLiteral getTuningAttrName() {
+      return "egg.tuning";
+    }
   }];
 }
 

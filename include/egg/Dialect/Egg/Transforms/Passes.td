@@ -47,4 +47,102 @@ def EggInlineKernels : Pass<"egg-inline-kernels", "::mlir::func::FuncOp"> {
   }];
 }
 
+
+def EggAlgorithmStructure : Pass<"egg-algorithm-structure", "::mlir::ModuleOp"> {
+  let summary = "Stage 1: an agent picks each kernel's algorithm structure";
+  let description = [{
+    For every `egg.kernel` without a `structure` (all of them with
+    `override`), asks the agent for one of the structures the compiler can
+    build (the legal set, see docs/principles/structure.md) and records it as
+    `structure = #egg.structure<...>`. An answer outside the legal set is an
+    error located at the kernel.
+  }];
+  let options = [
+    Option<"agentName", "agent", "std::string", /*default=*/"\"expert\"",
+           "Who decides: expert (built-in) or replay (a decisions file)">,
+    Option<"decisionsPath", "decisions", "std::string", /*default=*/"\"\"",
+           "Decisions file for the replay agent">,
+    Option<"overrideExisting", "override", "bool", /*default=*/"false",
+           "Decide again for kernels that already have a structure">
+  ];
+  let dependentDialects = ["::mlir::egg::EggDialect"];
+}
+
+def EggHardwareTuning : Pass<"egg-hardware-tuning", "::mlir::ModuleOp"> {
+  let summary = "Stage 2: an agent picks mapping, tiling and memory decisions";
+  let description = [{
+    For every `egg.kernel` with a structure and without a `tuning` (all of
+    them with `override`), asks the agent for `#egg.tuning` decisions,
+    checks them against the module's `egg.target` (the dialect verifier) and
+    against what the lowering implements, and records them.
+  }];
+  let options = [
+    Option<"agentName", "agent", "std::string", /*default=*/"\"expert\"",
+           "Who decides: expert (built-in) or replay (a decisions file)">,
+    Option<"decisionsPath", "decisions", "std::string", /*default=*/"\"\"",
+           "Decisions file for the replay agent">,
+    Option<"overrideExisting", "override", "bool", /*default=*/"false",
+           "Decide again for kernels that already have a tuning">
+  ];
+  let dependentDialects = ["::mlir::egg::EggDialect"];
+}
+
+def EggRecordDecisions : Pass<"egg-record-decisions", "::mlir::ModuleOp"> {
+  let summary = "Write the module's decisions to a decisions file";
+  let description = [{
+    Writes the same JSON as `egg-translate --egg-to-decisions` to `path`,
+    so that a pipeline run can be replayed with `agent=replay`.
+  }];
+  let options = [
+    Option<"path", "path", "std::string", /*default=*/"\"\"",
+           "Where to write the decisions file">
+  ];
+}
+
+def EggApplySchedule : Pass<"egg-apply-schedule", "::mlir::ModuleOp"> {
+  let summary = "Materialise the decisions: outline and tile every kernel";
+  let description = [{
+    Turns every decided `egg.kernel` into a private function called from
+    where the kernel was, and tiles its body on tensors as its `tuning` says:
+    the root op is tiled into an `scf.forall` over GPU blocks (`block` tile)
+    and again over threads (`thread` tile), and its producers are fused into
+    both loops (upstream tile-and-fuse). Elementwise chains are fused first,
+    aggregate ops (softmax) are decomposed per thread, and epilogues write in
+    place into their producer's buffer. The function keeps the decisions as
+    `egg.structure` / `egg.tuning` attributes. A kernel without decisions, or
+    with decisions the lowering does not implement, is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::egg::EggDialect", "::mlir::scf::SCFDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"
+  ];
+}
+
+def EggMapToGPU : Pass<"egg-map-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Map each kernel function's block/thread loops to gpu.launch";
+  let description = [{
+    After bufferization, rewrites the block-level `scf.forall` of every
+    kernel function (one carrying `egg.tuning`) into a `gpu.launch` and its
+    thread-level loops onto thread ids, with the block size the tuning gives.
+    Uses the upstream GPU transform ops through the transform interpreter.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::transform::TransformDialect"
+  ];
+}
+
+def EggForwardResultCopies : Pass<"egg-forward-result-copies", "::mlir::func::FuncOp"> {
+  let summary = "Compute results directly in their out-parameter buffers";
+  let description = [{
+    After bufferization, a function result is often computed in a fresh
+    `memref.alloc` and copied into its out-parameter at the end. When the
+    copy is the allocation's last use and the out-parameter is used by
+    nothing else, the allocation is replaced by the out-parameter and the
+    copy disappears: for a memory-bound kernel that copy would double the
+    traffic. EGG's calling convention guarantees that distinct buffer
+    arguments do not alias.
+  }];
+}
+
 #endif // EGG_PASSES_TD

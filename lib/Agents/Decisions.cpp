@@ -6,12 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "egg/Translate/Translations.h"
+#include "egg/Agents/Decisions.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
-#include "egg/Tools/Registration.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -47,9 +45,3 @@ LogicalResult mlir::egg::exportDecisions(Operation *op, raw_ostream &os) {
   return success();
 }
 
-void mlir::egg::registerEggTranslations() {
-  static TranslateFromMLIRRegistration decisions(
-      "egg-to-decisions", "write the decisions of every egg.kernel as JSON",
-      [](Operation *op, raw_ostream &os) { return exportDecisions(op, os); },
-      [](DialectRegistry &registry) { registerToolDialects(registry); });
-}

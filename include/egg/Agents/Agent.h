@@ -1,0 +1,50 @@
+//===- Agent.h - Who takes the decisions ------------------------*- C++ -*-===//
+//
+// The stage passes ask an Agent and do not know which one answers: the
+// built-in expert (default, offline), a decisions file (replay), and later
+// LLM agents and measured search. An agent returns attributes; the passes
+// check them against the legal space and the dialect's verifiers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EGG_AGENTS_AGENT_H
+#define EGG_AGENTS_AGENT_H
+
+#include "egg/Dialect/Egg/IR/EggOps.h"
+
+#include <memory>
+
+namespace mlir::egg {
+
+class Agent {
+public:
+  virtual ~Agent();
+  virtual llvm::StringRef getName() const = 0;
+
+  /// Stage 1: the algorithm structure of `kernel`, one of `legal`.
+  virtual FailureOr<StructureAttr>
+  chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) = 0;
+
+  /// Stage 2: mapping, tiling and memory for `kernel`, whose structure is
+  /// already decided, on `target`.
+  virtual FailureOr<TuningAttr> chooseTuning(KernelOp kernel,
+                                             TargetAttr target) = 0;
+};
+
+/// The built-in expert: implements docs/principles/.
+std::unique_ptr<Agent> createExpertAgent();
+
+/// Replays a decisions file (docs/decisions.md). Fails with a diagnostic at
+/// `loc` when the file cannot be read or is not a decisions file.
+FailureOr<std::unique_ptr<Agent>> createReplayAgent(llvm::StringRef path,
+                                                    MLIRContext *ctx,
+                                                    Location loc);
+
+/// "expert" or "replay" (with `decisionsPath`).
+FailureOr<std::unique_ptr<Agent>> createAgent(llvm::StringRef name,
+                                              llvm::StringRef decisionsPath,
+                                              MLIRContext *ctx, Location loc);
+
+} // namespace mlir::egg
+
+#endif // EGG_AGENTS_AGENT_H

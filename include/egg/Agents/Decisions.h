@@ -1,0 +1,24 @@
+//===- Decisions.h - The decisions file -------------------------*- C++ -*-===//
+//
+// Format: docs/decisions.md. Written by egg-translate --egg-to-decisions and
+// egg-record-decisions, read by the replay agent.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EGG_AGENTS_DECISIONS_H
+#define EGG_AGENTS_DECISIONS_H
+
+#include "mlir/Support/LLVM.h"
+#include "mlir/Support/LogicalResult.h"
+
+namespace mlir {
+class Operation;
+namespace egg {
+
+/// Writes the decisions of every egg.kernel under `op` as a decisions file.
+LogicalResult exportDecisions(Operation *op, llvm::raw_ostream &os);
+
+} // namespace egg
+} // namespace mlir
+
+#endif // EGG_AGENTS_DECISIONS_H

@@ -1,0 +1,59 @@
+//===- LegalSpace.h - What the compiler can build for a kernel --*- C++ -*-===//
+//
+// The agents never invent decisions: they pick from what this header
+// enumerates, and everything they return is checked here against what the
+// lowering implements before it reaches the IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EGG_AGENTS_LEGALSPACE_H
+#define EGG_AGENTS_LEGALSPACE_H
+
+#include "egg/Dialect/Egg/IR/EggOps.h"
+
+namespace mlir::egg {
+
+/// The op class a kernel is built around; decides which structures apply.
+enum class KernelClass {
+  Elementwise,
+  Contraction,
+  Convolution,
+  Reduction,
+  Normalization,
+  Softmax,
+};
+llvm::StringRef stringifyKernelClass(KernelClass kind);
+KernelClass classifyKernel(KernelOp kernel);
+
+/// Structures the lowering implements for `kernel`, best first.
+SmallVector<StructureAttr> enumerateStructures(KernelOp kernel);
+
+/// Static extents of the root op's loops and which are parallel; fails with
+/// a diagnostic on dynamic shapes.
+struct RootLoops {
+  SmallVector<int64_t> extents;
+  SmallVector<bool> parallel;
+  /// Positions (in root loop order) of the parallel loops, i.e. of the
+  /// entries of the `block` / `thread` tile lists.
+  SmallVector<unsigned> parallelPositions;
+  /// Parallel loops that the kernel's reductions run along (a softmax or
+  /// normalisation row): tiling them would split a reduction.
+  SmallVector<bool> reducedByProducer;
+};
+FailureOr<RootLoops> analyzeRootLoops(KernelOp kernel,
+                                      function_ref<InFlightDiagnostic()> emitError);
+
+/// Checks that `tuning` is within what the generic lowering (tile + fuse,
+/// scf.forall on blocks and threads) implements for `kernel`.
+LogicalResult checkLowerable(KernelOp kernel, TuningAttr tuning,
+                             function_ref<InFlightDiagnostic()> emitError);
+
+/// Threads per block that the tile lists imply, in x, y, z order (innermost
+/// tiled loop on x).
+SmallVector<int64_t> impliedThreads(const RootLoops &loops,
+                                    ArrayRef<int64_t> block,
+                                    ArrayRef<int64_t> thread);
+
+} // namespace mlir::egg
+
+#endif // EGG_AGENTS_LEGALSPACE_H

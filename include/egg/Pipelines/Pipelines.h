@@ -1,0 +1,50 @@
+//===- Pipelines.h - The EGG pass pipelines ---------------------*- C++ -*-===//
+
+#ifndef EGG_PIPELINES_PIPELINES_H
+#define EGG_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+namespace egg {
+
+struct EggPipelineOptions : public PassPipelineOptions<EggPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target chip (sm_80, sm_90, sm_90a)"),
+      llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features for the NVVM target"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimisation level for NVPTX"),
+      llvm::cl::init(3)};
+  PassOptions::Option<std::string> agent{
+      *this, "agent", llvm::cl::desc("Who decides: expert or replay"),
+      llvm::cl::init("expert")};
+  PassOptions::Option<std::string> decisions{
+      *this, "decisions",
+      llvm::cl::desc("Decisions file to replay (with agent=replay)"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> record{
+      *this, "record",
+      llvm::cl::desc("Write the decisions taken to this file"),
+      llvm::cl::init("")};
+};
+
+/// linalg on tensors -> egg kernels -> decisions -> PTX in gpu.binary ops,
+/// with a host function of launches that egg-translate turns into a
+/// manifest. Stages: docs/pipeline.md.
+void buildEggPipeline(OpPassManager &pm, const EggPipelineOptions &options);
+
+/// The back half: decided egg kernels -> PTX (egg-apply-schedule onwards).
+void buildEggLoweringPipeline(OpPassManager &pm,
+                              const EggPipelineOptions &options);
+
+/// Registers --egg-pipeline and --egg-lower-to-nvvm.
+void registerEggPipelines();
+
+} // namespace egg
+} // namespace mlir
+
+#endif // EGG_PIPELINES_PIPELINES_H

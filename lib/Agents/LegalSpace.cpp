@@ -1,0 +1,199 @@
+//===- LegalSpace.cpp - What the compiler can build for a kernel ----------===//
+
+#include "egg/Agents/LegalSpace.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::egg;
+
+StringRef mlir::egg::stringifyKernelClass(KernelClass kind) {
+  switch (kind) {
+  case KernelClass::Elementwise:
+    return "elementwise";
+  case KernelClass::Contraction:
+    return "contraction";
+  case KernelClass::Convolution:
+    return "convolution";
+  case KernelClass::Reduction:
+    return "reduction";
+  case KernelClass::Normalization:
+    return "normalization";
+  case KernelClass::Softmax:
+    return "softmax";
+  }
+  llvm_unreachable("unknown kernel class");
+}
+
+/// A reduction that is neither a contraction nor a convolution.
+static bool isPlainReduction(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
+         !linalg::isaContractionOpInterface(linalgOp) &&
+         !linalg::isaConvolutionOpInterface(linalgOp);
+}
+
+KernelClass mlir::egg::classifyKernel(KernelOp kernel) {
+  Block &body = kernel.getBodyBlock();
+  if (llvm::any_of(body, [](Operation &op) { return isa<linalg::SoftmaxOp>(op); }))
+    return KernelClass::Softmax;
+  auto anchor = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
+  if (!anchor || anchor.getNumReductionLoops() == 0)
+    return KernelClass::Elementwise;
+  if (linalg::isaContractionOpInterface(anchor))
+    return KernelClass::Contraction;
+  if (linalg::isaConvolutionOpInterface(anchor))
+    return KernelClass::Convolution;
+  int64_t reductions = llvm::count_if(
+      body, [](Operation &op) { return isPlainReduction(&op); });
+  return reductions > 1 ? KernelClass::Normalization : KernelClass::Reduction;
+}
+
+SmallVector<StructureAttr> mlir::egg::enumerateStructures(KernelOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  auto make = [&](Formulation f) { return StructureAttr::get(ctx, f, 1); };
+  switch (classifyKernel(kernel)) {
+  case KernelClass::Elementwise:
+    return {make(Formulation::elementwise_flat)};
+  case KernelClass::Contraction:
+    return {make(Formulation::gemm_direct)};
+  case KernelClass::Convolution:
+    return {make(Formulation::conv_direct)};
+  case KernelClass::Reduction:
+    return {make(Formulation::reduce_serial)};
+  case KernelClass::Normalization:
+    return {make(Formulation::norm_two_pass)};
+  case KernelClass::Softmax:
+    return {make(Formulation::softmax_three_pass)};
+  }
+  llvm_unreachable("unknown kernel class");
+}
+
+FailureOr<RootLoops>
+mlir::egg::analyzeRootLoops(KernelOp kernel,
+                            function_ref<InFlightDiagnostic()> emitError) {
+  auto root = dyn_cast_or_null<TilingInterface>(kernel.getRootOp());
+  if (!root)
+    return emitError() << "kernel has no tileable op";
+  RootLoops loops;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(root.getOperation())) {
+    loops.extents = linalgOp.getStaticLoopRanges();
+  } else if (root->getNumResults() == 1) {
+    auto type = dyn_cast<RankedTensorType>(root->getResult(0).getType());
+    if (type)
+      loops.extents = llvm::to_vector(type.getShape());
+  }
+  SmallVector<utils::IteratorType> iterators = root.getLoopIteratorTypes();
+  if (loops.extents.size() != iterators.size())
+    return emitError() << "cannot read the loop extents of "
+                       << root->getName();
+  if (llvm::any_of(loops.extents, ShapedType::isDynamic))
+    return emitError() << "dynamic shapes are not supported yet (root op "
+                       << root->getName() << ")";
+  loops.reducedByProducer.assign(iterators.size(), false);
+  for (auto [i, it] : llvm::enumerate(iterators)) {
+    loops.parallel.push_back(it == utils::IteratorType::parallel);
+    if (it == utils::IteratorType::parallel)
+      loops.parallelPositions.push_back(i);
+  }
+
+  // Rows the kernel's reductions run along must stay whole in one thread.
+  if (auto softmax = dyn_cast<linalg::SoftmaxOp>(root.getOperation())) {
+    loops.reducedByProducer[softmax.getDimension()] = true;
+  } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(root.getOperation());
+             linalgOp && linalgOp.getNumReductionLoops() == 0) {
+    for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+      Operation *def = input->get().getDefiningOp();
+      if (!def || !isPlainReduction(def) || def->getParentOp() != kernel)
+        continue;
+      AffineMap map = linalgOp.getMatchingIndexingMap(input);
+      for (unsigned d = 0; d < map.getNumDims(); ++d)
+        if (!map.isFunctionOfDim(d))
+          loops.reducedByProducer[d] = true;
+    }
+  }
+  return loops;
+}
+
+SmallVector<int64_t> mlir::egg::impliedThreads(const RootLoops &loops,
+                                               ArrayRef<int64_t> block,
+                                               ArrayRef<int64_t> thread) {
+  SmallVector<int64_t> trips;
+  for (auto [p, pos] : llvm::enumerate(loops.parallelPositions)) {
+    int64_t t = p < thread.size() ? thread[p] : 0;
+    if (t == 0)
+      continue;
+    int64_t b = p < block.size() ? block[p] : 0;
+    int64_t extent = b > 0 ? b : loops.extents[pos];
+    trips.push_back((extent + t - 1) / t);
+  }
+  std::reverse(trips.begin(), trips.end()); // Innermost loop on x.
+  if (trips.empty())
+    trips.push_back(1);
+  return trips;
+}
+
+LogicalResult
+mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
+                          function_ref<InFlightDiagnostic()> emitError) {
+  auto unsupported = [&](StringRef knob) {
+    return emitError() << "the generic lowering does not implement " << knob
+                       << " yet";
+  };
+  if (!tuning.getWarp().empty())
+    return unsupported("warp tiles");
+  if (!tuning.getReduction().empty())
+    return unsupported("reduction tiles");
+  if (!tuning.getShared().empty() || !tuning.getRegisters().empty())
+    return unsupported("memory promotion");
+  if (tuning.getVector() != 1)
+    return unsupported("vector accesses");
+
+  FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
+  if (failed(loops))
+    return failure();
+  ArrayRef<int64_t> block = tuning.getBlock(), thread = tuning.getThread();
+  if (thread.size() > block.size())
+    return emitError() << "thread tile has " << thread.size()
+                       << " entries but block tile has " << block.size();
+  int64_t blockLoops = 0, threadLoops = 0;
+  for (auto [p, pos] : llvm::enumerate(loops->parallelPositions)) {
+    int64_t extent = loops->extents[pos];
+    int64_t b = p < block.size() ? block[p] : 0;
+    int64_t t = p < thread.size() ? thread[p] : 0;
+    if ((b || t) && loops->reducedByProducer[pos])
+      return emitError() << "loop " << pos
+                         << " is a row that the kernel's reductions run "
+                            "along: it cannot be tiled";
+    if (b && extent % b != 0)
+      return emitError() << "block tile " << b << " does not divide loop "
+                         << pos << " of extent " << extent
+                         << " (the generic lowering needs whole tiles)";
+    int64_t outer = b ? b : extent;
+    if (t && outer % t != 0)
+      return emitError() << "thread tile " << t << " does not divide " << outer
+                         << " in loop " << pos;
+    blockLoops += b != 0;
+    threadLoops += t != 0;
+  }
+  if (blockLoops > 3)
+    return emitError() << "block tile tiles " << blockLoops
+                       << " loops but a grid has 3 dimensions";
+  if (threadLoops > 3)
+    return emitError() << "thread tile tiles " << threadLoops
+                       << " loops but a block has 3 dimensions";
+  SmallVector<int64_t> implied = impliedThreads(*loops, block, thread);
+  SmallVector<int64_t> given = llvm::to_vector(tuning.getThreads());
+  while (given.size() < implied.size())
+    given.push_back(1);
+  while (implied.size() < given.size())
+    implied.push_back(1);
+  if (given != implied)
+    return emitError() << "threads [" << llvm::join(llvm::map_range(tuning.getThreads(), [](int64_t v) { return std::to_string(v); }), ", ")
+                       << "] do not match the ["
+                       << llvm::join(llvm::map_range(implied, [](int64_t v) { return std::to_string(v); }), ", ")
+                       << "] threads that the block and thread tiles imply";
+  return success();
+}

@@ -1,0 +1,261 @@
+//===- ApplySchedule.cpp - Materialise the decisions ----------------------===//
+//
+// Every decided egg.kernel becomes a private function (its body) called where
+// the kernel was; the body is tiled on tensors as the tuning says, with the
+// upstream tile-and-fuse driver: the root op into an scf.forall over blocks,
+// then over threads, producers fused into both. Bufferization and the mapping
+// to gpu.launch follow in the pipeline (docs/pipeline.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Agents/LegalSpace.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::egg {
+#define GEN_PASS_DEF_EGGAPPLYSCHEDULE
+#include "egg/Dialect/Egg/Transforms/Passes.h.inc"
+} // namespace mlir::egg
+
+using namespace mlir;
+using namespace mlir::egg;
+
+/// Block or thread mapping attributes for `numLoops` tiled loops, the
+/// innermost on x (consecutive threads touch consecutive elements).
+static SmallVector<Attribute> mappingFor(MLIRContext *ctx, unsigned numLoops,
+                                         bool threads) {
+  SmallVector<Attribute> mapping;
+  for (unsigned i = 0; i < numLoops; ++i) {
+    unsigned dim = numLoops - 1 - i;
+    if (threads)
+      mapping.push_back(gpu::GPUThreadMappingAttr::get(
+          ctx, static_cast<gpu::MappingId>(dim)));
+    else
+      mapping.push_back(gpu::GPUBlockMappingAttr::get(
+          ctx, static_cast<gpu::MappingId>(dim)));
+  }
+  return mapping;
+}
+
+/// Number of tiles per loop of `root` (0 = not tiled) for a per-parallel-loop
+/// tile list over loops of extent `extents`. Tiling by tile count rather
+/// than tile size gives normalized loops (0 to count, step 1), which the GPU
+/// mapping requires; checkLowerable guarantees whole tiles.
+static SmallVector<OpFoldResult> tileCountsFor(OpBuilder &b,
+                                               const RootLoops &loops,
+                                               ArrayRef<int64_t> extents,
+                                               ArrayRef<int64_t> perParallel,
+                                               unsigned &numTiled) {
+  SmallVector<OpFoldResult> counts(loops.extents.size(), b.getIndexAttr(0));
+  numTiled = 0;
+  for (auto [p, pos] : llvm::enumerate(loops.parallelPositions)) {
+    int64_t t = p < perParallel.size() ? perParallel[p] : 0;
+    if (t == 0)
+      continue;
+    counts[pos] = b.getIndexAttr(extents[pos] / t);
+    ++numTiled;
+  }
+  return counts;
+}
+
+/// Tiles `root` into an scf.forall mapped to blocks or threads and fuses its
+/// producers into it. Values used outside the loop nest are yielded.
+static FailureOr<Operation *> tileAndFuse(RewriterBase &rewriter,
+                                          TilingInterface root,
+                                          ArrayRef<OpFoldResult> counts,
+                                          unsigned numTiled, bool threads) {
+  if (numTiled == 0)
+    return root.getOperation();
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setNumThreads(counts)
+      .setLoopType(scf::SCFTilingOptions::LoopType::ForallOp)
+      .setMapping(mappingFor(rewriter.getContext(), numTiled, threads));
+  Region *scope = root->getParentRegion();
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer, bool)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        // A producer whose value also leaves the kernel is yielded too.
+        bool usedElsewhere = llvm::any_of(producer.getUsers(), [&](Operation *u) {
+          return u->getParentRegion() == scope && isa<func::ReturnOp>(u);
+        });
+        return scf::SCFTileAndFuseOptions::ControlFnResult{usedElsewhere};
+      });
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, root, options);
+  if (failed(result))
+    return root->emitOpError("could not be tiled and fused");
+  for (auto [original, replacement] : result->replacements)
+    rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
+      Operation *loop = result->loops.front().getOperation();
+      return !loop->isAncestor(use.getOwner());
+    });
+  return result->tiledAndFusedOps.front();
+}
+
+/// An elementwise op that writes a fresh tensor can write into one of its
+/// inputs instead, when that input has the same type, is read at the same
+/// element and dies there: the epilogue then runs in place in its producer's
+/// buffer and bufferization needs no temporary.
+static void writeEpiloguesInPlace(RewriterBase &rewriter, Block &body) {
+  body.walk([&](linalg::GenericOp op) {
+    if (op.getNumReductionLoops() != 0 || op.getNumDpsInits() != 1)
+      return;
+    OpOperand *init = op.getDpsInitOperand(0);
+    if (!init->get().getDefiningOp<tensor::EmptyOp>() ||
+        op.payloadUsesValueFromOperand(init) ||
+        !op.getMatchingIndexingMap(init).isIdentity())
+      return;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      Value v = input->get();
+      if (v.getType() != init->get().getType() || !v.hasOneUse() ||
+          !isa_and_nonnull<linalg::LinalgOp>(v.getDefiningOp()) ||
+          !op.getMatchingIndexingMap(input).isIdentity())
+        continue;
+      rewriter.modifyOpInPlace(op, [&]() { init->set(v); });
+      return;
+    }
+  });
+}
+
+/// Generalizes named ops and fuses elementwise chains into their consumers,
+/// so that one loop nest computes a chain without intermediates.
+static LogicalResult prepareBody(func::FuncOp func) {
+  RewritePatternSet patterns(func.getContext());
+  linalg::populateLinalgNamedOpsGeneralizationPatterns(patterns);
+  linalg::populateElementwiseOpsFusionPatterns(
+      patterns, [](OpOperand *) { return true; });
+  return applyPatternsGreedily(func, std::move(patterns));
+}
+
+static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
+  StructureAttr structure = kernel.getStructureAttr();
+  TuningAttr tuning = kernel.getTuningAttr();
+  if (!structure || !tuning)
+    return kernel.emitOpError("has no ")
+           << (structure ? "tuning" : "structure")
+           << ": run the decision stages (egg-algorithm-structure, "
+              "egg-hardware-tuning) first";
+  auto emitError = [&]() { return kernel.emitOpError(); };
+  FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
+  if (failed(loops) || failed(checkLowerable(kernel, tuning, emitError)))
+    return failure();
+
+  // Outline the body into a function; the kernel becomes a call.
+  IRRewriter rewriter(kernel.getContext());
+  auto parentFunc = kernel->getParentOfType<func::FuncOp>();
+  rewriter.setInsertionPoint(parentFunc);
+  auto func = func::FuncOp::create(
+      rewriter, kernel.getLoc(), kernel.getSymName(),
+      rewriter.getFunctionType(kernel.getInputs().getTypes(),
+                               kernel.getResultTypes()));
+  func.setPrivate();
+  func->setAttr(EggDialect::getStructureAttrName(), structure);
+  func->setAttr(EggDialect::getTuningAttrName(), tuning);
+  symbols.insert(func);
+  func.getBody().takeBody(kernel.getBody());
+  auto yield = cast<YieldOp>(func.getBody().front().getTerminator());
+  rewriter.setInsertionPoint(yield);
+  rewriter.replaceOpWithNewOp<func::ReturnOp>(yield, yield.getValues());
+  rewriter.setInsertionPoint(kernel);
+  auto call = func::CallOp::create(rewriter, kernel.getLoc(), func,
+                                   kernel.getInputs());
+  rewriter.replaceOp(kernel, call.getResults());
+
+  Block &body = func.getBody().front();
+  if (failed(prepareBody(func)))
+    return func.emitError("could not prepare kernel body for tiling");
+  writeEpiloguesInPlace(rewriter, body);
+
+  // The root: the last tileable op; everything else must feed it.
+  TilingInterface root;
+  for (Operation &op : body)
+    if (auto t = dyn_cast<TilingInterface>(op))
+      root = t;
+  if (!root)
+    return func.emitError("kernel has no tileable op");
+  SetVector<Operation *> slice;
+  BackwardSliceOptions sliceOptions;
+  sliceOptions.inclusive = true;
+  (void)getBackwardSlice(root.getOperation(), &slice, sliceOptions);
+  for (Operation &op : body.without_terminator())
+    if (isa<TilingInterface>(op) && !slice.contains(&op))
+      return op.emitOpError("does not feed the kernel's last op: the generic "
+                            "lowering can only tile one loop nest per kernel");
+
+  // Blocks, then threads. Loop extents are unchanged by the body rewrites
+  // above (fusion keeps the root's iteration space).
+  unsigned numTiled;
+  SmallVector<OpFoldResult> blockCounts = tileCountsFor(
+      rewriter, *loops, loops->extents, tuning.getBlock(), numTiled);
+  if (numTiled == 0)
+    return func.emitError("the block tile tiles no loop: a kernel needs at "
+                          "least one block loop");
+  rewriter.setInsertionPoint(root);
+  FailureOr<Operation *> blockRoot =
+      tileAndFuse(rewriter, root, blockCounts, numTiled, /*threads=*/false);
+  if (failed(blockRoot))
+    return failure();
+  // Inside a block, each loop spans its block tile (or all of it if untiled).
+  SmallVector<int64_t> blockExtents = loops->extents;
+  for (auto [p, pos] : llvm::enumerate(loops->parallelPositions))
+    if (p < tuning.getBlock().size() && tuning.getBlock()[p] != 0)
+      blockExtents[pos] = tuning.getBlock()[p];
+  SmallVector<OpFoldResult> threadCounts = tileCountsFor(
+      rewriter, *loops, blockExtents, tuning.getThread(), numTiled);
+  rewriter.setInsertionPoint(*blockRoot);
+  if (failed(tileAndFuse(rewriter, cast<TilingInterface>(*blockRoot),
+                         threadCounts, numTiled, /*threads=*/true)))
+    return failure();
+
+  // Aggregate ops (softmax) become their loop nests inside each thread.
+  SmallVector<linalg::AggregatedOpInterface> aggregates;
+  func.walk([&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
+  for (linalg::AggregatedOpInterface op : aggregates) {
+    rewriter.setInsertionPoint(op);
+    FailureOr<SmallVector<Value>> values = op.decomposeOperation(rewriter);
+    if (failed(values))
+      return op->emitOpError("could not be decomposed");
+    rewriter.replaceOp(op, *values);
+  }
+  return success();
+}
+
+namespace {
+struct ApplySchedulePass
+    : public egg::impl::EggApplyScheduleBase<ApplySchedulePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<KernelOp> kernels;
+    module.walk([&](KernelOp k) { kernels.push_back(k); });
+    DenseSet<Operation *> hosts;
+    for (KernelOp kernel : kernels) {
+      hosts.insert(kernel->getParentOfType<func::FuncOp>());
+      if (failed(applyToKernel(kernel, symbols)))
+        return signalPassFailure();
+    }
+    // The caller's inputs are read-only: bufferization copies rather than
+    // writes into them.
+    for (Operation *op : hosts) {
+      auto host = cast<func::FuncOp>(op);
+      for (unsigned i = 0; i < host.getNumArguments(); ++i)
+        if (isa<TensorType>(host.getArgument(i).getType()))
+          host.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                          BoolAttr::get(&getContext(), false));
+    }
+  }
+};
+} // namespace

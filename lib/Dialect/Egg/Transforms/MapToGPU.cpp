@@ -1,0 +1,74 @@
+//===- MapToGPU.cpp - Block/thread loops to gpu.launch --------------------===//
+//
+// The mapping itself is upstream's (transform.gpu.map_forall_to_blocks and
+// map_nested_forall_to_threads); this pass only writes the small transform
+// script that applies them to every kernel function with the block size its
+// tuning gives, and runs it through the transform interpreter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
+#include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir::egg {
+#define GEN_PASS_DEF_EGGMAPTOGPU
+#include "egg/Dialect/Egg/Transforms/Passes.h.inc"
+} // namespace mlir::egg
+
+using namespace mlir;
+using namespace mlir::egg;
+
+namespace {
+struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string script;
+    llvm::raw_string_ostream os(script);
+    os << "module attributes {transform.with_named_sequence} {\n"
+          "transform.named_sequence @__transform_main(%root: "
+          "!transform.any_op {transform.readonly}) {\n";
+    unsigned n = 0;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      auto tuning = func->getAttrOfType<TuningAttr>(
+          EggDialect::getTuningAttrName());
+      if (!tuning)
+        continue;
+      SmallVector<int64_t> dims = llvm::to_vector(tuning.getThreads());
+      dims.resize(3, 1);
+      os << llvm::formatv(
+          "%f{0} = transform.structured.match ops{{[\"func.func\"]} "
+          "attributes {{sym_name = \"{1}\"} in %root : (!transform.any_op) -> "
+          "!transform.any_op\n"
+          "%l{0} = transform.gpu.map_forall_to_blocks %f{0} "
+          "generate_gpu_launch : (!transform.any_op) -> !transform.any_op\n"
+          "%t{0} = transform.gpu.map_nested_forall_to_threads %l{0} "
+          "block_dims = [{2}, {3}, {4}] sync_after_distribute = false : "
+          "(!transform.any_op) -> !transform.any_op\n",
+          n++, func.getSymName(), dims[0], dims[1], dims[2]);
+    }
+    os << "transform.yield\n}\n}\n";
+    if (n == 0)
+      return;
+
+    OwningOpRef<ModuleOp> transforms =
+        parseSourceString<ModuleOp>(script, &getContext());
+    if (!transforms) {
+      module.emitError("egg-map-to-gpu built an invalid transform script:\n")
+          << script;
+      return signalPassFailure();
+    }
+    Operation *entry = nullptr;
+    transforms->walk([&](transform::NamedSequenceOp seq) { entry = seq; });
+    if (failed(transform::applyTransformNamedSequence(
+            module, entry, *transforms, transform::TransformOptions())))
+      return signalPassFailure();
+  }
+};
+} // namespace

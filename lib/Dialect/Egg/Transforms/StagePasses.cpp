@@ -1,0 +1,124 @@
+//===- StagePasses.cpp - The two agent-driven decision stages -------------===//
+
+#include "egg/Agents/Agent.h"
+#include "egg/Agents/LegalSpace.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/Transforms/Passes.h"
+#include "egg/Agents/Decisions.h"
+
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "mlir/Support/FileUtilities.h"
+
+namespace mlir::egg {
+#define GEN_PASS_DEF_EGGALGORITHMSTRUCTURE
+#define GEN_PASS_DEF_EGGHARDWARETUNING
+#define GEN_PASS_DEF_EGGRECORDDECISIONS
+#include "egg/Dialect/Egg/Transforms/Passes.h.inc"
+} // namespace mlir::egg
+
+using namespace mlir;
+using namespace mlir::egg;
+
+static std::string printAttr(Attribute attr) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  attr.print(os);
+  return text;
+}
+
+namespace {
+struct AlgorithmStructurePass
+    : public egg::impl::EggAlgorithmStructureBase<AlgorithmStructurePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<std::unique_ptr<Agent>> agent =
+        createAgent(agentName, decisionsPath, &getContext(), module.getLoc());
+    if (failed(agent))
+      return signalPassFailure();
+    WalkResult result = module.walk([&](KernelOp kernel) {
+      if (kernel.getStructureAttr() && !overrideExisting)
+        return WalkResult::advance();
+      SmallVector<StructureAttr> legal = enumerateStructures(kernel);
+      FailureOr<StructureAttr> choice =
+          (*agent)->chooseStructure(kernel, legal);
+      if (failed(choice))
+        return WalkResult::interrupt();
+      if (!llvm::is_contained(legal, *choice)) {
+        kernel.emitOpError("agent '")
+            << (*agent)->getName() << "' chose " << *choice
+            << ", which is not in the legal set for this "
+            << stringifyKernelClass(classifyKernel(kernel)) << " kernel: "
+            << llvm::join(llvm::map_range(legal, printAttr), ", ");
+        return WalkResult::interrupt();
+      }
+      kernel.setStructureAttr(*choice);
+      return succeeded(verify(kernel)) ? WalkResult::advance()
+                                       : WalkResult::interrupt();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+struct HardwareTuningPass
+    : public egg::impl::EggHardwareTuningBase<HardwareTuningPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    TargetAttr target = lookupTarget(module);
+    if (!target) {
+      module.emitError("egg-hardware-tuning needs a hardware profile: run "
+                       "egg-attach-target first");
+      return signalPassFailure();
+    }
+    FailureOr<std::unique_ptr<Agent>> agent =
+        createAgent(agentName, decisionsPath, &getContext(), module.getLoc());
+    if (failed(agent))
+      return signalPassFailure();
+    WalkResult result = module.walk([&](KernelOp kernel) {
+      if (kernel.getTuningAttr() && !overrideExisting)
+        return WalkResult::advance();
+      if (!kernel.getStructureAttr()) {
+        kernel.emitOpError("has no structure: run egg-algorithm-structure "
+                           "before egg-hardware-tuning");
+        return WalkResult::interrupt();
+      }
+      FailureOr<TuningAttr> choice = (*agent)->chooseTuning(kernel, target);
+      if (failed(choice) ||
+          failed(checkLowerable(kernel, *choice,
+                                [&]() { return kernel.emitOpError(); })))
+        return WalkResult::interrupt();
+      kernel.setTuningAttr(*choice);
+      return succeeded(verify(kernel)) ? WalkResult::advance()
+                                       : WalkResult::interrupt();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+struct RecordDecisionsPass
+    : public egg::impl::EggRecordDecisionsBase<RecordDecisionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::string message;
+    std::unique_ptr<llvm::ToolOutputFile> file =
+        openOutputFile(path, &message);
+    if (!file) {
+      getOperation().emitError("cannot write decisions file '")
+          << path << "': " << message;
+      return signalPassFailure();
+    }
+    if (failed(exportDecisions(getOperation(), file->os())))
+      return signalPassFailure();
+    file->keep();
+  }
+};
+} // namespace

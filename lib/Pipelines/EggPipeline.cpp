@@ -1,0 +1,119 @@
+//===- EggPipeline.cpp - The EGG pass pipelines ---------------------------===//
+
+#include "egg/Pipelines/Pipelines.h"
+#include "egg/Dialect/Egg/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::egg;
+
+void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
+                                         const EggPipelineOptions &options) {
+  // Decisions -> tiled tensor IR, one private function per kernel.
+  pm.addPass(createEggApplySchedule());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Tensors -> buffers. Kernel functions write their results in place;
+  // the host function's results become out-parameters tagged
+  // `bufferize.result` for the manifest.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
+  // CSE then canonicalize: removes the self-copies bufferization leaves,
+  // which would otherwise become host-only memrefCopy calls in kernels.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  outParams.addResultAttribute = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addNestedPass<func::FuncOp>(createEggForwardResultCopies());
+
+  // Loops -> gpu.launch; per-thread temporaries live on the stack.
+  pm.addPass(createEggMapToGPU());
+  pm.addNestedPass<func::FuncOp>(bufferization::createPromoteBuffersToStackPass(
+      [](Value alloc) {
+        auto type = cast<MemRefType>(alloc.getType());
+        return alloc.getParentRegion()->getParentOfType<gpu::LaunchOp>() &&
+               type.hasStaticShape() &&
+               type.getNumElements() * type.getElementTypeBitWidth() <=
+                   1024 * 8;
+      }));
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+
+  // Kernels -> NVVM -> PTX.
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = true;
+  OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+  gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  gpuPm.addPass(createCanonicalizerPass());
+  gpuPm.addPass(createCSEPass());
+  gpuPm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions toBinary;
+  toBinary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(toBinary));
+}
+
+void mlir::egg::buildEggPipeline(OpPassManager &pm,
+                                 const EggPipelineOptions &options) {
+  EggAttachTargetOptions attach;
+  attach.chip = options.chip;
+  pm.addPass(createEggAttachTarget(attach));
+  pm.addNestedPass<func::FuncOp>(createEggFormKernels());
+  EggAlgorithmStructureOptions stage1;
+  stage1.agentName = options.agent;
+  stage1.decisionsPath = options.decisions;
+  pm.addPass(createEggAlgorithmStructure(stage1));
+  EggHardwareTuningOptions stage2;
+  stage2.agentName = options.agent;
+  stage2.decisionsPath = options.decisions;
+  pm.addPass(createEggHardwareTuning(stage2));
+  if (!options.record.empty()) {
+    EggRecordDecisionsOptions record;
+    record.path = options.record;
+    pm.addPass(createEggRecordDecisions(record));
+  }
+  buildEggLoweringPipeline(pm, options);
+}
+
+void mlir::egg::registerEggPipelines() {
+  PassPipelineRegistration<EggPipelineOptions>(
+      "egg-pipeline",
+      "linalg on tensors to PTX: kernels, agent decisions, lowering",
+      buildEggPipeline);
+  PassPipelineRegistration<EggPipelineOptions>(
+      "egg-lower-to-nvvm", "decided egg kernels to PTX",
+      buildEggLoweringPipeline);
+}

@@ -1,0 +1,279 @@
+//===- Manifest.cpp - PTX and launch manifest -----------------------------===//
+//
+// After the EGG pipeline, a host function holds only buffer management and
+// kernel launches; this file reads it as data (schema: docs/manifest.md) so
+// that egg-eval, or any runtime, can replay it with the CUDA driver API.
+// Anything else on the host side is an error: it would have to run on the
+// CPU, and EGG promises that all work happens in kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Translate/Translations.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+namespace json = llvm::json;
+
+/// The PTX of every gpu.binary, in module order.
+static FailureOr<SmallVector<std::pair<StringRef, StringRef>>>
+collectPtx(ModuleOp module) {
+  SmallVector<std::pair<StringRef, StringRef>> result;
+  for (auto binary : module.getOps<gpu::BinaryOp>()) {
+    StringRef ptx;
+    for (Attribute attr : binary.getObjects()) {
+      auto object = dyn_cast<gpu::ObjectAttr>(attr);
+      if (object && object.getFormat() == gpu::CompilationTarget::Assembly)
+        ptx = object.getObject().getValue();
+    }
+    if (ptx.empty())
+      return binary.emitError("has no PTX object: compile with "
+                              "gpu-module-to-binary{format=isa}");
+    result.push_back({binary.getSymName(), ptx});
+  }
+  if (result.empty())
+    return module.emitError("no gpu.binary in the module: run the EGG "
+                            "pipeline (egg-opt --egg-pipeline) first");
+  return result;
+}
+
+static std::string typeName(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+namespace {
+/// Reads one host function into the manifest's buffers and steps.
+class HostReader {
+public:
+  FailureOr<json::Object> read(func::FuncOp func) {
+    for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+      bool isOutput =
+          func.getArgAttr(i, "bufferize.result") != nullptr;
+      if (failed(addBuffer(arg, isOutput ? "output" : "input", i, func)))
+        return failure();
+    }
+    for (Operation &op : func.getBody().front())
+      if (failed(readOp(op)))
+        return failure();
+    return json::Object{{"name", func.getSymName()},
+                        {"buffers", std::move(buffers)},
+                        {"steps", std::move(steps)}};
+  }
+
+private:
+  LogicalResult addBuffer(Value v, StringRef role, int64_t arg,
+                          func::FuncOp func) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+      return func.emitError("host value of type ")
+             << v.getType()
+             << " is not a static, contiguous buffer the manifest can bind";
+    Type element = type.getElementType();
+    if (!element.isIntOrFloat())
+      return func.emitError("unsupported element type ") << element;
+    int64_t id = buffers.size();
+    json::Object buffer{
+        {"id", id},
+        {"role", role},
+        {"shape", json::Array(type.getShape())},
+        {"element_type", typeName(element)},
+        {"bytes", type.getNumElements() *
+                      ((element.getIntOrFloatBitWidth() + 7) / 8)}};
+    if (arg >= 0)
+      buffer["arg"] = arg;
+    buffers.push_back(std::move(buffer));
+    bufferIds[v] = id;
+    return success();
+  }
+
+  FailureOr<int64_t> bufferOf(Value v, Operation *user) {
+    auto it = bufferIds.find(v);
+    if (it == bufferIds.end())
+      return user->emitError("uses a buffer the manifest cannot trace");
+    return it->second;
+  }
+
+  FailureOr<int64_t> constantOf(Value v, Operation *user) {
+    APInt value;
+    if (!matchPattern(v, m_ConstantInt(&value)))
+      return user->emitError("needs a constant launch dimension");
+    return value.getSExtValue();
+  }
+
+  LogicalResult readOp(Operation &op) {
+    if (isa<arith::ConstantOp, memref::DeallocOp, func::ReturnOp>(op))
+      return success();
+    if (auto alloc = dyn_cast<memref::AllocOp>(op))
+      return addBuffer(alloc, "temp", -1,
+                       op.getParentOfType<func::FuncOp>());
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+            op)) {
+      FailureOr<int64_t> id = bufferOf(op.getOperand(0), &op);
+      if (failed(id))
+        return failure();
+      bufferIds[op.getResult(0)] = *id; // A view of the same bytes.
+      return success();
+    }
+    if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+      FailureOr<int64_t> src = bufferOf(copy.getSource(), &op);
+      FailureOr<int64_t> dst = bufferOf(copy.getTarget(), &op);
+      if (failed(src) || failed(dst))
+        return failure();
+      steps.push_back(
+          json::Object{{"kind", "copy"}, {"src", *src}, {"dst", *dst}});
+      return success();
+    }
+    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
+      return readLaunch(launch);
+    if (auto call = dyn_cast<func::CallOp>(op))
+      return readCall(call);
+    return op.emitError("cannot be expressed in the manifest: only buffer "
+                        "allocation, copies and kernel launches may remain "
+                        "on the host");
+  }
+
+  /// A call to a kernel function: its launches, with its arguments bound to
+  /// the caller's buffers.
+  LogicalResult readCall(func::CallOp call) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    if (!callee || callee.isDeclaration() || call.getNumResults() != 0 ||
+        !callee.getBody().hasOneBlock())
+      return call.emitError("calls a function the manifest cannot inline");
+    for (auto [arg, operand] :
+         llvm::zip(callee.getArguments(), call.getOperands())) {
+      if (!isa<MemRefType>(arg.getType()))
+        return call.emitError("passes a non-buffer argument to a kernel "
+                              "function");
+      FailureOr<int64_t> id = bufferOf(operand, call);
+      if (failed(id))
+        return failure();
+      bufferIds[arg] = *id;
+    }
+    for (Operation &op : callee.getBody().front())
+      if (failed(readOp(op)))
+        return failure();
+    return success();
+  }
+
+  LogicalResult readLaunch(gpu::LaunchFuncOp launch) {
+    json::Array grid, block, args;
+    gpu::KernelDim3 g = launch.getGridSizeOperandValues();
+    gpu::KernelDim3 b = launch.getBlockSizeOperandValues();
+    for (Value v : {g.x, g.y, g.z, b.x, b.y, b.z}) {
+      FailureOr<int64_t> c = constantOf(v, launch);
+      if (failed(c))
+        return failure();
+      (grid.size() < 3 ? grid : block).push_back(*c);
+    }
+    int64_t shared = 0;
+    if (Value dyn = launch.getDynamicSharedMemorySize()) {
+      FailureOr<int64_t> c = constantOf(dyn, launch);
+      if (failed(c))
+        return failure();
+      shared = *c;
+    }
+    for (Value arg : launch.getKernelOperands()) {
+      if (isa<MemRefType>(arg.getType())) {
+        FailureOr<int64_t> id = bufferOf(arg, launch);
+        if (failed(id))
+          return failure();
+        args.push_back(json::Object{{"buffer", *id}});
+        continue;
+      }
+      APInt intValue;
+      APFloat floatValue(0.0);
+      if (matchPattern(arg, m_ConstantInt(&intValue))) {
+        unsigned width = arg.getType().isIndex()
+                             ? 64
+                             : arg.getType().getIntOrFloatBitWidth();
+        args.push_back(json::Object{
+            {"scalar", llvm::formatv("i{0}", width).str()},
+            {"value", intValue.getSExtValue()}});
+      } else if (matchPattern(arg, m_ConstantFloat(&floatValue)) &&
+                 arg.getType().isF32()) {
+        args.push_back(json::Object{{"scalar", "f32"},
+                                    {"value", floatValue.convertToFloat()}});
+      } else {
+        return launch.emitError("passes a kernel argument that is not a "
+                                "buffer or a constant");
+      }
+    }
+    steps.push_back(json::Object{{"kind", "launch"},
+                                 {"module", launch.getKernelModuleName().getValue()},
+                                 {"kernel", launch.getKernelName().getValue()},
+                                 {"grid", std::move(grid)},
+                                 {"block", std::move(block)},
+                                 {"shared_bytes", shared},
+                                 {"args", std::move(args)}});
+    return success();
+  }
+
+  json::Array buffers, steps;
+  DenseMap<Value, int64_t> bufferIds;
+};
+} // namespace
+
+static LogicalResult exportManifest(Operation *op, raw_ostream &os) {
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    return op->emitError("expected a builtin.module");
+  auto ptx = collectPtx(module);
+  if (failed(ptx))
+    return failure();
+  json::Array modules, functions;
+  for (auto [name, text] : *ptx)
+    modules.push_back(json::Object{{"name", name}, {"ptx", text}});
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isPrivate() || func.isDeclaration())
+      continue;
+    FailureOr<json::Object> host = HostReader().read(func);
+    if (failed(host))
+      return failure();
+    functions.push_back(std::move(*host));
+  }
+  json::Object root{{"format", "egg-manifest"},
+                    {"version", 1},
+                    {"modules", std::move(modules)},
+                    {"functions", std::move(functions)}};
+  if (Attribute target = module->getAttr("egg.target")) {
+    std::string text;
+    llvm::raw_string_ostream tos(text);
+    target.print(tos);
+    root["target"] = text;
+  }
+  os << llvm::formatv("{0:2}", json::Value(std::move(root))) << "\n";
+  return success();
+}
+
+static LogicalResult exportPtx(Operation *op, raw_ostream &os) {
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    return op->emitError("expected a builtin.module");
+  auto ptx = collectPtx(module);
+  if (failed(ptx))
+    return failure();
+  for (auto [name, text] : *ptx)
+    os << "// egg-ptx-module: " << name << "\n" << text << "\n";
+  return success();
+}
+
+namespace mlir::egg {
+LogicalResult translateToManifest(Operation *op, raw_ostream &os) {
+  return exportManifest(op, os);
+}
+LogicalResult translateToPtx(Operation *op, raw_ostream &os) {
+  return exportPtx(op, os);
+}
+} // namespace mlir::egg
