@@ -15,6 +15,7 @@ config.test_exec_root = os.path.join(config.mlir_obj_dir, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%egg_libs", config.egg_libs_dir))
 config.substitutions.append(("%egg_src", config.egg_src_dir))
+config.substitutions.append(("%egg_tools", config.egg_tools_dir))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 

@@ -16,8 +16,26 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdlib>
+
 using namespace mlir;
 using namespace mlir::egg;
+
+/// The CUDA toolkit to take libdevice from: the option, else the usual
+/// environment variables, else the default install location.
+static std::string findCudaToolkit(StringRef option) {
+  if (!option.empty())
+    return option.str();
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (const char *value = std::getenv(var); value && *value)
+      return value;
+  if (llvm::sys::fs::exists("/usr/local/cuda/nvvm/libdevice"))
+    return "/usr/local/cuda";
+  return "";
+}
 
 void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
                                          const EggPipelineOptions &options) {
@@ -83,6 +101,7 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   gpuPm.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions toBinary;
   toBinary.compilationTarget = "isa";
+  toBinary.toolkitPath = findCudaToolkit(options.cudaPath);
   pm.addPass(createGpuModuleToBinaryPass(toBinary));
 }
 

@@ -37,6 +37,13 @@ collectPtx(ModuleOp module) {
     if (ptx.empty())
       return binary.emitError("has no PTX object: compile with "
                               "gpu-module-to-binary{format=isa}");
+    // Math functions come from libdevice; without it they stay external
+    // and no driver can load the module.
+    size_t pos = ptx.find(".extern .func");
+    if (pos != StringRef::npos && ptx.find("__nv_", pos) != StringRef::npos)
+      return binary.emitError("calls libdevice functions that were not "
+                              "linked: give the pipeline the CUDA toolkit "
+                              "(cuda-path=... or $CUDA_HOME)");
     result.push_back({binary.getSymName(), ptx});
   }
   if (result.empty())

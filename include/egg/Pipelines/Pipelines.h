@@ -19,6 +19,11 @@ struct EggPipelineOptions : public PassPipelineOptions<EggPipelineOptions> {
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimisation level for NVPTX"),
       llvm::cl::init(3)};
+  PassOptions::Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit whose libdevice implements math functions "
+                     "(default: $CUDA_HOME, $CUDA_PATH, /usr/local/cuda)"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> agent{
       *this, "agent", llvm::cl::desc("Who decides: expert or replay"),
       llvm::cl::init("expert")};

@@ -11,6 +11,8 @@
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
@@ -69,6 +71,19 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
     if (failed(transform::applyTransformNamedSequence(
             module, entry, *transforms, transform::TransformOptions())))
       return signalPassFailure();
+
+    // Copies inside kernels (bufferized pads, per-thread temporaries) become
+    // loops: memref.copy would lower to a call of the host-only memrefCopy.
+    SmallVector<memref::CopyOp> copies;
+    module.walk([&](gpu::LaunchOp launch) {
+      launch.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    });
+    for (memref::CopyOp copy : copies) {
+      OpBuilder b(copy);
+      linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+      copy.erase();
+    }
   }
 };
 } // namespace

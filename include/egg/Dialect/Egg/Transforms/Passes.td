@@ -126,9 +126,11 @@ def EggMapToGPU : Pass<"egg-map-to-gpu", "::mlir::ModuleOp"> {
     kernel function (one carrying `egg.tuning`) into a `gpu.launch` and its
     thread-level loops onto thread ids, with the block size the tuning gives.
     Uses the upstream GPU transform ops through the transform interpreter.
+    Copies left inside kernels become `linalg.copy` (later loops).
   }];
   let dependentDialects = [
-    "::mlir::gpu::GPUDialect", "::mlir::transform::TransformDialect"
+    "::mlir::gpu::GPUDialect", "::mlir::transform::TransformDialect",
+    "::mlir::linalg::LinalgDialect"
   ];
 }
 

@@ -1,0 +1,75 @@
+// RUN: egg-opt %s -split-input-file -egg-form-kernels -egg-algorithm-structure | FileCheck %s
+
+// The expert picks, per op class, the first structure of the legal set.
+
+// CHECK-LABEL: func.func @elementwise
+// CHECK: structure = #egg.structure<elementwise_flat>
+func.func @elementwise(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64xf32>
+  %r = linalg.exp ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @contraction
+// CHECK: structure = #egg.structure<gemm_direct>
+func.func @contraction(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<8x4xf32>, tensor<4x8xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @convolution
+// CHECK: structure = #egg.structure<conv_direct>
+func.func @convolution(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  %r = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>) outs(%o : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %r : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduction
+// CHECK: structure = #egg.structure<reduce_serial>
+func.func @reduction(%x: tensor<8x16xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.reduce ins(%x : tensor<8x16xf32>) outs(%acc : tensor<8xf32>) dimensions = [1]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @softmax
+// CHECK: structure = #egg.structure<softmax_three_pass>
+func.func @softmax(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+// Two reductions over the same rows make a normalisation.
+// CHECK-LABEL: func.func @normalization
+// CHECK: structure = #egg.structure<norm_two_pass>
+func.func @normalization(%x: tensor<8x16xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
+  %s = linalg.reduce ins(%x : tensor<8x16xf32>) outs(%acc : tensor<8xf32>) dimensions = [1]
+    (%a: f32, %b: f32) {
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    }
+  %q = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x, %s : tensor<8x16xf32>, tensor<8xf32>) outs(%acc : tensor<8xf32>) {
+  ^bb0(%a: f32, %m: f32, %b: f32):
+    %d = arith.subf %a, %m : f32
+    %d2 = arith.mulf %d, %d : f32
+    %t = arith.addf %d2, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  return %q : tensor<8xf32>
+}

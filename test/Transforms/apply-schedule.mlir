@@ -1,0 +1,129 @@
+// RUN: egg-opt %s -split-input-file -egg-apply-schedule -verify-diagnostics | FileCheck %s
+
+// A kernel becomes a private function with the decisions attached, tiled
+// into a block loop and a thread loop, and a call where it was.
+
+// CHECK-LABEL: func.func private @f_k0
+// CHECK-SAME: egg.structure = #egg.structure<elementwise_flat>
+// CHECK-SAME: egg.tuning = #egg.tuning<threads = [32, 2], block = [4, 32], thread = [2, 1]>
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (16, 2)
+// CHECK:   scf.forall (%{{.*}}, %{{.*}}) in (2, 32)
+// CHECK:     linalg.generic
+// CHECK:   } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+// CHECK: } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+// CHECK-LABEL: func.func @f
+// CHECK-SAME: bufferization.writable = false
+// CHECK: %[[R:.*]] = call @f_k0(%{{.*}}) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+// CHECK: return %[[R]]
+func.func @f(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %r = egg.kernel @f_k0 ins(%x : tensor<64x64xf32>) -> tensor<64x64xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [32, 2], block = [4, 32], thread = [2, 1]>} {
+  ^bb0(%a: tensor<64x64xf32>):
+    %e = tensor.empty() : tensor<64x64xf32>
+    %n = linalg.exp ins(%a : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+    egg.yield %n : tensor<64x64xf32>
+  }
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @undecided(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @+1 {{has no tuning: run the decision stages (egg-algorithm-structure, egg-hardware-tuning) first}}
+  %r = egg.kernel @k ins(%x : tensor<64xf32>) -> tensor<64xf32>
+      attributes {structure = #egg.structure<elementwise_flat>} {
+  ^bb0(%a: tensor<64xf32>):
+    %e = tensor.empty() : tensor<64xf32>
+    %n = linalg.exp ins(%a : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+    egg.yield %n : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+func.func @partial_tile(%x: tensor<100xf32>) -> tensor<100xf32> {
+  // expected-error @+1 {{block tile 64 does not divide loop 0 of extent 100 (the generic lowering needs whole tiles)}}
+  %r = egg.kernel @k ins(%x : tensor<100xf32>) -> tensor<100xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [64], block = [64], thread = [1]>} {
+  ^bb0(%a: tensor<100xf32>):
+    %e = tensor.empty() : tensor<100xf32>
+    %n = linalg.exp ins(%a : tensor<100xf32>) outs(%e : tensor<100xf32>) -> tensor<100xf32>
+    egg.yield %n : tensor<100xf32>
+  }
+  return %r : tensor<100xf32>
+}
+
+// -----
+
+func.func @wrong_threads(%x: tensor<128xf32>) -> tensor<128xf32> {
+  // expected-error @+1 {{threads [32] do not match the [64] threads that the block and thread tiles imply}}
+  %r = egg.kernel @k ins(%x : tensor<128xf32>) -> tensor<128xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [32], block = [64], thread = [1]>} {
+  ^bb0(%a: tensor<128xf32>):
+    %e = tensor.empty() : tensor<128xf32>
+    %n = linalg.exp ins(%a : tensor<128xf32>) outs(%e : tensor<128xf32>) -> tensor<128xf32>
+    egg.yield %n : tensor<128xf32>
+  }
+  return %r : tensor<128xf32>
+}
+
+// -----
+
+#x = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @split_row(%x: tensor<8x64xf32>, %acc: tensor<8xf32>) -> tensor<8x64xf32> {
+  // expected-error @+1 {{loop 1 is a row that the kernel's reductions run along: it cannot be tiled}}
+  %r = egg.kernel @k ins(%x, %acc : tensor<8x64xf32>, tensor<8xf32>) -> tensor<8x64xf32>
+      attributes {structure = #egg.structure<reduce_serial>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [8, 8], thread = [1, 1]>} {
+  ^bb0(%a: tensor<8x64xf32>, %c: tensor<8xf32>):
+    %s = linalg.reduce ins(%a : tensor<8x64xf32>) outs(%c : tensor<8xf32>) dimensions = [1]
+      (%in: f32, %o: f32) {
+        %t = arith.addf %in, %o : f32
+        linalg.yield %t : f32
+      }
+    %e = tensor.empty() : tensor<8x64xf32>
+    %y = linalg.generic {indexing_maps = [#x, #row, #x], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %s : tensor<8x64xf32>, tensor<8xf32>) outs(%e : tensor<8x64xf32>) {
+    ^bb0(%v: f32, %m: f32, %o: f32):
+      %d = arith.subf %v, %m : f32
+      linalg.yield %d : f32
+    } -> tensor<8x64xf32>
+    egg.yield %y : tensor<8x64xf32>
+  }
+  return %r : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @thread_not_dividing(%x: tensor<2x64xf32>) -> tensor<2x64xf32> {
+  // expected-error @+1 {{thread tile 3 does not divide 64 in loop 1}}
+  %r = egg.kernel @k ins(%x : tensor<2x64xf32>) -> tensor<2x64xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [22], block = [1, 0], thread = [1, 3]>} {
+  ^bb0(%a: tensor<2x64xf32>):
+    %e = tensor.empty() : tensor<2x64xf32>
+    %n = linalg.exp ins(%a : tensor<2x64xf32>) outs(%e : tensor<2x64xf32>) -> tensor<2x64xf32>
+    egg.yield %n : tensor<2x64xf32>
+  }
+  return %r : tensor<2x64xf32>
+}
+
+// -----
+
+func.func @no_block_loop(%x: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @+1 {{the block tile tiles no loop: a kernel needs at least one block loop}}
+  %r = egg.kernel @k ins(%x : tensor<64xf32>) -> tensor<64xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [64], block = [0], thread = [1]>} {
+  ^bb0(%a: tensor<64xf32>):
+    %e = tensor.empty() : tensor<64xf32>
+    %n = linalg.exp ins(%a : tensor<64xf32>) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+    egg.yield %n : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}

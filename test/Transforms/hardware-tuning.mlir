@@ -1,0 +1,44 @@
+// RUN: egg-opt %s -split-input-file -egg-attach-target -egg-form-kernels -egg-algorithm-structure -egg-hardware-tuning | FileCheck %s
+
+// The expert's stage-2 choices for the generic lowering (docs/principles/tuning.md).
+
+// Elementwise: 256 threads on the innermost loop, one element each.
+// CHECK-LABEL: func.func @elementwise
+// CHECK: tuning = #egg.tuning<threads = [256], block = [1, 256], thread = [1, 1]>
+func.func @elementwise(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %e = tensor.empty() : tensor<4096x4096xf32>
+  %r = linalg.exp ins(%x : tensor<4096x4096xf32>) outs(%e : tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  return %r : tensor<4096x4096xf32>
+}
+
+// -----
+
+// GEMM: 64x64 output tile per block, 4x4 per thread.
+// CHECK-LABEL: func.func @gemm
+// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [64, 64], thread = [4, 4]>
+func.func @gemm(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<2048x512xf32>, tensor<512x2048xf32>) outs(%c : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  return %r : tensor<2048x2048xf32>
+}
+
+// -----
+
+// Small problems shrink the block tile to keep two blocks per SM.
+// CHECK-LABEL: func.func @small_gemm
+// CHECK: tuning = #egg.tuning<threads = [8, 16], block = [64, 32], thread = [4, 4]>
+func.func @small_gemm(%a: tensor<1024x64xf32>, %b: tensor<64x256xf32>, %c: tensor<1024x256xf32>) -> tensor<1024x256xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<1024x64xf32>, tensor<64x256xf32>) outs(%c : tensor<1024x256xf32>) -> tensor<1024x256xf32>
+  return %r : tensor<1024x256xf32>
+}
+
+// -----
+
+// Softmax rows stay whole (the reduced loop is never tiled); 32 rows per
+// block give 256 blocks, about two per SM.
+// CHECK-LABEL: func.func @softmax
+// CHECK: tuning = #egg.tuning<threads = [32], block = [32], thread = [1]>
+func.func @softmax(%x: tensor<8192x1024xf32>) -> tensor<8192x1024xf32> {
+  %e = tensor.empty() : tensor<8192x1024xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<8192x1024xf32>) outs(%e : tensor<8192x1024xf32>) -> tensor<8192x1024xf32>
+  return %r : tensor<8192x1024xf32>
+}
