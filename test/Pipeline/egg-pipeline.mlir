@@ -9,11 +9,16 @@
 // RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 
+// The kernel function launches one kernel on the caller's buffers.
+// CHECK-LABEL: func.func private @chain_k0
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.launch_func  @chain_k0_kernel::@chain_k0_kernel
+// CHECK-NOT: memref.copy
+// The result is written straight into the out-parameter: no temporaries.
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME: (%[[X:.*]]: memref<64x128xf32>, %[[B:.*]]: memref<128xf32>, %[[OUT:.*]]: memref<64x128xf32> {bufferize.result})
-// CHECK-NOT: memref.alloc
-// CHECK: gpu.launch_func @chain_k0_kernel::@chain_k0_kernel
-// CHECK-NOT: memref.copy
+// CHECK-NEXT: call @chain_k0(%[[X]], %[[B]], %[[OUT]])
+// CHECK-NEXT: return
 // BINARY: gpu.binary @chain_k0_kernel  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, assembly = "
 
 // DECISIONS: "name": "chain_k0"
