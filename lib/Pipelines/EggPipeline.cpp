@@ -103,6 +103,7 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   toBinary.compilationTarget = "isa";
   toBinary.toolkitPath = findCudaToolkit(options.cudaPath);
   pm.addPass(createGpuModuleToBinaryPass(toBinary));
+  pm.addPass(createEggStripCompileTimes());
 }
 
 void mlir::egg::buildEggPipeline(OpPassManager &pm,

@@ -19,7 +19,7 @@
 // CHECK-SAME: (%[[X:.*]]: memref<64x128xf32>, %[[B:.*]]: memref<128xf32>, %[[OUT:.*]]: memref<64x128xf32> {bufferize.result})
 // CHECK-NEXT: call @chain_k0(%[[X]], %[[B]], %[[OUT]])
 // CHECK-NEXT: return
-// BINARY: gpu.binary @chain_k0_kernel  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, assembly = "
+// BINARY: gpu.binary @chain_k0_kernel  [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, properties = {O = 3 : i32}, assembly = "
 
 // DECISIONS: "name": "chain_k0"
 // DECISIONS: "structure": "#egg.structure<elementwise_flat>"

@@ -147,4 +147,13 @@ def EggForwardResultCopies : Pass<"egg-forward-result-copies", "::mlir::func::Fu
   }];
 }
 
+def EggStripCompileTimes : Pass<"egg-strip-compile-times", "::mlir::ModuleOp"> {
+  let summary = "Drop compile-time measurements from gpu.binary objects";
+  let description = [{
+    gpu-module-to-binary records how long each step took as properties of
+    the objects it creates. EGG promises that the same input and decisions
+    give byte-identical output, so those properties are removed.
+  }];
+}
+
 #endif // EGG_PASSES_TD
