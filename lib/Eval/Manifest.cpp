@@ -1,0 +1,384 @@
+//===- Manifest.cpp - Reading an EGG manifest -----------------------------===//
+
+#include "egg/Eval/Manifest.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <regex>
+
+using namespace mlir::egg::eval;
+namespace json = llvm::json;
+
+llvm::StringRef mlir::egg::eval::stringifyElementType(ElementType type) {
+  switch (type) {
+  case ElementType::F64:
+    return "f64";
+  case ElementType::F32:
+    return "f32";
+  case ElementType::F16:
+    return "f16";
+  case ElementType::BF16:
+    return "bf16";
+  }
+  return "?";
+}
+
+int64_t mlir::egg::eval::elementBytes(ElementType type) {
+  switch (type) {
+  case ElementType::F64:
+    return 8;
+  case ElementType::F32:
+    return 4;
+  case ElementType::F16:
+  case ElementType::BF16:
+    return 2;
+  }
+  return 0;
+}
+
+bool mlir::egg::eval::isHalfPrecision(ElementType type) {
+  return type == ElementType::F16 || type == ElementType::BF16;
+}
+
+int64_t Buffer::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::vector<int64_t> Function::inputs() const {
+  std::vector<const Buffer *> found;
+  for (const Buffer &b : buffers)
+    if (b.role == Buffer::Role::Input)
+      found.push_back(&b);
+  std::sort(found.begin(), found.end(),
+            [](const Buffer *a, const Buffer *b) { return a->arg < b->arg; });
+  std::vector<int64_t> ids;
+  for (const Buffer *b : found)
+    ids.push_back(b->id);
+  return ids;
+}
+
+std::vector<int64_t> Function::outputs() const {
+  std::vector<const Buffer *> found;
+  for (const Buffer &b : buffers)
+    if (b.role == Buffer::Role::Output)
+      found.push_back(&b);
+  std::sort(found.begin(), found.end(),
+            [](const Buffer *a, const Buffer *b) { return a->arg < b->arg; });
+  std::vector<int64_t> ids;
+  for (const Buffer *b : found)
+    ids.push_back(b->id);
+  return ids;
+}
+
+const Function *Manifest::findFunction(llvm::StringRef name) const {
+  for (const Function &f : functions)
+    if (name.empty() || f.name == name)
+      return &f;
+  return nullptr;
+}
+
+static llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "manifest: " + message);
+}
+
+namespace {
+/// Typed field access with messages that say where the problem is.
+class Reader {
+public:
+  Reader(const json::Object &object, std::string where)
+      : object(object), where(std::move(where)) {}
+
+  llvm::Expected<int64_t> integer(llvm::StringRef key) const {
+    std::optional<int64_t> v = object.getInteger(key);
+    if (!v)
+      return fail(where + ": '" + key + "' must be an integer");
+    return *v;
+  }
+  llvm::Expected<std::string> string(llvm::StringRef key) const {
+    std::optional<llvm::StringRef> v = object.getString(key);
+    if (!v)
+      return fail(where + ": '" + key + "' must be a string");
+    return v->str();
+  }
+  llvm::Expected<const json::Array *> array(llvm::StringRef key) const {
+    const json::Array *v = object.getArray(key);
+    if (!v)
+      return fail(where + ": '" + key + "' must be an array");
+    return v;
+  }
+  llvm::Expected<std::vector<int64_t>> integers(llvm::StringRef key) const {
+    auto arr = array(key);
+    if (!arr)
+      return arr.takeError();
+    std::vector<int64_t> values;
+    for (const json::Value &v : **arr) {
+      std::optional<int64_t> i = v.getAsInteger();
+      if (!i)
+        return fail(where + ": '" + key + "' must hold integers");
+      values.push_back(*i);
+    }
+    return values;
+  }
+
+private:
+  const json::Object &object;
+  std::string where;
+};
+} // namespace
+
+static llvm::Expected<ElementType> parseElementType(llvm::StringRef name,
+                                                    const std::string &where) {
+  if (name == "f32")
+    return ElementType::F32;
+  if (name == "f16")
+    return ElementType::F16;
+  if (name == "bf16")
+    return ElementType::BF16;
+  if (name == "f64")
+    return ElementType::F64;
+  return fail(where + ": unsupported element type '" + name + "'");
+}
+
+static llvm::Expected<Buffer> parseBuffer(const json::Value &value,
+                                          const std::string &where) {
+  const json::Object *o = value.getAsObject();
+  if (!o)
+    return fail(where + " must be an object");
+  Reader r(*o, where);
+  Buffer b;
+  auto id = r.integer("id");
+  auto role = r.string("role");
+  auto shape = r.integers("shape");
+  auto type = r.string("element_type");
+  auto bytes = r.integer("bytes");
+  if (!id)
+    return id.takeError();
+  if (!role)
+    return role.takeError();
+  if (!shape)
+    return shape.takeError();
+  if (!type)
+    return type.takeError();
+  if (!bytes)
+    return bytes.takeError();
+  b.id = *id;
+  if (*role == "input")
+    b.role = Buffer::Role::Input;
+  else if (*role == "output")
+    b.role = Buffer::Role::Output;
+  else if (*role == "temp")
+    b.role = Buffer::Role::Temp;
+  else
+    return fail(where + ": unknown role '" + *role + "'");
+  b.arg = o->getInteger("arg").value_or(-1);
+  if (b.role != Buffer::Role::Temp && b.arg < 0)
+    return fail(where + ": an " + *role + " buffer needs 'arg'");
+  b.shape = std::move(*shape);
+  for (int64_t d : b.shape)
+    if (d <= 0)
+      return fail(where + ": shape dimensions must be positive");
+  auto et = parseElementType(*type, where);
+  if (!et)
+    return et.takeError();
+  b.elementType = *et;
+  b.bytes = *bytes;
+  if (b.bytes != b.numElements() * elementBytes(b.elementType))
+    return fail(where + ": 'bytes' does not match shape and element type");
+  return b;
+}
+
+static llvm::Expected<Step> parseStep(const json::Value &value,
+                                      const std::string &where,
+                                      int64_t numBuffers) {
+  const json::Object *o = value.getAsObject();
+  if (!o)
+    return fail(where + " must be an object");
+  Reader r(*o, where);
+  auto kind = r.string("kind");
+  if (!kind)
+    return kind.takeError();
+  Step s;
+  auto checkBuffer = [&](int64_t id) -> llvm::Error {
+    if (id < 0 || id >= numBuffers)
+      return fail(where + llvm::formatv(": buffer {0} does not exist", id));
+    return llvm::Error::success();
+  };
+  if (*kind == "copy") {
+    s.kind = Step::Kind::Copy;
+    auto src = r.integer("src");
+    auto dst = r.integer("dst");
+    if (!src)
+      return src.takeError();
+    if (!dst)
+      return dst.takeError();
+    s.src = *src;
+    s.dst = *dst;
+    if (auto e = checkBuffer(s.src))
+      return std::move(e);
+    if (auto e = checkBuffer(s.dst))
+      return std::move(e);
+    return s;
+  }
+  if (*kind != "launch")
+    return fail(where + ": unknown step kind '" + *kind + "'");
+  auto module = r.string("module");
+  auto kernel = r.string("kernel");
+  auto grid = r.integers("grid");
+  auto block = r.integers("block");
+  auto args = r.array("args");
+  if (!module)
+    return module.takeError();
+  if (!kernel)
+    return kernel.takeError();
+  if (!grid)
+    return grid.takeError();
+  if (!block)
+    return block.takeError();
+  if (!args)
+    return args.takeError();
+  s.module = *module;
+  s.kernel = *kernel;
+  if (grid->size() != 3 || block->size() != 3)
+    return fail(where + ": 'grid' and 'block' need 3 entries");
+  for (int i = 0; i < 3; ++i) {
+    s.grid[i] = (*grid)[i];
+    s.block[i] = (*block)[i];
+    if (s.grid[i] < 1 || s.block[i] < 1)
+      return fail(where + ": launch dimensions must be positive");
+  }
+  if (s.block[0] * s.block[1] * s.block[2] > 1024)
+    return fail(where + ": more than 1024 threads per block");
+  s.sharedBytes = o->getInteger("shared_bytes").value_or(0);
+  if (s.sharedBytes < 0)
+    return fail(where + ": negative shared memory");
+  for (auto [i, a] : llvm::enumerate(**args)) {
+    std::string argWhere = where + llvm::formatv(" argument {0}", i).str();
+    const json::Object *ao = a.getAsObject();
+    if (!ao)
+      return fail(argWhere + " must be an object");
+    KernelArg arg;
+    if (std::optional<int64_t> buf = ao->getInteger("buffer")) {
+      arg.buffer = *buf;
+      if (auto e = checkBuffer(arg.buffer))
+        return std::move(e);
+    } else if (std::optional<llvm::StringRef> type = ao->getString("scalar")) {
+      arg.isBuffer = false;
+      arg.scalarType = type->str();
+      if (arg.scalarType != "i32" && arg.scalarType != "i64" &&
+          arg.scalarType != "f32")
+        return fail(argWhere + ": unsupported scalar type " + arg.scalarType);
+      std::optional<double> v = ao->getNumber("value");
+      if (!v)
+        return fail(argWhere + ": scalar needs a numeric 'value'");
+      arg.value = *v;
+    } else {
+      return fail(argWhere + " needs 'buffer' or 'scalar'");
+    }
+    s.args.push_back(arg);
+  }
+  return s;
+}
+
+/// Reads `name = <int>` out of the printed #egg.target attribute.
+static int64_t targetField(llvm::StringRef target, llvm::StringRef name) {
+  std::smatch m;
+  std::string text = target.str();
+  std::regex re(name.str() + " = ([0-9]+)");
+  if (std::regex_search(text, m, re))
+    return std::stoll(m[1].str());
+  return 0;
+}
+
+llvm::Expected<Manifest> mlir::egg::eval::parseManifest(llvm::StringRef text) {
+  llvm::Expected<json::Value> json = json::parse(text);
+  if (!json)
+    return fail("not valid JSON: " + llvm::toString(json.takeError()));
+  const json::Object *root = json->getAsObject();
+  if (!root || root->getString("format") != "egg-manifest")
+    return fail("not an egg-manifest file");
+  if (root->getInteger("version") != 1)
+    return fail("unsupported version");
+  Manifest m;
+  m.target = root->getString("target").value_or("").str();
+  m.dramGbps = targetField(m.target, "dram_gbps");
+  m.fp32Gflops = targetField(m.target, "fp32_gflops");
+  m.tensorGflops = targetField(m.target, "tensor_gflops");
+
+  Reader r(*root, "manifest");
+  auto modules = r.array("modules");
+  if (!modules)
+    return modules.takeError();
+  llvm::StringSet<> moduleNames;
+  for (auto [i, v] : llvm::enumerate(**modules)) {
+    std::string where = llvm::formatv("modules[{0}]", i);
+    const json::Object *o = v.getAsObject();
+    if (!o)
+      return fail(where + " must be an object");
+    Reader mr(*o, where);
+    auto name = mr.string("name");
+    auto ptx = mr.string("ptx");
+    if (!name)
+      return name.takeError();
+    if (!ptx)
+      return ptx.takeError();
+    moduleNames.insert(*name);
+    m.modules.push_back({*name, *ptx});
+  }
+  auto functions = r.array("functions");
+  if (!functions)
+    return functions.takeError();
+  for (auto [i, v] : llvm::enumerate(**functions)) {
+    std::string where = llvm::formatv("functions[{0}]", i);
+    const json::Object *o = v.getAsObject();
+    if (!o)
+      return fail(where + " must be an object");
+    Reader fr(*o, where);
+    Function f;
+    auto name = fr.string("name");
+    auto buffers = fr.array("buffers");
+    auto steps = fr.array("steps");
+    if (!name)
+      return name.takeError();
+    if (!buffers)
+      return buffers.takeError();
+    if (!steps)
+      return steps.takeError();
+    f.name = *name;
+    for (auto [j, b] : llvm::enumerate(**buffers)) {
+      auto buffer =
+          parseBuffer(b, where + llvm::formatv(".buffers[{0}]", j).str());
+      if (!buffer)
+        return buffer.takeError();
+      if (buffer->id != (int64_t)j)
+        return fail(where + llvm::formatv(".buffers[{0}]: id must be {0}", j));
+      f.buffers.push_back(std::move(*buffer));
+    }
+    for (auto [j, s] : llvm::enumerate(**steps)) {
+      auto step = parseStep(s, where + llvm::formatv(".steps[{0}]", j).str(),
+                            f.buffers.size());
+      if (!step)
+        return step.takeError();
+      if (step->kind == Step::Kind::Launch &&
+          !moduleNames.contains(step->module))
+        return fail(where + llvm::formatv(".steps[{0}]", j).str() +
+                    ": unknown module '" + step->module + "'");
+      if (step->kind == Step::Kind::Copy &&
+          f.buffers[step->src].bytes != f.buffers[step->dst].bytes)
+        return fail(where + llvm::formatv(".steps[{0}]", j).str() +
+                    ": copy between buffers of different sizes");
+      f.steps.push_back(std::move(*step));
+    }
+    if (f.outputs().empty())
+      return fail(where + ": the function has no output buffer");
+    m.functions.push_back(std::move(f));
+  }
+  if (m.functions.empty())
+    return fail("no functions");
+  return m;
+}

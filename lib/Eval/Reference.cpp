@@ -1,0 +1,725 @@
+//===- Reference.cpp - Independent float64 reference ----------------------===//
+
+#include "egg/Eval/Reference.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+using namespace mlir;
+using namespace mlir::egg::eval;
+
+Reference::~Reference() = default;
+
+static llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "reference: " + message);
+}
+
+static std::string where(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << op->getName() << " at " << op->getLoc();
+  return s;
+}
+
+static std::vector<int64_t> toStd(ArrayRef<int64_t> values) {
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+static std::string typeString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+static std::optional<ElementType> toElementType(Type type) {
+  if (type.isF32())
+    return ElementType::F32;
+  if (type.isF16())
+    return ElementType::F16;
+  if (type.isBF16())
+    return ElementType::BF16;
+  if (type.isF64())
+    return ElementType::F64;
+  return std::nullopt;
+}
+
+namespace {
+//===----------------------------------------------------------------------===//
+// Affine index maps as linear forms
+//===----------------------------------------------------------------------===//
+
+/// One result of an indexing map: constant + sum(coeff[d] * dim d).
+struct LinearExpr {
+  int64_t constant = 0;
+  std::vector<int64_t> coeffs;
+};
+
+static std::optional<LinearExpr> linearize(AffineExpr expr, unsigned numDims) {
+  LinearExpr result;
+  result.coeffs.assign(numDims, 0);
+  if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+    result.constant = c.getValue();
+    return result;
+  }
+  if (auto d = dyn_cast<AffineDimExpr>(expr)) {
+    result.coeffs[d.getPosition()] = 1;
+    return result;
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin)
+    return std::nullopt;
+  auto lhs = linearize(bin.getLHS(), numDims);
+  auto rhs = linearize(bin.getRHS(), numDims);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (expr.getKind() == AffineExprKind::Add) {
+    for (unsigned i = 0; i < numDims; ++i)
+      result.coeffs[i] = lhs->coeffs[i] + rhs->coeffs[i];
+    result.constant = lhs->constant + rhs->constant;
+    return result;
+  }
+  if (expr.getKind() == AffineExprKind::Mul) {
+    // One side must be constant.
+    bool lhsConst = llvm::all_of(lhs->coeffs, [](int64_t c) { return c == 0; });
+    bool rhsConst = llvm::all_of(rhs->coeffs, [](int64_t c) { return c == 0; });
+    if (!lhsConst && !rhsConst)
+      return std::nullopt;
+    const LinearExpr &var = lhsConst ? *rhs : *lhs;
+    int64_t k = lhsConst ? lhs->constant : rhs->constant;
+    for (unsigned i = 0; i < numDims; ++i)
+      result.coeffs[i] = var.coeffs[i] * k;
+    result.constant = var.constant * k;
+    return result;
+  }
+  return std::nullopt;
+}
+
+/// An operand access: flat offset = base + sum(stride[d] * iv[d]).
+struct Access {
+  int64_t base = 0;
+  std::vector<int64_t> strides; // Per loop dim.
+};
+
+static std::optional<Access> compileAccess(AffineMap map,
+                                           ArrayRef<int64_t> shape) {
+  Access a;
+  a.strides.assign(map.getNumDims(), 0);
+  int64_t stride = 1;
+  for (int64_t r = int64_t(map.getNumResults()) - 1; r >= 0; --r) {
+    auto lin = linearize(map.getResult(r), map.getNumDims());
+    if (!lin)
+      return std::nullopt;
+    a.base += lin->constant * stride;
+    for (unsigned d = 0; d < map.getNumDims(); ++d)
+      a.strides[d] += lin->coeffs[d] * stride;
+    stride *= shape[r];
+  }
+  return a;
+}
+
+//===----------------------------------------------------------------------===//
+// Payload bytecode
+//===----------------------------------------------------------------------===//
+
+enum class Opc {
+  Add, Sub, Mul, Div, Rem, Neg, Max, Min, MaxNum, MinNum, CmpF, CmpI, Select,
+  Copy, FpToInt, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Tanh, Erf, Sqrt,
+  Rsqrt, Abs, Pow, Sin, Cos, Floor, Ceil, Round, Fma, Atan, Atan2, Index,
+  AndI, OrI, XorI
+};
+
+struct Instr {
+  Opc op;
+  int a = -1, b = -1, c = -1;
+  int pred = 0;
+  int dst = -1;
+  bool isFlop = false;
+};
+
+struct Program {
+  std::vector<Instr> code;
+  std::vector<std::pair<int, double>> constants; // slot -> value
+  std::vector<int> yields;
+  int numSlots = 0;
+  int64_t flopsPerPoint = 0;
+};
+
+static bool cmpF(arith::CmpFPredicate p, double x, double y) {
+  bool unordered = std::isnan(x) || std::isnan(y);
+  switch (p) {
+  case arith::CmpFPredicate::AlwaysFalse: return false;
+  case arith::CmpFPredicate::OEQ: return !unordered && x == y;
+  case arith::CmpFPredicate::OGT: return !unordered && x > y;
+  case arith::CmpFPredicate::OGE: return !unordered && x >= y;
+  case arith::CmpFPredicate::OLT: return !unordered && x < y;
+  case arith::CmpFPredicate::OLE: return !unordered && x <= y;
+  case arith::CmpFPredicate::ONE: return !unordered && x != y;
+  case arith::CmpFPredicate::ORD: return !unordered;
+  case arith::CmpFPredicate::UEQ: return unordered || x == y;
+  case arith::CmpFPredicate::UGT: return unordered || x > y;
+  case arith::CmpFPredicate::UGE: return unordered || x >= y;
+  case arith::CmpFPredicate::ULT: return unordered || x < y;
+  case arith::CmpFPredicate::ULE: return unordered || x <= y;
+  case arith::CmpFPredicate::UNE: return unordered || x != y;
+  case arith::CmpFPredicate::UNO: return unordered;
+  case arith::CmpFPredicate::AlwaysTrue: return true;
+  }
+  return false;
+}
+
+static bool cmpI(arith::CmpIPredicate p, double x, double y) {
+  switch (p) {
+  case arith::CmpIPredicate::eq: return x == y;
+  case arith::CmpIPredicate::ne: return x != y;
+  case arith::CmpIPredicate::slt: case arith::CmpIPredicate::ult: return x < y;
+  case arith::CmpIPredicate::sle: case arith::CmpIPredicate::ule: return x <= y;
+  case arith::CmpIPredicate::sgt: case arith::CmpIPredicate::ugt: return x > y;
+  case arith::CmpIPredicate::sge: case arith::CmpIPredicate::uge: return x >= y;
+  }
+  return false;
+}
+
+static double eval(const Instr &in, const double *s) {
+  double x = in.a >= 0 ? s[in.a] : 0, y = in.b >= 0 ? s[in.b] : 0;
+  switch (in.op) {
+  case Opc::Add: return x + y;
+  case Opc::Sub: return x - y;
+  case Opc::Mul: return x * y;
+  case Opc::Div: return x / y;
+  case Opc::Rem: return std::fmod(x, y);
+  case Opc::Neg: return -x;
+  case Opc::Max: return (std::isnan(x) || std::isnan(y)) ? NAN : std::max(x, y);
+  case Opc::Min: return (std::isnan(x) || std::isnan(y)) ? NAN : std::min(x, y);
+  case Opc::MaxNum: return std::fmax(x, y);
+  case Opc::MinNum: return std::fmin(x, y);
+  case Opc::CmpF: return cmpF(arith::CmpFPredicate(in.pred), x, y) ? 1 : 0;
+  case Opc::CmpI: return cmpI(arith::CmpIPredicate(in.pred), x, y) ? 1 : 0;
+  case Opc::Select: return x != 0 ? y : s[in.c];
+  case Opc::Copy: return x;
+  case Opc::FpToInt: return std::trunc(x);
+  case Opc::Exp: return std::exp(x);
+  case Opc::Exp2: return std::exp2(x);
+  case Opc::Expm1: return std::expm1(x);
+  case Opc::Log: return std::log(x);
+  case Opc::Log2: return std::log2(x);
+  case Opc::Log10: return std::log10(x);
+  case Opc::Log1p: return std::log1p(x);
+  case Opc::Tanh: return std::tanh(x);
+  case Opc::Erf: return std::erf(x);
+  case Opc::Sqrt: return std::sqrt(x);
+  case Opc::Rsqrt: return 1.0 / std::sqrt(x);
+  case Opc::Abs: return std::fabs(x);
+  case Opc::Pow: return std::pow(x, y);
+  case Opc::Sin: return std::sin(x);
+  case Opc::Cos: return std::cos(x);
+  case Opc::Floor: return std::floor(x);
+  case Opc::Ceil: return std::ceil(x);
+  case Opc::Round: return std::round(x);
+  case Opc::Fma: return x * y + s[in.c];
+  case Opc::Atan: return std::atan(x);
+  case Opc::Atan2: return std::atan2(x, y);
+  case Opc::Index: return 0; // Filled by the loop driver.
+  case Opc::AndI: return double(int64_t(x) & int64_t(y));
+  case Opc::OrI: return double(int64_t(x) | int64_t(y));
+  case Opc::XorI: return double(int64_t(x) ^ int64_t(y));
+  }
+  return NAN;
+}
+
+//===----------------------------------------------------------------------===//
+// The interpreter
+//===----------------------------------------------------------------------===//
+
+class Interpreter : public Reference {
+public:
+  Interpreter() : context(std::make_unique<MLIRContext>()) {}
+
+  llvm::Error prepare(llvm::StringRef source, llvm::StringRef name) {
+    DialectRegistry registry;
+    registry.insert<arith::ArithDialect, func::FuncDialect,
+                    linalg::LinalgDialect, math::MathDialect,
+                    tensor::TensorDialect>();
+    context->appendDialectRegistry(registry);
+    context->loadAllAvailableDialects();
+    std::string diagnostics;
+    {
+      llvm::raw_string_ostream os(diagnostics);
+      llvm::SourceMgr sourceMgr;
+      SourceMgrDiagnosticHandler handler(sourceMgr, context.get(), os);
+      module = parseSourceString<ModuleOp>(source, context.get(), "source");
+    }
+    if (!module)
+      return error("cannot parse the source: " + diagnostics);
+    for (auto f : module->getOps<func::FuncOp>())
+      if (!f.isDeclaration() && !f.isPrivate() &&
+          (name.empty() || f.getSymName() == name)) {
+        func = f;
+        break;
+      }
+    if (!func)
+      return error("no public function '" + name + "' in the source");
+
+    // Named ops and aggregates (softmax) to generics: the interpreter then
+    // needs to know only linalg.generic.
+    IRRewriter rewriter(context.get());
+    SmallVector<linalg::AggregatedOpInterface> aggregates;
+    func.walk([&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
+    for (auto op : aggregates) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<SmallVector<Value>> values = op.decomposeOperation(rewriter);
+      if (failed(values))
+        return error("cannot decompose " + where(op));
+      rewriter.replaceOp(op, *values);
+    }
+    RewritePatternSet patterns(context.get());
+    linalg::populateLinalgNamedOpsGeneralizationPatterns(patterns);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return error("cannot generalize the named ops");
+
+    for (Type t : func.getArgumentTypes()) {
+      auto tt = dyn_cast<RankedTensorType>(t);
+      if (!tt || !tt.hasStaticShape() || !toElementType(tt.getElementType()))
+        return error(llvm::formatv("argument type {0} is not a static f32, "
+                                   "f16, bf16 or f64 tensor",
+                                   typeString(t)));
+      args.push_back(toStd(tt.getShape()));
+      argElementTypes.push_back(*toElementType(tt.getElementType()));
+    }
+    for (Type t : func.getResultTypes()) {
+      auto tt = dyn_cast<RankedTensorType>(t);
+      if (!tt || !tt.hasStaticShape() || !toElementType(tt.getElementType()))
+        return error("result type is not a static float tensor");
+      results.push_back(toStd(tt.getShape()));
+      resultElementTypes.push_back(*toElementType(tt.getElementType()));
+    }
+    // Reject unsupported ops now, with their location.
+    for (Operation &op : func.getBody().front()) {
+      if (isa<arith::ConstantOp, tensor::EmptyOp, linalg::GenericOp,
+              tensor::PadOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+              tensor::CastOp, func::ReturnOp>(op))
+        continue;
+      return error("unsupported op " + where(&op));
+    }
+    return llvm::Error::success();
+  }
+
+  const std::vector<std::vector<int64_t>> &argShapes() const override {
+    return args;
+  }
+  const std::vector<ElementType> &argTypes() const override {
+    return argElementTypes;
+  }
+  const std::vector<std::vector<int64_t>> &resultShapes() const override {
+    return results;
+  }
+  const std::vector<ElementType> &resultTypes() const override {
+    return resultElementTypes;
+  }
+  double flops() const override { return flopCount; }
+
+  llvm::Expected<std::vector<RefTensor>>
+  run(const std::vector<RefTensor> &inputs, unsigned threads) override {
+    if (inputs.size() != args.size())
+      return error("wrong number of arguments");
+    tensors.clear();
+    scalars.clear();
+    flopCount = 0;
+    for (auto [arg, input] : llvm::zip(func.getArguments(), inputs))
+      tensors[arg] = std::make_shared<RefTensor>(input);
+    for (Operation &op : func.getBody().front()) {
+      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        std::vector<RefTensor> out;
+        for (Value v : ret.getOperands())
+          out.push_back(*tensors[v]);
+        return out;
+      }
+      if (llvm::Error e = execute(op, threads))
+        return std::move(e);
+    }
+    return error("function has no return");
+  }
+
+private:
+  static int64_t numElements(ArrayRef<int64_t> shape) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+
+  llvm::Expected<double> scalarOf(Value v) {
+    auto it = scalars.find(v);
+    if (it != scalars.end())
+      return it->second;
+    return error("value used in a payload is not a known scalar");
+  }
+
+  llvm::Error execute(Operation &op, unsigned threads) {
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      Attribute value = c.getValue();
+      if (auto f = dyn_cast<FloatAttr>(value)) {
+        scalars[c] = f.getValueAsDouble();
+      } else if (auto i = dyn_cast<IntegerAttr>(value)) {
+        scalars[c] = double(i.getValue().getSExtValue());
+      } else if (auto dense = dyn_cast<DenseFPElementsAttr>(value)) {
+        auto t = std::make_shared<RefTensor>();
+        t->shape = toStd(dense.getType().getShape());
+        for (APFloat f : dense.getValues<APFloat>())
+          t->data.push_back(f.convertToDouble());
+        tensors[c] = t;
+      } else {
+        return error("unsupported constant " + where(&op));
+      }
+      return llvm::Error::success();
+    }
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+      auto t = std::make_shared<RefTensor>();
+      t->shape = toStd(empty.getType().getShape());
+      if (!empty.getType().hasStaticShape())
+        return error("dynamic tensor.empty " + where(&op));
+      // Reading uninitialised memory gives NaN, which no check lets pass.
+      t->data.assign(numElements(t->shape), NAN);
+      tensors[empty] = t;
+      return llvm::Error::success();
+    }
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(
+            op)) {
+      auto t = std::make_shared<RefTensor>(*tensors[op.getOperand(0)]);
+      auto type = cast<RankedTensorType>(op.getResult(0).getType());
+      t->shape = toStd(type.getShape());
+      tensors[op.getResult(0)] = t;
+      return llvm::Error::success();
+    }
+    if (auto pad = dyn_cast<tensor::PadOp>(op))
+      return executePad(pad);
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      return executeGeneric(generic, threads);
+    return error("unsupported op " + where(&op));
+  }
+
+  llvm::Error executePad(tensor::PadOp pad) {
+    if (!pad.getLow().empty() || !pad.getHigh().empty())
+      return error("dynamic padding " + where(pad));
+    auto yield = cast<tensor::YieldOp>(pad.getRegion().front().getTerminator());
+    Value padValue = yield.getValue();
+    if (padValue.getParentRegion() == &pad.getRegion())
+      return error("non-constant padding value " + where(pad));
+    auto value = scalarOf(padValue);
+    if (!value)
+      return value.takeError();
+    const RefTensor &src = *tensors[pad.getSource()];
+    auto t = std::make_shared<RefTensor>();
+    t->shape = toStd(pad.getResultType().getShape());
+    t->data.assign(numElements(t->shape), *value);
+    ArrayRef<int64_t> low = pad.getStaticLow();
+    size_t rank = src.shape.size();
+    std::vector<int64_t> idx(rank, 0);
+    for (int64_t flat = 0, n = numElements(src.shape); flat < n; ++flat) {
+      int64_t rem = flat, dst = 0;
+      for (size_t d = rank; d-- > 0;) {
+        idx[d] = rem % src.shape[d];
+        rem /= src.shape[d];
+      }
+      for (size_t d = 0; d < rank; ++d)
+        dst = dst * t->shape[d] + idx[d] + low[d];
+      t->data[dst] = src.data[flat];
+    }
+    tensors[pad.getResult()] = t;
+    return llvm::Error::success();
+  }
+
+  llvm::Expected<Program> compilePayload(linalg::GenericOp op) {
+    Program p;
+    Block &body = op.getRegion().front();
+    DenseMap<Value, int> slot;
+    for (BlockArgument arg : body.getArguments())
+      slot[arg] = p.numSlots++;
+    auto operand = [&](Value v) -> llvm::Expected<int> {
+      auto it = slot.find(v);
+      if (it != slot.end())
+        return it->second;
+      // A scalar captured from the function body.
+      auto s = scalarOf(v);
+      if (!s)
+        return s.takeError();
+      int id = p.numSlots++;
+      p.constants.push_back({id, *s});
+      slot[v] = id;
+      return id;
+    };
+    for (Operation &inner : body) {
+      if (auto yield = dyn_cast<linalg::YieldOp>(inner)) {
+        for (Value v : yield.getValues()) {
+          auto s = operand(v);
+          if (!s)
+            return s.takeError();
+          p.yields.push_back(*s);
+        }
+        break;
+      }
+      if (auto c = dyn_cast<arith::ConstantOp>(inner)) {
+        double value;
+        if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+          value = f.getValueAsDouble();
+        else if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+          value = double(i.getValue().getSExtValue());
+        else
+          return error("unsupported constant " + where(&inner));
+        int id = p.numSlots++;
+        p.constants.push_back({id, value});
+        slot[c] = id;
+        continue;
+      }
+      Instr in;
+      std::optional<Opc> opc =
+          llvm::TypeSwitch<Operation *, std::optional<Opc>>(&inner)
+              .Case<arith::AddFOp>([](auto) { return Opc::Add; })
+              .Case<arith::SubFOp>([](auto) { return Opc::Sub; })
+              .Case<arith::MulFOp>([](auto) { return Opc::Mul; })
+              .Case<arith::DivFOp>([](auto) { return Opc::Div; })
+              .Case<arith::RemFOp>([](auto) { return Opc::Rem; })
+              .Case<arith::NegFOp>([](auto) { return Opc::Neg; })
+              .Case<arith::MaximumFOp>([](auto) { return Opc::Max; })
+              .Case<arith::MinimumFOp>([](auto) { return Opc::Min; })
+              .Case<arith::MaxNumFOp>([](auto) { return Opc::MaxNum; })
+              .Case<arith::MinNumFOp>([](auto) { return Opc::MinNum; })
+              .Case<arith::CmpFOp>([](auto) { return Opc::CmpF; })
+              .Case<arith::CmpIOp>([](auto) { return Opc::CmpI; })
+              .Case<arith::SelectOp>([](auto) { return Opc::Select; })
+              .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp,
+                    arith::UIToFPOp, arith::IndexCastOp, arith::ExtSIOp,
+                    arith::ExtUIOp, arith::TruncIOp>(
+                  [](auto) { return Opc::Copy; })
+              .Case<arith::FPToSIOp, arith::FPToUIOp>(
+                  [](auto) { return Opc::FpToInt; })
+              .Case<arith::AddIOp>([](auto) { return Opc::Add; })
+              .Case<arith::SubIOp>([](auto) { return Opc::Sub; })
+              .Case<arith::MulIOp>([](auto) { return Opc::Mul; })
+              .Case<arith::MaxSIOp>([](auto) { return Opc::MaxNum; })
+              .Case<arith::MinSIOp>([](auto) { return Opc::MinNum; })
+              .Case<arith::AndIOp>([](auto) { return Opc::AndI; })
+              .Case<arith::OrIOp>([](auto) { return Opc::OrI; })
+              .Case<arith::XOrIOp>([](auto) { return Opc::XorI; })
+              .Case<math::ExpOp>([](auto) { return Opc::Exp; })
+              .Case<math::Exp2Op>([](auto) { return Opc::Exp2; })
+              .Case<math::ExpM1Op>([](auto) { return Opc::Expm1; })
+              .Case<math::LogOp>([](auto) { return Opc::Log; })
+              .Case<math::Log2Op>([](auto) { return Opc::Log2; })
+              .Case<math::Log10Op>([](auto) { return Opc::Log10; })
+              .Case<math::Log1pOp>([](auto) { return Opc::Log1p; })
+              .Case<math::TanhOp>([](auto) { return Opc::Tanh; })
+              .Case<math::ErfOp>([](auto) { return Opc::Erf; })
+              .Case<math::SqrtOp>([](auto) { return Opc::Sqrt; })
+              .Case<math::RsqrtOp>([](auto) { return Opc::Rsqrt; })
+              .Case<math::AbsFOp>([](auto) { return Opc::Abs; })
+              .Case<math::PowFOp>([](auto) { return Opc::Pow; })
+              .Case<math::SinOp>([](auto) { return Opc::Sin; })
+              .Case<math::CosOp>([](auto) { return Opc::Cos; })
+              .Case<math::FloorOp>([](auto) { return Opc::Floor; })
+              .Case<math::CeilOp>([](auto) { return Opc::Ceil; })
+              .Case<math::RoundOp>([](auto) { return Opc::Round; })
+              .Case<math::FmaOp>([](auto) { return Opc::Fma; })
+              .Case<math::AtanOp>([](auto) { return Opc::Atan; })
+              .Case<math::Atan2Op>([](auto) { return Opc::Atan2; })
+              .Case<linalg::IndexOp>([](auto) { return Opc::Index; })
+              .Default([](Operation *) { return std::nullopt; });
+      if (!opc)
+        return error("unsupported payload op " + where(&inner));
+      in.op = *opc;
+      int *slots[] = {&in.a, &in.b, &in.c};
+      for (auto [i, v] : llvm::enumerate(inner.getOperands())) {
+        if (i >= 3)
+          return error("too many operands " + where(&inner));
+        auto s = operand(v);
+        if (!s)
+          return s.takeError();
+        *slots[i] = *s;
+      }
+      if (auto cmp = dyn_cast<arith::CmpFOp>(inner))
+        in.pred = int(cmp.getPredicate());
+      if (auto cmp = dyn_cast<arith::CmpIOp>(inner))
+        in.pred = int(cmp.getPredicate());
+      if (auto index = dyn_cast<linalg::IndexOp>(inner))
+        in.pred = int(index.getDim());
+      bool floatResult = isa<FloatType>(inner.getResult(0).getType());
+      in.isFlop = floatResult && in.op != Opc::Copy && in.op != Opc::Select &&
+                  in.op != Opc::Neg;
+      p.flopsPerPoint += in.isFlop ? (in.op == Opc::Fma ? 2 : 1) : 0;
+      in.dst = p.numSlots++;
+      slot[inner.getResult(0)] = in.dst;
+      p.code.push_back(in);
+    }
+    return p;
+  }
+
+  llvm::Error executeGeneric(linalg::GenericOp op, unsigned threads) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return error("dynamic loop ranges " + where(op));
+    auto program = compilePayload(op);
+    if (!program)
+      return program.takeError();
+    size_t numLoops = ranges.size();
+
+    // Operand data and accesses; results start as copies of the inits.
+    struct Operand {
+      const double *data = nullptr;
+      double *out = nullptr;
+      Access access;
+      bool scalar = false;
+      double scalarValue = 0;
+    };
+    std::vector<Operand> operands;
+    std::vector<std::shared_ptr<RefTensor>> outputs;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Operand o;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (!isa<RankedTensorType>(operand.get().getType())) {
+        auto s = scalarOf(operand.get());
+        if (!s)
+          return s.takeError();
+        o.scalar = true;
+        o.scalarValue = *s;
+        operands.push_back(o);
+        continue;
+      }
+      auto it = tensors.find(operand.get());
+      if (it == tensors.end())
+        return error("operand not computed " + where(op));
+      auto access = compileAccess(map, it->second->shape);
+      if (!access)
+        return error("unsupported indexing map " + where(op));
+      o.access = *access;
+      if (op.isDpsInit(&operand)) {
+        auto result = std::make_shared<RefTensor>(*it->second);
+        outputs.push_back(result);
+        o.out = result->data.data();
+        o.data = o.out;
+      } else {
+        o.data = it->second->data.data();
+      }
+      operands.push_back(o);
+    }
+    int64_t numInputs = op.getNumDpsInputs();
+
+    // Parallelise over the outermost loop when every output is indexed by
+    // it, so that threads write disjoint elements.
+    bool parallelOuter =
+        numLoops > 0 &&
+        op.getIteratorTypesArray()[0] == utils::IteratorType::parallel &&
+        llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+          AffineMap map = op.getMatchingIndexingMap(&init);
+          return llvm::any_of(map.getResults(), [](AffineExpr e) {
+            auto d = dyn_cast<AffineDimExpr>(e);
+            return d && d.getPosition() == 0;
+          });
+        });
+    int64_t outer = numLoops ? ranges[0] : 1;
+    unsigned workers = parallelOuter ? std::max(1u, std::min<unsigned>(
+                                                        threads, outer))
+                                     : 1;
+    auto work = [&](int64_t begin, int64_t end) {
+      std::vector<double> slots(program->numSlots);
+      for (auto [id, value] : program->constants)
+        slots[id] = value;
+      std::vector<int64_t> iv(numLoops, 0);
+      std::vector<int64_t> offsets(operands.size());
+      if (numLoops == 0) {
+        begin = 0;
+        end = 1;
+      }
+      for (int64_t o = begin; o < end; ++o) {
+        if (numLoops)
+          iv[0] = o;
+        std::fill(iv.begin() + (numLoops ? 1 : 0), iv.end(), 0);
+        while (true) {
+          for (size_t k = 0; k < operands.size(); ++k) {
+            if (operands[k].scalar) {
+              slots[k] = operands[k].scalarValue;
+              continue;
+            }
+            const Access &a = operands[k].access;
+            int64_t off = a.base;
+            for (size_t d = 0; d < numLoops; ++d)
+              off += a.strides[d] * iv[d];
+            offsets[k] = off;
+            slots[k] = operands[k].data[off];
+          }
+          for (const Instr &in : program->code)
+            slots[in.dst] =
+                in.op == Opc::Index ? double(iv[in.pred]) : eval(in, slots.data());
+          for (size_t r = 0; r < program->yields.size(); ++r)
+            operands[numInputs + r].out[offsets[numInputs + r]] =
+                slots[program->yields[r]];
+          // Next point of the inner loops (odometer).
+          bool done = true;
+          for (size_t d = numLoops; d-- > 1;) {
+            if (++iv[d] < ranges[d]) {
+              done = false;
+              break;
+            }
+            iv[d] = 0;
+          }
+          if (done)
+            break;
+        }
+      }
+    };
+    if (workers <= 1) {
+      work(0, outer);
+    } else {
+      std::vector<std::thread> pool;
+      int64_t chunk = (outer + workers - 1) / workers;
+      for (unsigned w = 0; w < workers; ++w) {
+        int64_t b = int64_t(w) * chunk, e = std::min(outer, b + chunk);
+        if (b < e)
+          pool.emplace_back(work, b, e);
+      }
+      for (std::thread &t : pool)
+        t.join();
+    }
+    double points = 1;
+    for (int64_t r : ranges)
+      points *= double(r);
+    flopCount += points * double(program->flopsPerPoint);
+    for (auto [result, tensor] : llvm::zip(op.getResults(), outputs))
+      tensors[result] = tensor;
+    return llvm::Error::success();
+  }
+
+  std::unique_ptr<MLIRContext> context;
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp func;
+  std::vector<std::vector<int64_t>> args, results;
+  std::vector<ElementType> argElementTypes, resultElementTypes;
+  DenseMap<Value, std::shared_ptr<RefTensor>> tensors;
+  DenseMap<Value, double> scalars;
+  double flopCount = 0;
+};
+} // namespace
+
+llvm::Expected<std::unique_ptr<Reference>>
+Reference::create(llvm::StringRef source, llvm::StringRef function) {
+  auto interpreter = std::make_unique<Interpreter>();
+  if (llvm::Error e = interpreter->prepare(source, function))
+    return std::move(e);
+  return std::unique_ptr<Reference>(std::move(interpreter));
+}

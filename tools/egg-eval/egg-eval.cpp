@@ -1,0 +1,529 @@
+//===- egg-eval.cpp - Run, check and time compiled kernels on the GPU -----===//
+//
+//   egg-eval kernels.manifest.json --source=input.mlir [--json=result.json]
+//
+// Runs the manifest's launch sequence on fresh random inputs, checks every
+// output against the float64 reference interpretation of the source, then
+// times the whole function and each kernel with CUDA events. What it checks
+// and why: docs/egg-eval.md. Exit status: 0 correct, 1 incorrect, 2 fault or
+// timeout, 3 usage or setup error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaDriver.h"
+
+#include "egg/Eval/Check.h"
+#include "egg/Eval/Manifest.h"
+#include "egg/Eval/Reference.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstring>
+#include <cmath>
+#include <random>
+#include <thread>
+
+using namespace mlir::egg::eval;
+namespace json = llvm::json;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> manifestPath(cl::Positional, cl::Required,
+                                         cl::desc("<manifest.json>"));
+static cl::opt<std::string> sourcePath(
+    "source", cl::Required,
+    cl::desc("The input MLIR the manifest was compiled from (reference)"));
+static cl::opt<std::string> functionName(
+    "function", cl::desc("Function to evaluate (default: the first)"),
+    cl::init(""));
+static cl::opt<unsigned> trials("trials",
+                                cl::desc("Correctness trials, fresh inputs "
+                                         "each (at least 5 recommended)"),
+                                cl::init(5));
+static cl::opt<unsigned> seed("seed", cl::desc("Random seed"), cl::init(0));
+static cl::opt<bool> timing("timing", cl::desc("Time the function"),
+                            cl::init(true));
+static cl::opt<bool> hotCache("hot-cache",
+                              cl::desc("Do not flush L2 between timed runs"),
+                              cl::init(false));
+static cl::opt<double> budgetMs("timing-budget-ms",
+                                cl::desc("Time spent in timed runs"),
+                                cl::init(300));
+static cl::opt<double> timeoutS(
+    "timeout", cl::desc("Seconds before a run counts as hung"), cl::init(10));
+static cl::opt<std::string> jsonPath("json",
+                                     cl::desc("Write the result as JSON here"),
+                                     cl::init(""));
+static cl::opt<unsigned> cpuThreads(
+    "cpu-threads", cl::desc("CPU threads for the reference (0: all)"),
+    cl::init(0));
+
+namespace {
+/// The result, filled as the run goes and written however it ends.
+struct Report {
+  json::Object root{{"format", "egg-eval"}, {"version", 1}};
+  std::string status = "error";
+  std::string reason;
+
+  void print() {
+    root["status"] = status;
+    if (!reason.empty())
+      root["reason"] = reason;
+    if (!jsonPath.empty()) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(jsonPath, ec);
+      if (!ec)
+        os << llvm::formatv("{0:2}", json::Value(json::Object(root))) << "\n";
+      else
+        llvm::errs() << "egg-eval: cannot write " << jsonPath << ": "
+                     << ec.message() << "\n";
+    }
+    llvm::outs() << "status: " << status;
+    if (!reason.empty())
+      llvm::outs() << " (" << reason << ")";
+    llvm::outs() << "\n";
+    llvm::outs().flush();
+  }
+
+  [[noreturn]] void finish(const std::string &s, const std::string &why,
+                           int code) {
+    status = s;
+    reason = why;
+    print();
+    // Quick exit: after a fault the CUDA context cannot be torn down
+    // cleanly, and a hung kernel may still be running.
+    std::_Exit(code);
+  }
+};
+
+/// Input values of trial `t`: each trial draws from another distribution
+/// (docs/egg-eval.md), so a kernel must be right for all of them.
+std::vector<double> drawInputs(int64_t n, unsigned t, std::mt19937_64 &rng,
+                               std::string &name) {
+  std::vector<double> v(n);
+  switch (t % 5) {
+  case 0: {
+    name = "normal(0,1)";
+    std::normal_distribution<double> d(0, 1);
+    for (double &x : v)
+      x = d(rng);
+    break;
+  }
+  case 1: {
+    name = "uniform(-1,1)";
+    std::uniform_real_distribution<double> d(-1, 1);
+    for (double &x : v)
+      x = d(rng);
+    break;
+  }
+  case 2: {
+    name = "uniform(-8,8)";
+    std::uniform_real_distribution<double> d(-8, 8);
+    for (double &x : v)
+      x = d(rng);
+    break;
+  }
+  case 3: {
+    name = "normal(1,3)";
+    std::normal_distribution<double> d(1, 3);
+    for (double &x : v)
+      x = d(rng);
+    break;
+  }
+  default: {
+    name = "uniform(0,1)";
+    std::uniform_real_distribution<double> d(0, 1);
+    for (double &x : v)
+      x = d(rng);
+    break;
+  }
+  }
+  return v;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "egg-eval: run, check and time EGG kernels\n");
+  Report report;
+  auto readFile = [&](const std::string &path) -> std::string {
+    auto buffer = llvm::MemoryBuffer::getFile(path);
+    if (!buffer)
+      report.finish("error",
+                    "cannot read " + path + ": " + buffer.getError().message(),
+                    3);
+    return (*buffer)->getBuffer().str();
+  };
+  llvm::Expected<Manifest> manifest = parseManifest(readFile(manifestPath));
+  if (!manifest)
+    report.finish("error", llvm::toString(manifest.takeError()), 3);
+  const Function *function = manifest->findFunction(functionName);
+  if (!function)
+    report.finish("error", "no function '" + functionName + "' in manifest",
+                  3);
+  report.root["function"] = function->name;
+
+  // The reference must describe the same function: same shapes and types.
+  unsigned threads =
+      cpuThreads ? cpuThreads.getValue()
+                 : std::max(1u, std::thread::hardware_concurrency());
+  auto reference = Reference::create(readFile(sourcePath), function->name);
+  if (!reference)
+    report.finish("error", llvm::toString(reference.takeError()), 3);
+  std::vector<int64_t> inputs = function->inputs(),
+                       outputs = function->outputs();
+  auto sameSignature = [&](const std::vector<int64_t> &ids,
+                           const std::vector<std::vector<int64_t>> &shapes,
+                           const std::vector<ElementType> &types) {
+    if (ids.size() != shapes.size())
+      return false;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const Buffer &b = function->buffers[ids[i]];
+      if (b.shape != shapes[i] || b.elementType != types[i])
+        return false;
+    }
+    return true;
+  };
+  if (!sameSignature(inputs, (*reference)->argShapes(),
+                     (*reference)->argTypes()) ||
+      !sameSignature(outputs, (*reference)->resultShapes(),
+                     (*reference)->resultTypes()))
+    report.finish("error",
+                  "the manifest's buffers do not match the source function's "
+                  "arguments and results",
+                  3);
+
+  // GPU setup.
+  egg::cuda::Driver cu;
+  std::string why;
+  if (!cu.load(why))
+    report.finish("error", why, 3);
+  auto check = [&](CUresult r, const char *what) {
+    if (r != CUDA_SUCCESS)
+      report.finish("error", std::string(what) + ": " + cu.describe(r), 3);
+  };
+  check(cu.cuInit(0), "cuInit");
+  CUdevice device;
+  check(cu.cuDeviceGet(&device, 0), "cuDeviceGet");
+  CUcontext context;
+  check(cu.cuDevicePrimaryCtxRetain(&context, device), "context");
+  check(cu.cuCtxSetCurrent(context), "context");
+  char deviceName[256] = {0};
+  cu.cuDeviceGetName(deviceName, sizeof(deviceName), device);
+  int major = 0, minor = 0, smCount = 0, l2Bytes = 0;
+  cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                          device);
+  cu.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                          device);
+  cu.cuDeviceGetAttribute(&smCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                          device);
+  cu.cuDeviceGetAttribute(&l2Bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device);
+  report.root["device"] = json::Object{
+      {"name", deviceName},
+      {"compute_capability", llvm::formatv("{0}.{1}", major, minor).str()},
+      {"sm_count", smCount}};
+
+  // Modules: JIT the PTX; its log goes into the error.
+  llvm::StringMap<CUmodule> modules;
+  for (const Module &m : manifest->modules) {
+    char log[8192] = {0};
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+    CUmodule module;
+    CUresult r = cu.cuModuleLoadDataEx(&module, m.ptx.c_str(), 2, options,
+                                       values);
+    if (r != CUDA_SUCCESS)
+      report.finish("error", "loading module " + m.name + ": " +
+                                 cu.describe(r) + " " + log,
+                    3);
+    modules[m.name] = module;
+  }
+  std::vector<CUfunction> kernels(function->steps.size(), nullptr);
+  for (auto [i, step] : llvm::enumerate(function->steps)) {
+    if (step.kind != Step::Kind::Launch)
+      continue;
+    check(cu.cuModuleGetFunction(&kernels[i], modules[step.module],
+                                 step.kernel.c_str()),
+          "cuModuleGetFunction");
+    if (step.sharedBytes > 48 * 1024)
+      check(cu.cuFuncSetAttribute(
+                kernels[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                int(step.sharedBytes)),
+            "shared memory limit");
+  }
+  std::vector<CUdeviceptr> ptrs(function->buffers.size());
+  for (auto [i, b] : llvm::enumerate(function->buffers))
+    check(cu.cuMemAlloc(&ptrs[i], b.bytes), "cuMemAlloc");
+  size_t flushBytes = std::max<size_t>(size_t(l2Bytes) * 2, 64 << 20);
+  CUdeviceptr flush;
+  check(cu.cuMemAlloc(&flush, flushBytes), "cuMemAlloc");
+
+  // One run of the function: launches and copies in order, on stream 0.
+  std::vector<std::vector<void *>> params(function->steps.size());
+  std::vector<std::vector<uint64_t>> storage(function->steps.size());
+  for (auto [i, step] : llvm::enumerate(function->steps)) {
+    storage[i].resize(step.args.size());
+    for (auto [j, arg] : llvm::enumerate(step.args)) {
+      uint64_t &slot = storage[i][j];
+      if (arg.isBuffer) {
+        slot = ptrs[arg.buffer];
+      } else if (arg.scalarType == "f32") {
+        float f = float(arg.value);
+        std::memcpy(&slot, &f, 4);
+      } else if (arg.scalarType == "i32") {
+        int32_t v = int32_t(arg.value);
+        std::memcpy(&slot, &v, 4);
+      } else {
+        int64_t v = int64_t(arg.value);
+        std::memcpy(&slot, &v, 8);
+      }
+      params[i].push_back(&slot);
+    }
+  }
+  auto launch = [&](size_t i) {
+    const Step &s = function->steps[i];
+    if (s.kind == Step::Kind::Copy)
+      return cu.cuMemcpyDtoDAsync(ptrs[s.dst], ptrs[s.src],
+                                  function->buffers[s.src].bytes, nullptr);
+    return cu.cuLaunchKernel(kernels[i], s.grid[0], s.grid[1], s.grid[2],
+                             s.block[0], s.block[1], s.block[2],
+                             unsigned(s.sharedBytes), nullptr,
+                             params[i].data(), nullptr);
+  };
+  // Waits for the stream; a fault or a hang ends the process with a report.
+  auto waitOrDie = [&](const char *what) {
+    auto start = std::chrono::steady_clock::now();
+    while (true) {
+      CUresult r = cu.cuStreamQuery(nullptr);
+      if (r == CUDA_SUCCESS)
+        return;
+      if (r != CUDA_ERROR_NOT_READY)
+        report.finish("fault", std::string(what) + ": " + cu.describe(r), 2);
+      double s = std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - start)
+                     .count();
+      if (s > timeoutS)
+        report.finish("timeout",
+                      llvm::formatv("{0} did not finish within {1} s", what,
+                                    timeoutS.getValue()),
+                      2);
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  };
+  auto runOnce = [&](const char *what) {
+    for (size_t i = 0; i < function->steps.size(); ++i) {
+      CUresult r = launch(i);
+      if (r != CUDA_SUCCESS)
+        report.finish("fault",
+                      llvm::formatv("launching step {0}: {1}", i,
+                                    cu.describe(r)),
+                      2);
+    }
+    waitOrDie(what);
+  };
+
+  // Correctness.
+  bool half = false;
+  for (const Buffer &b : function->buffers)
+    half |= isHalfPrecision(b.elementType);
+  Tolerance tolerance = toleranceFor(half);
+  json::Array trialReports;
+  bool correct = true;
+  std::string firstFailure;
+  std::vector<std::vector<uint8_t>> previousOut;
+  std::vector<RefTensor> previousRef;
+  std::mt19937_64 rng(seed);
+  for (unsigned t = 0; t < trials; ++t) {
+    std::string distribution;
+    std::vector<RefTensor> args;
+    std::vector<std::vector<uint8_t>> uploaded;
+    for (int64_t id : inputs) {
+      const Buffer &b = function->buffers[id];
+      std::vector<double> values =
+          roundTo(drawInputs(b.numElements(), t, rng, distribution),
+                  b.elementType);
+      uploaded.push_back(encode(values, b.elementType));
+      check(cu.cuMemcpyHtoD(ptrs[id], uploaded.back().data(), b.bytes),
+            "upload");
+      args.push_back({b.shape, std::move(values)});
+    }
+    for (const Buffer &b : function->buffers)
+      if (b.role != Buffer::Role::Input)
+        check(cu.cuMemsetD8Async(ptrs[b.id], kPoisonByte, b.bytes, nullptr),
+              "poison");
+    runOnce("correctness run");
+
+    auto ref = (*reference)->run(args, threads);
+    if (!ref)
+      report.finish("error", llvm::toString(ref.takeError()), 3);
+    json::Array outputReports;
+    std::vector<std::vector<uint8_t>> outBytes;
+    std::string failure;
+    for (auto [k, id] : llvm::enumerate(outputs)) {
+      const Buffer &b = function->buffers[id];
+      std::vector<uint8_t> bytes(b.bytes);
+      check(cu.cuMemcpyDtoH(bytes.data(), ptrs[id], b.bytes), "download");
+      int64_t unwritten = countPoison(bytes, b.elementType);
+      Comparison c =
+          compare(decode(bytes, b.elementType), (*ref)[k].data, tolerance);
+      if (unwritten)
+        c.pass = false, c.reason = llvm::formatv("{0} of {1} elements were "
+                                                 "never written",
+                                                 unwritten, b.numElements());
+      bool refChanged =
+          t > 0 && previousRef[k].data != (*ref)[k].data;
+      if (c.pass && refChanged && previousOut[k] == bytes)
+        c.pass = false, c.reason = "the output did not change with new "
+                                   "inputs (stale or cached result)";
+      if (!c.pass && failure.empty())
+        failure = llvm::formatv("output {0}: {1}", k, c.reason);
+      outputReports.push_back(json::Object{{"output", int64_t(k)},
+                                           {"pass", c.pass},
+                                           {"relative_l2", c.relativeL2},
+                                           {"max_abs_error", c.maxAbsError},
+                                           {"bad_elements", c.badElements},
+                                           {"non_finite", c.nonFinite},
+                                           {"unwritten", unwritten},
+                                           {"reason", c.reason}});
+      outBytes.push_back(std::move(bytes));
+    }
+    for (auto [k, id] : llvm::enumerate(inputs)) {
+      std::vector<uint8_t> after(function->buffers[id].bytes);
+      check(cu.cuMemcpyDtoH(after.data(), ptrs[id], after.size()),
+            "download");
+      if (after != uploaded[k] && failure.empty())
+        failure = llvm::formatv("input {0} was modified by the kernels", k);
+    }
+    trialReports.push_back(json::Object{{"trial", int64_t(t)},
+                                        {"distribution", distribution},
+                                        {"pass", failure.empty()},
+                                        {"outputs", std::move(outputReports)}});
+    llvm::outs() << llvm::formatv("trial {0} {1,-14} {2}\n", t, distribution,
+                                  failure.empty() ? "pass" : failure);
+    if (!failure.empty() && correct) {
+      correct = false;
+      firstFailure = llvm::formatv("trial {0} ({1}): {2}", t, distribution,
+                                   failure);
+    }
+    previousOut = std::move(outBytes);
+    previousRef = std::move(*ref);
+  }
+  report.root["correctness"] =
+      json::Object{{"trials", std::move(trialReports)},
+                   {"tolerance", json::Object{{"relative_l2",
+                                               tolerance.relativeL2},
+                                              {"elementwise",
+                                               tolerance.elementwise}}}};
+  if (!correct)
+    report.finish("incorrect", firstFailure, 1);
+
+  // Roofline: fewest bytes (inputs read once, outputs written once) and the
+  // reference's operation count.
+  double bytes = 0;
+  for (const Buffer &b : function->buffers)
+    if (b.role != Buffer::Role::Temp)
+      bytes += double(b.bytes);
+  double peak = half ? double(manifest->tensorGflops)
+                     : double(manifest->fp32Gflops);
+  Roofline roof = roofline((*reference)->flops(), bytes,
+                           double(manifest->dramGbps), peak);
+
+  if (timing) {
+    CUevent start, stop;
+    check(cu.cuEventCreate(&start, CU_EVENT_DEFAULT), "event");
+    check(cu.cuEventCreate(&stop, CU_EVENT_DEFAULT), "event");
+    auto timedRun = [&](int64_t r, std::vector<double> *perStep) {
+      if (!hotCache)
+        check(cu.cuMemsetD32Async(flush, unsigned(r), flushBytes / 4, nullptr),
+              "L2 flush");
+      check(cu.cuEventRecord(start, nullptr), "event");
+      for (size_t i = 0; i < function->steps.size(); ++i)
+        check(launch(i), "launch");
+      check(cu.cuEventRecord(stop, nullptr), "event");
+      waitOrDie("timed run");
+      check(cu.cuEventSynchronize(stop), "event");
+      float ms = 0;
+      check(cu.cuEventElapsedTime(&ms, start, stop), "event");
+      (void)perStep;
+      return double(ms);
+    };
+    std::vector<double> warm;
+    for (int i = 0; i < 3; ++i)
+      warm.push_back(timedRun(i, nullptr));
+    int64_t runs = adaptiveRuns(summarize(warm).median, budgetMs);
+    std::vector<double> samples;
+    for (int64_t r = 0; r < runs; ++r)
+      samples.push_back(timedRun(r, nullptr));
+    Stats total = summarize(samples);
+
+    // Per kernel: events around each launch, fewer runs.
+    json::Array perKernel;
+    int64_t kernelRuns = std::min<int64_t>(runs, 50);
+    for (size_t i = 0; i < function->steps.size(); ++i) {
+      std::vector<double> ks;
+      for (int64_t r = 0; r < kernelRuns; ++r) {
+        if (!hotCache)
+          check(cu.cuMemsetD32Async(flush, unsigned(r), flushBytes / 4,
+                                    nullptr),
+                "L2 flush");
+        for (size_t j = 0; j < i; ++j)
+          check(launch(j), "launch");
+        check(cu.cuEventRecord(start, nullptr), "event");
+        check(launch(i), "launch");
+        check(cu.cuEventRecord(stop, nullptr), "event");
+        waitOrDie("timed run");
+        float ms = 0;
+        check(cu.cuEventElapsedTime(&ms, start, stop), "event");
+        ks.push_back(ms);
+      }
+      Stats s = summarize(ks);
+      const Step &step = function->steps[i];
+      perKernel.push_back(json::Object{
+          {"step", int64_t(i)},
+          {"kernel", step.kind == Step::Kind::Launch ? step.kernel : "copy"},
+          {"median_ms", s.median}});
+    }
+    double gbps = roof.bytes / (total.median * 1e-3) / 1e9;
+    double tflops = roof.flops / (total.median * 1e-3) / 1e12;
+    double fraction = roof.floorMs() > 0 ? roof.floorMs() / total.median : 0;
+    report.root["timing"] = json::Object{
+        {"cold_cache", !hotCache},
+        {"runs", total.count},
+        {"median_ms", total.median},
+        {"mean_ms", total.mean},
+        {"min_ms", total.min},
+        {"max_ms", total.max},
+        {"p10_ms", total.p10},
+        {"p90_ms", total.p90},
+        {"stddev_ms", total.stddev},
+        {"per_kernel", std::move(perKernel)}};
+    report.root["roofline"] =
+        json::Object{{"flops", roof.flops},
+                     {"bytes", roof.bytes},
+                     {"memory_floor_ms", roof.memoryFloorMs},
+                     {"compute_floor_ms", roof.computeFloorMs},
+                     {"bound", roof.bound()},
+                     {"achieved_gbps", gbps},
+                     {"achieved_tflops", tflops},
+                     {"fraction_of_floor", fraction}};
+    llvm::outs() << llvm::formatv(
+        "time: median {0:f4} ms (p10 {1:f4}, p90 {2:f4}, {3} runs, {4} "
+        "cache)  {5:f1} GB/s  {6:f2} TFLOP/s  floor {7:f4} ms ({8}-bound), "
+        "{9:p} of floor\n",
+        total.median, total.p10, total.p90, total.count,
+        hotCache ? "hot" : "cold", gbps, tflops, roof.floorMs(), roof.bound(),
+        fraction);
+  }
+  report.status = "ok";
+  report.print();
+  return 0;
+}

@@ -1,0 +1,263 @@
+//===- EvalTest.cpp - CPU side of egg-eval --------------------------------===//
+//
+// Manifest parsing, element conversions, the correctness verdict, timing
+// statistics, roofline arithmetic and the float64 reference interpreter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Eval/Check.h"
+#include "egg/Eval/Manifest.h"
+#include "egg/Eval/Reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace mlir::egg::eval;
+
+namespace {
+const char *kManifest = R"json({
+  "format": "egg-manifest", "version": 1,
+  "target": "#egg.target<chip = \"sm_90a\", dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>",
+  "modules": [{"name": "m", "ptx": "// ptx"}],
+  "functions": [{
+    "name": "f",
+    "buffers": [
+      {"id": 0, "role": "input", "arg": 0, "shape": [4, 8], "element_type": "f32", "bytes": 128},
+      {"id": 1, "role": "output", "arg": 1, "shape": [4, 8], "element_type": "bf16", "bytes": 64},
+      {"id": 2, "role": "temp", "shape": [4], "element_type": "f16", "bytes": 8}],
+    "steps": [
+      {"kind": "launch", "module": "m", "kernel": "k", "grid": [2, 1, 1], "block": [32, 1, 1],
+       "shared_bytes": 0, "args": [{"buffer": 0}, {"buffer": 1}, {"scalar": "i64", "value": 7}]},
+      {"kind": "copy", "src": 0, "dst": 0}]
+  }]})json";
+
+std::string errorOf(llvm::StringRef text) {
+  llvm::Expected<Manifest> m = parseManifest(text);
+  if (m)
+    return "";
+  return llvm::toString(m.takeError());
+}
+
+std::string replace(std::string s, const std::string &from,
+                    const std::string &to) {
+  size_t pos = s.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  return s.replace(pos, from.size(), to);
+}
+} // namespace
+
+TEST(ManifestTest, ParsesBuffersStepsAndTargetFigures) {
+  llvm::Expected<Manifest> m = parseManifest(kManifest);
+  ASSERT_TRUE(bool(m)) << llvm::toString(m.takeError());
+  EXPECT_EQ(m->dramGbps, 4250);
+  EXPECT_EQ(m->tensorGflops, 790000);
+  const Function *f = m->findFunction("f");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->inputs(), std::vector<int64_t>{0});
+  EXPECT_EQ(f->outputs(), std::vector<int64_t>{1});
+  EXPECT_EQ(f->buffers[1].elementType, ElementType::BF16);
+  ASSERT_EQ(f->steps.size(), 2u);
+  EXPECT_EQ(f->steps[0].grid[0], 2);
+  EXPECT_FALSE(f->steps[0].args[2].isBuffer);
+  EXPECT_EQ(f->steps[0].args[2].value, 7);
+  EXPECT_EQ(f->steps[1].kind, Step::Kind::Copy);
+}
+
+TEST(ManifestTest, RejectsMalformedInputWithALocatedMessage) {
+  EXPECT_NE(errorOf("{"), "");
+  EXPECT_NE(errorOf(R"({"format": "other"})").find("not an egg-manifest"),
+            std::string::npos);
+  std::string m = kManifest;
+  EXPECT_NE(errorOf(replace(m, "{\"buffer\": 1}", "{\"buffer\": 9}"))
+                .find("functions[0].steps[0]: buffer 9 does not exist"),
+            std::string::npos);
+  EXPECT_NE(errorOf(replace(m, "\"bytes\": 64", "\"bytes\": 65"))
+                .find("'bytes' does not match"),
+            std::string::npos);
+  EXPECT_NE(errorOf(replace(m, "\"block\": [32, 1, 1]", "\"block\": [2048, 1, 1]"))
+                .find("more than 1024 threads"),
+            std::string::npos);
+  EXPECT_NE(errorOf(replace(m, "\"module\": \"m\"", "\"module\": \"x\""))
+                .find("unknown module 'x'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(replace(m, "\"element_type\": \"f16\"", "\"element_type\": \"i8\""))
+                .find("unsupported element type 'i8'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(replace(m, "\"role\": \"output\"", "\"role\": \"input\""))
+                .find("no output buffer"),
+            std::string::npos);
+}
+
+TEST(CheckTest, HalfAndBFloat16RoundTripAndRound) {
+  for (float f : {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f})
+    EXPECT_EQ(halfToFloat(floatToHalf(f)), f) << f;
+  EXPECT_TRUE(std::isinf(halfToFloat(floatToHalf(1e6f))));
+  EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(NAN))));
+  // 1 + 2^-11 is halfway between two halves: ties to even (1.0).
+  EXPECT_EQ(halfToFloat(floatToHalf(1.0f + 1.0f / 2048)), 1.0f);
+  for (float f : {0.0f, 1.0f, -3.0f, 1.5f})
+    EXPECT_EQ(bfloat16ToFloat(floatToBFloat16(f)), f);
+  EXPECT_EQ(bfloat16ToFloat(floatToBFloat16(1.00390625f)), 1.0f); // Tie.
+  std::vector<double> v = {1.0 / 3, -7.25, 1e-3};
+  EXPECT_EQ(decode(encode(v, ElementType::F64), ElementType::F64), v);
+  std::vector<double> r = roundTo(v, ElementType::F32);
+  EXPECT_EQ(r[0], double(float(1.0 / 3)));
+}
+
+TEST(CheckTest, PoisonIsCountedPerElement) {
+  std::vector<uint8_t> bytes(8, kPoisonByte);
+  bytes[0] = 0;
+  EXPECT_EQ(countPoison(bytes, ElementType::F32), 1);
+  EXPECT_EQ(countPoison(bytes, ElementType::F16), 3);
+  EXPECT_TRUE(std::isnan(decode(std::vector<uint8_t>(4, kPoisonByte),
+                                ElementType::F32)[0]));
+}
+
+TEST(CheckTest, VerdictPassesCloseResultsAndFailsWrongOnes) {
+  std::vector<double> ref = {1, -2, 3, 0.5};
+  Tolerance f32 = toleranceFor(false);
+  std::vector<double> close = {1 + 1e-7, -2, 3 - 1e-7, 0.5};
+  EXPECT_TRUE(compare(close, ref, f32).pass);
+  std::vector<double> wrong = {1, -2, 3.1, 0.5};
+  Comparison c = compare(wrong, ref, f32);
+  EXPECT_FALSE(c.pass);
+  EXPECT_NE(c.reason.find("relative error"), std::string::npos);
+  // The same difference passes the half-precision tolerance.
+  std::vector<double> halfish = {1.001, -2, 3.002, 0.5};
+  EXPECT_FALSE(compare(halfish, ref, f32).pass);
+  EXPECT_TRUE(compare(halfish, ref, toleranceFor(true)).pass);
+}
+
+TEST(CheckTest, NonFiniteNeverPasses) {
+  std::vector<double> ref = {1, 2};
+  Comparison nan = compare({1, NAN}, ref, toleranceFor(true));
+  EXPECT_FALSE(nan.pass);
+  EXPECT_EQ(nan.nonFinite, 1);
+  EXPECT_FALSE(compare({INFINITY, 2}, ref, toleranceFor(true)).pass);
+  Comparison badRef = compare({1, 2}, {1, NAN}, toleranceFor(true));
+  EXPECT_FALSE(badRef.pass);
+  EXPECT_NE(badRef.reason.find("outside the function's domain"),
+            std::string::npos);
+}
+
+TEST(CheckTest, ElementwiseBoundCatchesOneBadElementInALargeOutput) {
+  std::vector<double> ref(100000, 1.0), out = ref;
+  out[123] = 1.01; // Relative L2 is only ~3e-5 over the whole output...
+  Comparison c = compare(out, ref, toleranceFor(false));
+  EXPECT_FALSE(c.pass); // ...but the element is far outside its bound.
+  EXPECT_EQ(c.firstBad, 123);
+}
+
+TEST(CheckTest, StatisticsAndAdaptiveRuns) {
+  Stats s = summarize({5, 1, 3, 2, 4});
+  EXPECT_EQ(s.count, 5);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_DOUBLE_EQ(s.mean, 3);
+  EXPECT_NEAR(s.p10, 1.4, 1e-12);
+  EXPECT_NEAR(s.stddev, std::sqrt(2.5), 1e-12);
+  EXPECT_EQ(summarize({}).count, 0);
+  EXPECT_EQ(adaptiveRuns(0.001), 2000);
+  EXPECT_EQ(adaptiveRuns(3.0), 100);
+  EXPECT_EQ(adaptiveRuns(100.0), 20);
+}
+
+TEST(CheckTest, RooflineFloors) {
+  // 1 GB at 4000 GB/s is 0.25 ms; 1 TFLOP at 50000 GFLOP/s is 20 ms.
+  Roofline r = roofline(1e12, 1e9, 4000, 50000);
+  EXPECT_NEAR(r.memoryFloorMs, 0.25, 1e-12);
+  EXPECT_NEAR(r.computeFloorMs, 20, 1e-9);
+  EXPECT_STREQ(r.bound(), "compute");
+  EXPECT_DOUBLE_EQ(r.floorMs(), r.computeFloorMs);
+}
+
+namespace {
+std::vector<RefTensor> runReference(const char *source,
+                                    std::vector<RefTensor> args,
+                                    double *flops = nullptr) {
+  auto ref = Reference::create(source, "");
+  EXPECT_TRUE(bool(ref)) << llvm::toString(ref.takeError());
+  if (!ref)
+    return {};
+  auto out = (*ref)->run(args, 2);
+  EXPECT_TRUE(bool(out)) << llvm::toString(out.takeError());
+  if (flops)
+    *flops = (*ref)->flops();
+  return out ? *out : std::vector<RefTensor>{};
+}
+} // namespace
+
+TEST(ReferenceTest, MatmulWithFillAndBias) {
+  const char *src = R"mlir(
+    func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %bias: tensor<2xf32>) -> tensor<2x2xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<2x2xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+      %m = linalg.matmul ins(%a, %b : tensor<2x3xf32>, tensor<3x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+      %bb = linalg.broadcast ins(%bias : tensor<2xf32>) outs(%e : tensor<2x2xf32>) dimensions = [0]
+      %r = linalg.add ins(%m, %bb : tensor<2x2xf32>, tensor<2x2xf32>) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+      return %r : tensor<2x2xf32>
+    })mlir";
+  double flops = 0;
+  auto out = runReference(src,
+                          {{{2, 3}, {1, 2, 3, 4, 5, 6}},
+                           {{3, 2}, {7, 8, 9, 10, 11, 12}},
+                           {{2}, {0.5, -1}}},
+                          &flops);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].data, (std::vector<double>{58.5, 63, 139.5, 153}));
+  // 2*2*3 multiply-adds (2 flops each) + 4 adds.
+  EXPECT_DOUBLE_EQ(flops, 2 * 2 * 3 * 2 + 4);
+}
+
+TEST(ReferenceTest, SoftmaxRowsSumToOne) {
+  const char *src = R"mlir(
+    func.func @f(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+      %e = tensor.empty() : tensor<2x4xf32>
+      %r = linalg.softmax dimension(1) ins(%x : tensor<2x4xf32>) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
+      return %r : tensor<2x4xf32>
+    })mlir";
+  auto out = runReference(src, {{{2, 4}, {1, 2, 3, 4, 0, 0, 0, 0}}});
+  ASSERT_EQ(out.size(), 1u);
+  double z = std::exp(1) + std::exp(2) + std::exp(3) + std::exp(4);
+  EXPECT_NEAR(out[0].data[0], std::exp(1) / z, 1e-15);
+  EXPECT_NEAR(out[0].data[3], std::exp(4) / z, 1e-15);
+  EXPECT_NEAR(out[0].data[5], 0.25, 1e-15);
+}
+
+TEST(ReferenceTest, PaddedStridedConvolution) {
+  // 1x1x3x3 input, padding 1, 2x2 kernel of ones, stride 2: each output is
+  // the sum of a 2x2 window of the padded input.
+  const char *src = R"mlir(
+    func.func @f(%x: tensor<1x1x3x3xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32> {
+      %zero = arith.constant 0.0 : f32
+      %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+      ^bb0(%i: index, %j: index, %k: index, %l: index):
+        tensor.yield %zero : f32
+      } : tensor<1x1x3x3xf32> to tensor<1x1x5x5xf32>
+      %e = tensor.empty() : tensor<1x1x2x2xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+      %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+          ins(%p, %w : tensor<1x1x5x5xf32>, tensor<1x1x2x2xf32>) outs(%f : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+      return %r : tensor<1x1x2x2xf32>
+    })mlir";
+  auto out = runReference(src, {{{1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}},
+                                {{1, 1, 2, 2}, {1, 1, 1, 1}}});
+  ASSERT_EQ(out.size(), 1u);
+  // Windows at padded rows/cols (0,0), (0,2), (2,0), (2,2).
+  EXPECT_EQ(out[0].data, (std::vector<double>{1, 2 + 3, 4 + 7, 5 + 6 + 8 + 9}));
+}
+
+TEST(ReferenceTest, ReportsUnsupportedOpsWithTheirName) {
+  const char *src = R"mlir(
+    func.func @f(%x: tensor<4xf32>) -> tensor<2xf32> {
+      %s = tensor.extract_slice %x[0] [2] [1] : tensor<4xf32> to tensor<2xf32>
+      return %s : tensor<2xf32>
+    })mlir";
+  auto ref = Reference::create(src, "");
+  ASSERT_FALSE(bool(ref));
+  EXPECT_NE(llvm::toString(ref.takeError()).find("unsupported op tensor.extract_slice"),
+            std::string::npos);
+}
