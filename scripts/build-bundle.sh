@@ -10,16 +10,15 @@ build=${EGG_STATIC_BUILD_DIR:-$here/build-static}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/egg-tools/bin" "$here/.bundle"
-for tool in egg-opt egg-translate; do
+for tool in egg-opt egg-translate egg-eval; do
   strip -o "$stage/egg-tools/bin/$tool" "$build/bin/$tool"
 done
-cp -r "$here/examples" "$stage/egg-tools/"
 git -C "$here" rev-parse HEAD > "$stage/egg-tools/REVISION" 2>/dev/null || true
 bundle=$here/.bundle/egg-tools-linux-x86_64.tar.xz
 tar -C "$stage" -cf - egg-tools | xz -9 -T2 > "$bundle"
 
 echo "== shared libraries the tools need (no LLVM/MLIR allowed)"
-for tool in egg-opt egg-translate; do
+for tool in egg-opt egg-translate egg-eval; do
   echo "$tool:"; ldd "$stage/egg-tools/bin/$tool" | sed 's/^/  /'
   if ldd "$stage/egg-tools/bin/$tool" | grep -Eq 'libLLVM|libMLIR'; then
     echo "error: $tool still links a shared LLVM/MLIR library" >&2; exit 1

@@ -1,29 +1,78 @@
 #!/usr/bin/env bash
-# Runs on the GPU host (no LLVM there), from the repository root, with the
-# bundle carried in .bundle/. Unpacks the static tools, checks they need no
-# LLVM/MLIR shared library, and runs the examples through them. Results go to
-# $OUT (or ./out).
+# The one GPU script: runs on the GPU host (no LLVM there), from the
+# repository root, with the static tool bundle carried in .bundle/.
+#   1. the bundle's tools start and need no LLVM/MLIR shared library;
+#   2. every example compiles there to PTX that ptxas accepts without spills;
+#   3. egg-eval checks and times every example against the float64 reference;
+#   4. the fault-injection tests (test/GPU/faults.py);
+#   5. timing noise: two examples timed twice.
+# Results go to $OUT (or ./out): gpu-check.log, results.json, evals.tar.xz.
 set -uo pipefail
 out=${OUT:-$PWD/out}
 mkdir -p "$out"
-log=$out/gpu-check.log
-exec > >(tee "$log") 2>&1
+exec > >(tee "$out/gpu-check.log") 2>&1
+export PATH=/usr/local/cuda/bin:$PATH
 tools=$(mktemp -d)
 tar -C "$tools" -xJf .bundle/egg-tools-linux-x86_64.tar.xz
 bin=$tools/egg-tools/bin
-echo "== host"; uname -a; ldd --version | head -1
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-echo "== ldd egg-opt"; ldd "$bin/egg-opt"
-if ldd "$bin/egg-opt" | grep -Eq 'libLLVM|libMLIR'; then echo "FAIL: LLVM shared libs"; fi
-"$bin/egg-opt" --version | head -3
-status=0
-for ex in examples/*.mlir; do
-  name=$(basename "$ex" .mlir)
-  if "$bin/egg-opt" "$ex" --egg-attach-target --egg-form-kernels -o "$out/$name.egg.mlir" &&
-     "$bin/egg-translate" --egg-to-decisions "$out/$name.egg.mlir" -o "$out/$name.decisions.json"; then
-    echo "PASS $name: $(grep -c 'egg.kernel @' "$out/$name.egg.mlir") kernel(s)"
-  else
-    echo "FAIL $name"; status=1
-  fi
+work=$(mktemp -d)
+
+echo "== host"
+uname -srm; ldd --version | head -1
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader || true
+echo "== bundle: shared libraries of each tool"
+for t in egg-opt egg-translate egg-eval; do
+  echo "$t: $(ldd "$bin/$t" | awk '{print $1}' | tr '\n' ' ')"
+  ldd "$bin/$t" | grep -Eq 'libLLVM|libMLIR' && echo "FAIL: $t links LLVM/MLIR"
 done
-exit $status
+
+echo "== compile every example on this host (expert agent)"
+scripts/check-examples.sh "$bin" "$work/ex"
+
+echo "== evaluate every example (5 trials, fresh inputs; cold L2)"
+printf "%-22s %-9s %10s %10s %9s %8s %s\n" example status median_ms floor_ms GB/s floor% reason
+for ex in examples/*.mlir; do
+  n=$(basename "$ex" .mlir)
+  [[ -f $work/ex/$n.manifest.json ]] || { echo "$n: not compiled"; continue; }
+  timeout 300 "$bin/egg-eval" "$work/ex/$n.manifest.json" --source="$ex" \
+    --json="$work/ex/$n.eval.json" >"$work/ex/$n.eval.log" 2>&1
+  python3 - "$n" "$work/ex/$n.eval.json" <<'PY'
+import json, sys
+name, path = sys.argv[1], sys.argv[2]
+try:
+    r = json.load(open(path))
+except Exception as e:
+    print(f"{name:22s} no-result {e}"); sys.exit()
+t, f = r.get("timing", {}), r.get("roofline", {})
+print(f"{name:22s} {r['status']:9s} {t.get('median_ms', 0):10.4f} "
+      f"{max(f.get('memory_floor_ms', 0), f.get('compute_floor_ms', 0)):10.4f} "
+      f"{f.get('achieved_gbps', 0):9.1f} {100 * f.get('fraction_of_floor', 0):7.1f}% "
+      f"{r.get('reason', '')[:80]}")
+PY
+done
+
+echo "== fault injection"
+python3 test/GPU/faults.py "$bin" "$work/faults"
+
+echo "== timing noise: the same kernel timed twice"
+for n in elementwise_chain softmax; do
+  for i in 1 2; do
+    "$bin/egg-eval" "$work/ex/$n.manifest.json" --source=examples/$n.mlir \
+      --trials=1 --json="$work/ex/$n.noise$i.json" >/dev/null 2>&1
+  done
+  python3 - "$n" "$work/ex/$n.noise1.json" "$work/ex/$n.noise2.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p))["timing"]["median_ms"] for p in sys.argv[2:4])
+print(f"{sys.argv[1]:22s} {a:.4f} ms vs {b:.4f} ms: {100 * abs(a - b) / min(a, b):.2f}% apart")
+PY
+done
+
+python3 - "$work/ex" "$out/results.json" <<'PY'
+import glob, json, os, sys
+results = {}
+for p in sorted(glob.glob(os.path.join(sys.argv[1], "*.eval.json"))):
+    results[os.path.basename(p)[:-len(".eval.json")]] = json.load(open(p))
+json.dump(results, open(sys.argv[2], "w"), indent=1)
+PY
+tar -C "$work" -cJf "$out/evals.tar.xz" ex faults 2>/dev/null
+echo "== done"

@@ -8,11 +8,13 @@ from lit.llvm.subst import ToolSubst
 config.name = "EGG"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "faults.py", "examples.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.mlir_obj_dir, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
+import sys
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%egg_libs", config.egg_libs_dir))
 config.substitutions.append(("%egg_src", config.egg_src_dir))
 config.substitutions.append(("%egg_tools", config.egg_tools_dir))

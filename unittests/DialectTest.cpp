@@ -25,7 +25,7 @@ class EggDialectTest : public ::testing::Test {
 protected:
   EggDialectTest() {
     DialectRegistry registry;
-    registerToolDialects(registry);
+    registerToolExtensions(registry);
     ctx.appendDialectRegistry(registry);
     ctx.loadAllAvailableDialects();
   }

@@ -64,16 +64,8 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addNestedPass<func::FuncOp>(createEggForwardResultCopies());
 
-  // Loops -> gpu.launch; per-thread temporaries live on the stack.
+  // Loops -> gpu.launch; per-thread temporaries move to the stack there.
   pm.addPass(createEggMapToGPU());
-  pm.addNestedPass<func::FuncOp>(bufferization::createPromoteBuffersToStackPass(
-      [](Value alloc) {
-        auto type = cast<MemRefType>(alloc.getType());
-        return alloc.getParentRegion()->getParentOfType<gpu::LaunchOp>() &&
-               type.hasStaticShape() &&
-               type.getNumElements() * type.getElementTypeBitWidth() <=
-                   1024 * 8;
-      }));
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());

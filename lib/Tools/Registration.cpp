@@ -54,14 +54,8 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
-void mlir::egg::registerToolDialects(DialectRegistry &registry) {
-  registry.insert<EggDialect, affine::AffineDialect, arith::ArithDialect,
-                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                  func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
-                  linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
-                  tensor::TensorDialect, transform::TransformDialect,
-                  ub::UBDialect>();
+void mlir::egg::registerToolExtensions(DialectRegistry &registry) {
+  registerToolDialects(registry);
   // Tiling and bufferization of the ops kernels contain.
   linalg::registerTilingInterfaceExternalModels(registry);
   tensor::registerTilingInterfaceExternalModels(registry);

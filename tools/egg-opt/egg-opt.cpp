@@ -7,7 +7,7 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  mlir::egg::registerToolDialects(registry);
+  mlir::egg::registerToolExtensions(registry);
   mlir::egg::registerToolPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "EGG optimizer driver\n", registry));

@@ -12,8 +12,13 @@ namespace mlir {
 class DialectRegistry;
 namespace egg {
 
-/// The egg dialect and the upstream dialects EGG input and pipelines use.
+/// The egg dialect and the upstream dialects EGG input and pipelines use:
+/// enough to parse, print and verify any EGG IR.
 void registerToolDialects(DialectRegistry &registry);
+
+/// The dialects plus the external models the pipelines need (tiling,
+/// bufferization, transform ops, lowering to NVVM and PTX).
+void registerToolExtensions(DialectRegistry &registry);
 
 /// The egg passes and the upstream passes the EGG pipelines rely on.
 void registerToolPasses();

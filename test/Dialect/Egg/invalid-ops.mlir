@@ -13,7 +13,7 @@ module attributes {egg.bogus = 1} {}
 // -----
 
 func.func @tuning_without_linalg(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{has a tuning attribute but no linalg op to apply it to}}
+  // expected-error @+1 {{has a tuning attribute but no tileable op to apply it to}}
   %r = egg.kernel @k ins(%x : tensor<4xf32>) -> tensor<4xf32>
       attributes {tuning = #egg.tuning<threads = [32], block = [4]>} {
   ^bb0(%a: tensor<4xf32>):

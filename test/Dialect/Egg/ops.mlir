@@ -37,3 +37,23 @@ func.func @two_results() -> (tensor<4xf32>, tensor<4xf32>) {
   }
   return %r#0, %r#1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// A kernel whose only op is a tensor.pad (no linalg anchor) verifies with
+// decisions (regression: the verifier dereferenced a missing anchor).
+// CHECK-LABEL: func.func @pad_only
+// CHECK: egg.kernel @pad_only_k0
+// CHECK-SAME: tuning = #egg.tuning<threads = [6], block = [6], thread = [1]>
+func.func @pad_only(%x: tensor<4xf32>) -> tensor<6xf32> {
+  %r = egg.kernel @pad_only_k0 ins(%x : tensor<4xf32>) -> tensor<6xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [6], block = [6], thread = [1]>} {
+  ^bb0(%a: tensor<4xf32>):
+    %zero = arith.constant 0.0 : f32
+    %p = tensor.pad %a low[1] high[1] {
+    ^bb0(%i: index):
+      tensor.yield %zero : f32
+    } : tensor<4xf32> to tensor<6xf32>
+    egg.yield %p : tensor<6xf32>
+  }
+  return %r : tensor<6xf32>
+}

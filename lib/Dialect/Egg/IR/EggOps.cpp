@@ -3,6 +3,7 @@
 #include "egg/Dialect/Egg/IR/EggOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
@@ -51,17 +52,20 @@ Operation *KernelOp::getAnchorOp() {
 }
 
 Operation *KernelOp::getRootOp() {
+  // Decided by op kind, not by TilingInterface: linalg's tiling models are
+  // registered only by tools that tile, and the verifier must not depend on
+  // which tool parses the IR.
   Operation *root = nullptr;
   for (Operation &op : getBodyBlock())
-    if (isa<TilingInterface>(op))
+    if (isa<linalg::LinalgDialect>(op.getDialect()) || isa<tensor::PadOp>(op))
       root = &op;
   return root;
 }
 
 LogicalResult KernelOp::verify() {
-  if (getTuning() && !getAnchorOp())
-    return emitOpError("has a tuning attribute but no linalg op to apply it "
-                       "to");
+  if (getTuning() && !getRootOp())
+    return emitOpError("has a tuning attribute but no tileable op to apply "
+                       "it to");
   if (StructureAttr structure = getStructureAttr()) {
     Operation *anchor = getAnchorOp();
     Formulation f = structure.getFormulation();
@@ -91,15 +95,19 @@ LogicalResult KernelOp::verify() {
 
   // Tile lists are per loop: `block`/`thread` of the root's parallel loops,
   // `reduction` of the anchor's reduction loops.
-  if (auto root = dyn_cast_or_null<TilingInterface>(getRootOp())) {
-    int64_t parallel = llvm::count(root.getLoopIteratorTypes(),
-                                   utils::IteratorType::parallel);
-    if ((int64_t)tuning.getBlock().size() > parallel)
+  std::optional<int64_t> parallel;
+  if (auto linalgRoot = dyn_cast_or_null<linalg::LinalgOp>(getRootOp()))
+    parallel = linalgRoot.getNumParallelLoops();
+  else if (auto root = dyn_cast_or_null<TilingInterface>(getRootOp()))
+    parallel = llvm::count(root.getLoopIteratorTypes(),
+                           utils::IteratorType::parallel);
+  if (parallel) {
+    if ((int64_t)tuning.getBlock().size() > *parallel)
       return emitOpError("block tile has ")
              << tuning.getBlock().size() << " entries but the root op has "
-             << parallel << " parallel loops";
+             << *parallel << " parallel loops";
   }
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(getAnchorOp())) {
+  if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(getAnchorOp())) {
     int64_t reduction = linalgOp.getNumReductionLoops();
     if ((int64_t)tuning.getReduction().size() > reduction)
       return emitOpError("reduction tile has ")

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -105,31 +106,6 @@ static FailureOr<Operation *> tileAndFuse(RewriterBase &rewriter,
   return result->tiledAndFusedOps.front();
 }
 
-/// An elementwise op that writes a fresh tensor can write into one of its
-/// inputs instead, when that input has the same type, is read at the same
-/// element and dies there: the epilogue then runs in place in its producer's
-/// buffer and bufferization needs no temporary.
-static void writeEpiloguesInPlace(RewriterBase &rewriter, Block &body) {
-  body.walk([&](linalg::GenericOp op) {
-    if (op.getNumReductionLoops() != 0 || op.getNumDpsInits() != 1)
-      return;
-    OpOperand *init = op.getDpsInitOperand(0);
-    if (!init->get().getDefiningOp<tensor::EmptyOp>() ||
-        op.payloadUsesValueFromOperand(init) ||
-        !op.getMatchingIndexingMap(init).isIdentity())
-      return;
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      Value v = input->get();
-      if (v.getType() != init->get().getType() || !v.hasOneUse() ||
-          !isa_and_nonnull<linalg::LinalgOp>(v.getDefiningOp()) ||
-          !op.getMatchingIndexingMap(input).isIdentity())
-        continue;
-      rewriter.modifyOpInPlace(op, [&]() { init->set(v); });
-      return;
-    }
-  });
-}
-
 /// Generalizes named ops and fuses elementwise chains into their consumers,
 /// so that one loop nest computes a chain without intermediates.
 static LogicalResult prepareBody(func::FuncOp func) {
@@ -177,7 +153,6 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   Block &body = func.getBody().front();
   if (failed(prepareBody(func)))
     return func.emitError("could not prepare kernel body for tiling");
-  writeEpiloguesInPlace(rewriter, body);
 
   // The root: the last tileable op; everything else must feed it.
   TilingInterface root;
@@ -230,6 +205,14 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
       return op->emitOpError("could not be decomposed");
     rewriter.replaceOp(op, *values);
   }
+
+  // A slice of an empty tensor is a smaller empty tensor: per-thread
+  // temporaries then bufferize to small private buffers rather than to
+  // copies of the whole kernel-level tensor.
+  RewritePatternSet patterns(func.getContext());
+  tensor::populateFoldTensorEmptyPatterns(patterns);
+  if (failed(applyPatternsGreedily(func, std::move(patterns))))
+    return func.emitError("could not simplify the tiled kernel");
   return success();
 }
 

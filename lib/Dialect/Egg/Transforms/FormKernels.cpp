@@ -183,10 +183,14 @@ public:
   }
 
   /// Prologue fusion, in reverse program order: a group without an anchor
-  /// whose results all feed one other group joins it.
+  /// whose results all feed one other group joins it. Pads stay kernels of
+  /// their own: a padded tile fused into a convolution's thread loop would be
+  /// materialised per block (docs/principles/fusion.md).
   void fuseIntoConsumers() {
     for (Operation *op : llvm::reverse(ops)) {
-      if (!anchors(op).empty())
+      if (!anchors(op).empty() ||
+          llvm::any_of(members(op),
+                       [](Operation *m) { return isa<tensor::PadOp>(m); }))
         continue;
       Operation *consumer = nullptr;
       bool single = true;

@@ -29,6 +29,8 @@ using namespace mlir::egg;
 
 namespace {
 struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::string script;
@@ -84,6 +86,39 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
                              copy.getTarget());
       copy.erase();
     }
+
+    // Allocations inside a kernel are per-thread temporaries: the stack, or
+    // a clear error (a device-side malloc would leak on every launch).
+    SmallVector<memref::AllocOp> allocs;
+    module.walk([&](gpu::LaunchOp launch) {
+      launch.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+    });
+    for (memref::AllocOp alloc : allocs) {
+      MemRefType type = alloc.getType();
+      int64_t bytes = type.hasStaticShape()
+                          ? type.getNumElements() *
+                                ((type.getElementTypeBitWidth() + 7) / 8)
+                          : -1;
+      if (bytes < 0 || bytes > maxPrivateBytes) {
+        alloc.emitError("a kernel needs a per-thread buffer of type ")
+            << type << " (" << (bytes < 0 ? "dynamic size" : "too large")
+            << ", limit " << maxPrivateBytes.getValue()
+            << " bytes): choose smaller thread tiles";
+        return signalPassFailure();
+      }
+      OpBuilder b(alloc);
+      auto alloca = memref::AllocaOp::create(b, alloc.getLoc(), type,
+                                             alloc.getAlignmentAttr());
+      alloc.replaceAllUsesWith(alloca.getResult());
+      alloc.erase();
+    }
+    // Their deallocations (if any) go with them.
+    module.walk([&](gpu::LaunchOp launch) {
+      launch.walk([&](memref::DeallocOp dealloc) {
+        if (dealloc.getMemref().getDefiningOp<memref::AllocaOp>())
+          dealloc.erase();
+      });
+    });
   }
 };
 } // namespace

@@ -58,8 +58,8 @@ def Egg_KernelOp : Egg_Op<"kernel", [
     /// contraction, convolution or reduction in the body, else the last
     /// linalg op. Null when the body has no linalg op.
     ::mlir::Operation *getAnchorOp();
-    /// The op whose tiling drives the kernel's loop nest: the last op in the
-    /// body that implements TilingInterface (an epilogue when there is one).
+    /// The op whose tiling drives the kernel's loop nest: the last linalg op
+    /// or tensor.pad in the body (an epilogue when there is one).
     /// The `block` and `thread` tile lists are per parallel loop of the root.
     ::mlir::Operation *getRootOp();
     ::mlir::Block &getBodyBlock() { return getBody().front(); }

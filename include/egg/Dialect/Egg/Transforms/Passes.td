@@ -107,8 +107,8 @@ def EggApplySchedule : Pass<"egg-apply-schedule", "::mlir::ModuleOp"> {
     the root op is tiled into an `scf.forall` over GPU blocks (`block` tile)
     and again over threads (`thread` tile), and its producers are fused into
     both loops (upstream tile-and-fuse). Elementwise chains are fused first,
-    aggregate ops (softmax) are decomposed per thread, and epilogues write in
-    place into their producer's buffer. The function keeps the decisions as
+    aggregate ops (softmax) are decomposed per thread, and slices of empty
+    tensors become small empty tensors (per-thread temporaries). The function keeps the decisions as
     `egg.structure` / `egg.tuning` attributes. A kernel without decisions, or
     with decisions the lowering does not implement, is an error.
   }];
@@ -127,10 +127,19 @@ def EggMapToGPU : Pass<"egg-map-to-gpu", "::mlir::ModuleOp"> {
     thread-level loops onto thread ids, with the block size the tuning gives.
     Uses the upstream GPU transform ops through the transform interpreter.
     Copies left inside kernels become `linalg.copy` (later loops).
+    Buffers allocated inside a kernel are per-thread temporaries: they move
+    to the stack (`memref.alloca`, registers or local memory) when their size
+    is static and at most `max-private-bytes`; anything else is an error, never
+    a device-side malloc.
   }];
+  let options = [
+    Option<"maxPrivateBytes", "max-private-bytes", "int64_t",
+           /*default=*/"8192",
+           "Largest per-thread temporary a kernel may keep on the stack">
+  ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::transform::TransformDialect",
-    "::mlir::linalg::LinalgDialect"
+    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect"
   ];
 }
 

@@ -1,0 +1,12 @@
+// y = 2 x: the host for the fault-injection kernels in faults.py.
+func.func @scale(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
+  %two = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<1048576xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<1048576xf32>) outs(%e : tensor<1048576xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.mulf %a, %two : f32
+    linalg.yield %y : f32
+  } -> tensor<1048576xf32>
+  return %r : tensor<1048576xf32>
+}

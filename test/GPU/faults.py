@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""egg-eval must catch broken kernels, each with the right reason.
+
+Compiles test/GPU/Inputs/scale.mlir (y = 2x), then swaps the kernel's PTX
+for hand-written variants with the same entry point and parameters, and runs
+egg-eval on each. GPU only: run it on the device (scripts/gpu-check.sh).
+
+    faults.py BIN_DIR WORK_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+
+BIN, WORK = sys.argv[1], sys.argv[2]
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.join(HERE, "Inputs", "scale.mlir")
+os.makedirs(WORK, exist_ok=True)
+
+PTX = """.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry {name}(.param .u64 p0, .param .u64 p1)
+{{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .f32 %f<4>;
+  ld.param.u64 %rd1, [p0];
+  ld.param.u64 %rd2, [p1];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.s32 %r4, %r1, %r2, %r3;
+  mul.wide.s32 %rd3, %r4, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+{body}
+  ret;
+}}
+"""
+
+GOOD = """  ld.global.f32 %f1, [%rd4];
+  mul.f32 %f2, %f1, 0f40000000;
+  st.global.f32 [%rd5], %f2;"""
+
+VARIANTS = {
+    # name: (body, expected status, words the reason must contain)
+    "good": (GOOD, "ok", ""),
+    "wrong": (GOOD.replace("0f40000000", "0f40400000"), "incorrect",
+              "relative error"),
+    "noop": ("", "incorrect", "never written"),
+    "half_written": ("  setp.ge.s32 %p1, %r4, 524288;\n  @%p1 ret;\n" + GOOD,
+                     "incorrect", "never written"),
+    "writes_input": (GOOD + "\n  st.global.f32 [%rd4], %f2;", "incorrect",
+                     "input 0 was modified"),
+    "out_of_bounds": ("  add.s64 %rd4, %rd4, 1099511627776;\n" + GOOD,
+                      "fault", "ILLEGAL_ADDRESS"),
+    "hang": ("LOOP:\n  bra.uni LOOP;", "timeout", "did not finish"),
+    "trap": ("  trap;", "fault", "CUDA_ERROR"),
+}
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def main():
+    gpu = os.path.join(WORK, "scale.gpu.mlir")
+    manifest_path = os.path.join(WORK, "scale.manifest.json")
+    for cmd in ([f"{BIN}/egg-opt", SOURCE, "--egg-pipeline", "-o", gpu],
+                [f"{BIN}/egg-translate", "--egg-to-manifest", gpu, "-o",
+                 manifest_path]):
+        r = run(cmd)
+        if r.returncode:
+            print("FAIL setup:", r.stderr)
+            return 1
+    manifest = json.load(open(manifest_path))
+    (step,) = manifest["functions"][0]["steps"]
+    assert step["grid"][1:] == [1, 1] and step["block"][1:] == [1, 1], step
+    failures = 0
+    for name, (body, status, words) in VARIANTS.items():
+        m = json.loads(json.dumps(manifest))
+        m["modules"][0]["ptx"] = PTX.format(name=step["kernel"], body=body)
+        path = os.path.join(WORK, f"{name}.manifest.json")
+        out = os.path.join(WORK, f"{name}.result.json")
+        json.dump(m, open(path, "w"))
+        r = run([f"{BIN}/egg-eval", path, f"--source={SOURCE}",
+                 f"--json={out}", "--timeout=3", "--timing=false"])
+        result = json.load(open(out)) if os.path.exists(out) else {}
+        got, reason = result.get("status"), result.get("reason", "")
+        ok = got == status and words in reason
+        failures += not ok
+        print(f"{'PASS' if ok else 'FAIL'} {name:14s} status={got} "
+              f"exit={r.returncode} reason={reason[:100]!r}")
+    print(f"{len(VARIANTS) - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
