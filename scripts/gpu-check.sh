@@ -6,7 +6,9 @@
 #   3. egg-eval checks and times every example against the float64 reference;
 #   4. the fault-injection tests (test/GPU/faults.py);
 #   5. timing noise: two examples timed twice.
-# Results go to $OUT (or ./out): gpu-check.log, results.json, evals.tar.xz.
+#   6. PyTorch eager / torch.compile on the same problems, and the table.
+# Results go to $OUT (or ./out): gpu-check.log, results.json, torch.json,
+# benchmarks.md, evals.tar.xz.
 set -uo pipefail
 out=${OUT:-$PWD/out}
 mkdir -p "$out"
@@ -74,5 +76,8 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], "*.eval.json"))):
     results[os.path.basename(p)[:-len(".eval.json")]] = json.load(open(p))
 json.dump(results, open(sys.argv[2], "w"), indent=1)
 PY
+echo "== PyTorch eager and torch.compile on the same problems, same GPU"
+python3 bench/torch_baselines.py "$out/torch.json" 2>&1 | grep -v Warning
+python3 bench/report.py "$out/results.json" "$out/torch.json" | tee "$out/benchmarks.md"
 tar -C "$work" -cJf "$out/evals.tar.xz" ex faults 2>/dev/null
 echo "== done"

@@ -127,3 +127,30 @@ func.func @no_block_loop(%x: tensor<64xf32>) -> tensor<64xf32> {
   }
   return %r : tensor<64xf32>
 }
+
+// -----
+
+// A pad becomes an elementwise gather: clamped source index, select.
+// CHECK-LABEL: func.func private @pad_k0
+// CHECK: scf.forall
+// CHECK: scf.forall
+// CHECK: linalg.generic
+// CHECK: linalg.index 0
+// CHECK: arith.minsi
+// CHECK: tensor.extract
+// CHECK: arith.select
+// CHECK-NOT: tensor.pad
+func.func @pad(%x: tensor<4xf32>) -> tensor<6xf32> {
+  %r = egg.kernel @pad_k0 ins(%x : tensor<4xf32>) -> tensor<6xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [6], block = [6], thread = [1]>} {
+  ^bb0(%a: tensor<4xf32>):
+    %zero = arith.constant 0.0 : f32
+    %p = tensor.pad %a low[1] high[1] {
+    ^bb0(%i: index):
+      tensor.yield %zero : f32
+    } : tensor<4xf32> to tensor<6xf32>
+    egg.yield %p : tensor<6xf32>
+  }
+  return %r : tensor<6xf32>
+}

@@ -13,6 +13,7 @@
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -106,6 +107,58 @@ static FailureOr<Operation *> tileAndFuse(RewriterBase &rewriter,
   return result->tiledAndFusedOps.front();
 }
 
+/// Rewrites a static tensor.pad as an elementwise gather: each output element
+/// reads its source element (index clamped into range) and selects the
+/// padding value outside the source. Tiling then treats it like any map,
+/// with no per-tile branches or padded temporaries.
+static LogicalResult padAsGather(RewriterBase &rewriter, tensor::PadOp pad) {
+  auto resultType = pad.getResultType();
+  auto sourceType = pad.getSourceType();
+  Value padValue = pad.getConstantPaddingValue();
+  if (!resultType.hasStaticShape() || !sourceType.hasStaticShape() ||
+      !pad.getLow().empty() || !pad.getHigh().empty() || !padValue)
+    return pad.emitOpError("only static padding with a constant value is "
+                           "supported");
+  Location loc = pad.getLoc();
+  rewriter.setInsertionPoint(pad);
+  int64_t rank = resultType.getRank();
+  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                       resultType.getElementType());
+  SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  Value source = pad.getSource();
+  ArrayRef<int64_t> low = pad.getStaticLow();
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, resultType, ValueRange{}, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &b, Location l, ValueRange) {
+        Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
+        SmallVector<Value> indices;
+        Value zero = arith::ConstantIndexOp::create(b, l, 0);
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = linalg::IndexOp::create(b, l, d);
+          Value src = arith::SubIOp::create(
+              b, l, i, arith::ConstantIndexOp::create(b, l, low[d]));
+          Value last = arith::ConstantIndexOp::create(
+              b, l, sourceType.getDimSize(d) - 1);
+          Value geZero = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::sge, src, zero);
+          Value leLast = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::sle, src, last);
+          inside = arith::AndIOp::create(
+              b, l, inside, arith::AndIOp::create(b, l, geZero, leLast));
+          Value clamped = arith::MinSIOp::create(
+              b, l, arith::MaxSIOp::create(b, l, src, zero), last);
+          indices.push_back(clamped);
+        }
+        Value loaded = tensor::ExtractOp::create(b, l, source, indices);
+        Value result = arith::SelectOp::create(b, l, inside, loaded, padValue);
+        linalg::YieldOp::create(b, l, result);
+      });
+  rewriter.replaceOp(pad, generic.getResults());
+  return success();
+}
+
 /// Generalizes named ops and fuses elementwise chains into their consumers,
 /// so that one loop nest computes a chain without intermediates.
 static LogicalResult prepareBody(func::FuncOp func) {
@@ -151,6 +204,10 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   rewriter.replaceOp(kernel, call.getResults());
 
   Block &body = func.getBody().front();
+  SmallVector<tensor::PadOp> pads(body.getOps<tensor::PadOp>());
+  for (tensor::PadOp pad : pads)
+    if (failed(padAsGather(rewriter, pad)))
+      return failure();
   if (failed(prepareBody(func)))
     return func.emitError("could not prepare kernel body for tiling");
 
