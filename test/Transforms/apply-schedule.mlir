@@ -135,7 +135,6 @@ func.func @no_block_loop(%x: tensor<64xf32>) -> tensor<64xf32> {
 // CHECK: scf.forall
 // CHECK: scf.forall
 // CHECK: linalg.generic
-// CHECK: linalg.index 0
 // CHECK: arith.minsi
 // CHECK: tensor.extract
 // CHECK: arith.select
