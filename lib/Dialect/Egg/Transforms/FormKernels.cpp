@@ -16,6 +16,7 @@
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -294,12 +295,56 @@ static KernelOp buildKernel(OpBuilder &builder, ArrayRef<Operation *> group,
   return kernel;
 }
 
+/// EGG's input language: linalg on static tensors of f32, f16 or bf16, with
+/// the tensor ops front ends put around it. Anything else is named in a
+/// located error rather than compiled into something wrong.
+static LogicalResult checkSupported(func::FuncOp func) {
+  auto supportedType = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return !isa<ShapedType>(type);
+    Type e = tensor.getElementType();
+    return tensor.hasStaticShape() && (e.isF32() || e.isF16() || e.isBF16());
+  };
+  for (Type t : func.getFunctionType().getInputs())
+    if (!supportedType(t))
+      return func.emitError("unsupported argument type ")
+             << t << ": EGG compiles static tensors of f32, f16 and bf16";
+  WalkResult result = func.walk([&](Operation *op) {
+    if (op == func.getOperation() || op->getParentOp() != func)
+      return WalkResult::advance(); // Payloads are checked with their op.
+    bool known =
+        isComputeOp(op) ||
+        isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+            tensor::CastOp, func::ReturnOp, KernelOp>(op) ||
+        (isa<arith::ConstantOp>(op) && !isa<ShapedType>(op->getResult(0).getType()));
+    if (!known) {
+      op->emitError("unsupported op '")
+          << op->getName()
+          << "': EGG compiles linalg on tensors (linalg ops, tensor.pad, "
+             "tensor.empty, reshapes, scalar constants)";
+      return WalkResult::interrupt();
+    }
+    for (Type t : op->getResultTypes())
+      if (!supportedType(t)) {
+        op->emitError("unsupported result type ")
+            << t << " of '" << op->getName()
+            << "': EGG compiles static tensors of f32, f16 and bf16";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::skip();
+  });
+  return failure(result.wasInterrupted());
+}
+
 namespace {
 struct FormKernelsPass : public egg::impl::EggFormKernelsBase<FormKernelsPass> {
   using Base::Base;
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    if (failed(checkSupported(func)))
+      return signalPassFailure();
     OpBuilder builder(&getContext());
     unsigned counter = 0;
     for (Block &block : func.getBody()) {
