@@ -15,8 +15,8 @@ egg = json.load(open(sys.argv[1]))
 torch = json.load(open(sys.argv[2])) if len(sys.argv) > 2 else {}
 
 print("| problem | status | egg ms | GB/s | % of floor | eager ms | compile ms "
-      "| eager/egg | compile/egg |")
-print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+      "| cuBLAS ms | eager/egg | compile/egg | cuBLAS/egg |")
+print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 ratios_e, ratios_c = [], []
 for name in sorted(egg):
     r = egg[name]
@@ -28,6 +28,9 @@ for name in sorted(egg):
     def fmt(v, p=4):
         return "-" if v is None else f"{v:.{p}f}"
 
+    blas = r.get("baselines", {}).get("cublas")
+    blas = blas.get("median_ms") if isinstance(blas, dict) else None
+    rb = blas / ms if blas and ms else None
     re = eager / ms if eager and ms else None
     rc = comp / ms if comp and ms else None
     if re:
@@ -37,7 +40,8 @@ for name in sorted(egg):
     print(f"| {name} | {r.get('status')} | {fmt(ms)} | "
           f"{fmt(f.get('achieved_gbps'), 0)} | "
           f"{fmt(100 * f['fraction_of_floor'] if 'fraction_of_floor' in f else None, 1)} | "
-          f"{fmt(eager)} | {fmt(comp)} | {fmt(re, 2)} | {fmt(rc, 2)} |")
+          f"{fmt(eager)} | {fmt(comp)} | {fmt(blas)} | {fmt(re, 2)} | "
+          f"{fmt(rc, 2)} | {fmt(rb, 2)} |")
 
 
 def gmean(v):

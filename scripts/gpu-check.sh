@@ -46,11 +46,20 @@ try:
 except Exception as e:
     print(f"{name:22s} no-result {e}"); sys.exit()
 t, f = r.get("timing", {}), r.get("roofline", {})
+b = r.get("baselines", {}).get("cublas")
+blas = f" cuBLAS {b['median_ms']:.4f} ms" if isinstance(b, dict) else ""
 print(f"{name:22s} {r['status']:9s} {t.get('median_ms', 0):10.4f} "
       f"{max(f.get('memory_floor_ms', 0), f.get('compute_floor_ms', 0)):10.4f} "
       f"{f.get('achieved_gbps', 0):9.1f} {100 * f.get('fraction_of_floor', 0):7.1f}% "
-      f"{r.get('reason', '')[:80]}")
+      f"{r.get('reason', '')[:80]}{blas}")
 PY
+done
+
+echo "== hardware counters (ncu) and CUDA-graph replay on two examples"
+for n in elementwise_chain matmul_f32; do
+  "$bin/egg-eval" "$work/ex/$n.manifest.json" --source=examples/$n.mlir --trials=1 \
+    --ncu --cuda-graph --json="$work/ex/$n.ncu.json" | tail -3
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); c=r.get('counters'); print(json.dumps(c, indent=1)[:1500])" "$work/ex/$n.ncu.json"
 done
 
 echo "== fault injection"
@@ -69,6 +78,7 @@ print(f"{sys.argv[1]:22s} {a:.4f} ms vs {b:.4f} ms: {100 * abs(a - b) / min(a, b
 PY
 done
 
+grep -h '"ceilings"' "$work"/ex/*.eval.json | sort | uniq -c | head -3
 python3 - "$work/ex" "$out/results.json" <<'PY'
 import glob, json, os, sys
 results = {}

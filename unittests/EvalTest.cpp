@@ -261,3 +261,36 @@ TEST(ReferenceTest, ReportsUnsupportedOpsWithTheirName) {
   EXPECT_NE(llvm::toString(ref.takeError()).find("unsupported op tensor.extract_slice"),
             std::string::npos);
 }
+
+TEST(ReferenceTest, FindsTheContractionForACublasBaseline) {
+  const char *src = R"mlir(
+    func.func @f(%a: tensor<8x4xf16>, %b: tensor<6x4xf16>, %c: tensor<8x6xf32>) -> tensor<8x6xf32> {
+      %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+          ins(%a, %b : tensor<8x4xf16>, tensor<6x4xf16>) outs(%c : tensor<8x6xf32>) -> tensor<8x6xf32>
+      return %r : tensor<8x6xf32>
+    })mlir";
+  auto ref = Reference::create(src, "");
+  ASSERT_TRUE(bool(ref)) << llvm::toString(ref.takeError());
+  auto gemm = (*ref)->contraction();
+  ASSERT_TRUE(gemm.has_value());
+  EXPECT_EQ(gemm->m, 8);
+  EXPECT_EQ(gemm->n, 6);
+  EXPECT_EQ(gemm->k, 4);
+  EXPECT_EQ(gemm->batch, 1);
+  EXPECT_FALSE(gemm->transA);
+  EXPECT_TRUE(gemm->transB);
+  EXPECT_EQ(gemm->aType, ElementType::F16);
+  EXPECT_EQ(gemm->cType, ElementType::F32);
+  EXPECT_EQ(gemm->argA, 0);
+  EXPECT_EQ(gemm->argB, 1);
+
+  const char *elementwise = R"mlir(
+    func.func @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %e = tensor.empty() : tensor<4xf32>
+      %r = linalg.exp ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+      return %r : tensor<4xf32>
+    })mlir";
+  auto ref2 = Reference::create(elementwise, "");
+  ASSERT_TRUE(bool(ref2));
+  EXPECT_FALSE((*ref2)->contraction().has_value());
+}

@@ -277,6 +277,8 @@ public:
     if (!func)
       return error("no public function '" + name + "' in the source");
 
+    findContraction();
+
     // Named ops and aggregates (softmax) to generics: the interpreter then
     // needs to know only linalg.generic.
     IRRewriter rewriter(context.get());
@@ -334,6 +336,7 @@ public:
     return resultElementTypes;
   }
   double flops() const override { return flopCount; }
+  std::optional<Contraction> contraction() const override { return gemm; }
 
   llvm::Expected<std::vector<RefTensor>>
   run(const std::vector<RefTensor> &inputs, unsigned threads) override {
@@ -705,6 +708,71 @@ private:
     return llvm::Error::success();
   }
 
+  /// Records the single contraction reading two function arguments, in the
+  /// layouts cuBLAS can run: (b,)m,k x (b,)k,n, either operand transposed.
+  void findContraction() {
+    SmallVector<linalg::LinalgOp> found;
+    func.walk([&](linalg::LinalgOp op) {
+      if (linalg::isaContractionOpInterface(op))
+        found.push_back(op);
+    });
+    if (found.size() != 1)
+      return;
+    linalg::LinalgOp op = found.front();
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+        dims->k.size() != 1 || dims->batch.size() > 1 ||
+        op.getNumDpsInputs() != 2)
+      return;
+    auto a = dyn_cast<BlockArgument>(op.getDpsInputOperand(0)->get());
+    auto b = dyn_cast<BlockArgument>(op.getDpsInputOperand(1)->get());
+    if (!a || !b || a.getOwner() != &func.getBody().front() ||
+        b.getOwner() != &func.getBody().front())
+      return;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    auto dimPos = [](AffineMap map, unsigned d) -> int {
+      for (auto [i, e] : llvm::enumerate(map.getResults()))
+        if (auto de = dyn_cast<AffineDimExpr>(e); de && de.getPosition() == d)
+          return int(i);
+      return -1;
+    };
+    AffineMap mapA = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    AffineMap mapB = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+    unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
+    int base = dims->batch.empty() ? 0 : 1;
+    Contraction c;
+    c.m = ranges[m];
+    c.n = ranges[n];
+    c.k = ranges[k];
+    c.batch = dims->batch.empty() ? 1 : ranges[dims->batch[0]];
+    if (dimPos(mapA, m) == base && dimPos(mapA, k) == base + 1)
+      c.transA = false;
+    else if (dimPos(mapA, k) == base && dimPos(mapA, m) == base + 1)
+      c.transA = true;
+    else
+      return;
+    if (dimPos(mapB, k) == base && dimPos(mapB, n) == base + 1)
+      c.transB = false;
+    else if (dimPos(mapB, n) == base && dimPos(mapB, k) == base + 1)
+      c.transB = true;
+    else
+      return;
+    auto type = [](Value v) {
+      return toElementType(getElementTypeOrSelf(v.getType()));
+    };
+    auto ta = type(a), tb = type(b), tc = type(op->getResult(0));
+    if (!ta || !tb || !tc)
+      return;
+    c.aType = *ta;
+    c.bType = *tb;
+    c.cType = *tc;
+    c.argA = a.getArgNumber();
+    c.argB = b.getArgNumber();
+    gemm = c;
+  }
+
+  std::optional<Contraction> gemm;
   std::unique_ptr<MLIRContext> context;
   OwningOpRef<ModuleOp> module;
   func::FuncOp func;

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
+#include "Cublas.h"
 
 #include "egg/Eval/Check.h"
 #include "egg/Eval/Manifest.h"
@@ -23,9 +24,14 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <algorithm>
+#include <functional>
+#include <sstream>
 #include <cstring>
 #include <cmath>
 #include <random>
@@ -61,6 +67,23 @@ static cl::opt<double> timeoutS(
 static cl::opt<std::string> jsonPath("json",
                                      cl::desc("Write the result as JSON here"),
                                      cl::init(""));
+static cl::opt<bool> cudaGraph(
+    "cuda-graph",
+    cl::desc("Time replays of a CUDA graph of the launch sequence"),
+    cl::init(false));
+static cl::opt<bool> baseline(
+    "baseline",
+    cl::desc("Time cuBLAS on the function's contraction in the same run"),
+    cl::init(true));
+static cl::opt<std::string> ceilings(
+    "ceilings",
+    cl::desc("Roofline ceilings: 'measure' (once per device, cached in "
+             "~/.cache/egg) or 'profile' (the manifest's target profile)"),
+    cl::init("measure"));
+static cl::opt<bool> useNcu(
+    "ncu", cl::desc("Read hardware counters of each kernel with Nsight "
+                    "Compute when it is installed"),
+    cl::init(false));
 static cl::opt<unsigned> cpuThreads(
     "cpu-threads", cl::desc("CPU threads for the reference (0: all)"),
     cl::init(0));
@@ -216,6 +239,9 @@ int main(int argc, char **argv) {
   CUcontext context;
   check(cu.cuDevicePrimaryCtxRetain(&context, device), "context");
   check(cu.cuCtxSetCurrent(context), "context");
+  // Everything runs on one created stream: graphs can capture it.
+  CUstream stream;
+  check(cu.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "stream");
   char deviceName[256] = {0};
   cu.cuDeviceGetName(deviceName, sizeof(deviceName), device);
   int major = 0, minor = 0, smCount = 0, l2Bytes = 0;
@@ -293,17 +319,17 @@ int main(int argc, char **argv) {
     const Step &s = function->steps[i];
     if (s.kind == Step::Kind::Copy)
       return cu.cuMemcpyDtoDAsync(ptrs[s.dst], ptrs[s.src],
-                                  function->buffers[s.src].bytes, nullptr);
+                                  function->buffers[s.src].bytes, stream);
     return cu.cuLaunchKernel(kernels[i], s.grid[0], s.grid[1], s.grid[2],
                              s.block[0], s.block[1], s.block[2],
-                             unsigned(s.sharedBytes), nullptr,
+                             unsigned(s.sharedBytes), stream,
                              params[i].data(), nullptr);
   };
   // Waits for the stream; a fault or a hang ends the process with a report.
   auto waitOrDie = [&](const char *what) {
     auto start = std::chrono::steady_clock::now();
     while (true) {
-      CUresult r = cu.cuStreamQuery(nullptr);
+      CUresult r = cu.cuStreamQuery(stream);
       if (r == CUDA_SUCCESS)
         return;
       if (r != CUDA_ERROR_NOT_READY)
@@ -358,7 +384,7 @@ int main(int argc, char **argv) {
     }
     for (const Buffer &b : function->buffers)
       if (b.role != Buffer::Role::Input)
-        check(cu.cuMemsetD8Async(ptrs[b.id], kPoisonByte, b.bytes, nullptr),
+        check(cu.cuMemsetD8Async(ptrs[b.id], kPoisonByte, b.bytes, stream),
               "poison");
     runOnce("correctness run");
 
@@ -427,75 +453,180 @@ int main(int argc, char **argv) {
     report.finish("incorrect", firstFailure, 1);
 
   // Roofline: fewest bytes (inputs read once, outputs written once) and the
-  // reference's operation count.
+  // reference's operation count, against measured or profile ceilings.
   double bytes = 0;
   for (const Buffer &b : function->buffers)
     if (b.role != Buffer::Role::Temp)
       bytes += double(b.bytes);
-  double peak = half ? double(manifest->tensorGflops)
-                     : double(manifest->fp32Gflops);
-  Roofline roof = roofline((*reference)->flops(), bytes,
-                           double(manifest->dramGbps), peak);
 
-  if (timing) {
-    CUevent start, stop;
-    check(cu.cuEventCreate(&start, CU_EVENT_DEFAULT), "event");
-    check(cu.cuEventCreate(&stop, CU_EVENT_DEFAULT), "event");
-    auto timedRun = [&](int64_t r, std::vector<double> *perStep) {
+  CUevent start, stop;
+  check(cu.cuEventCreate(&start, CU_EVENT_DEFAULT), "event");
+  check(cu.cuEventCreate(&stop, CU_EVENT_DEFAULT), "event");
+  // Times `body` (work enqueued on `stream`) the way every figure here is
+  // timed: L2 flushed before each run unless --hot-cache, events around the
+  // work, warm-up, adaptive number of runs, median.
+  auto timeLoop = [&](const std::function<CUresult()> &body,
+                      int64_t fixedRuns) {
+    auto once = [&](int64_t r) {
       if (!hotCache)
-        check(cu.cuMemsetD32Async(flush, unsigned(r), flushBytes / 4, nullptr),
+        check(cu.cuMemsetD32Async(flush, unsigned(r), flushBytes / 4, stream),
               "L2 flush");
-      check(cu.cuEventRecord(start, nullptr), "event");
-      for (size_t i = 0; i < function->steps.size(); ++i)
-        check(launch(i), "launch");
-      check(cu.cuEventRecord(stop, nullptr), "event");
+      check(cu.cuEventRecord(start, stream), "event");
+      CUresult res = body();
+      if (res != CUDA_SUCCESS)
+        report.finish("fault", "timed run: " + cu.describe(res), 2);
+      check(cu.cuEventRecord(stop, stream), "event");
       waitOrDie("timed run");
-      check(cu.cuEventSynchronize(stop), "event");
       float ms = 0;
       check(cu.cuEventElapsedTime(&ms, start, stop), "event");
-      (void)perStep;
       return double(ms);
     };
     std::vector<double> warm;
     for (int i = 0; i < 3; ++i)
-      warm.push_back(timedRun(i, nullptr));
-    int64_t runs = adaptiveRuns(summarize(warm).median, budgetMs);
+      warm.push_back(once(i));
+    int64_t runs =
+        fixedRuns > 0 ? fixedRuns : adaptiveRuns(summarize(warm).median, budgetMs);
     std::vector<double> samples;
     for (int64_t r = 0; r < runs; ++r)
-      samples.push_back(timedRun(r, nullptr));
-    Stats total = summarize(samples);
+      samples.push_back(once(r));
+    return summarize(samples);
+  };
 
-    // Per kernel: events around each launch, fewer runs.
+  egg::cuda::Cublas blas;
+  std::string blasWhy;
+  bool haveBlas = (baseline || ceilings == "measure") && blas.load(blasWhy);
+
+  // Ceilings: measured once per device and cached; the profile otherwise.
+  double bandwidthGbps = double(manifest->dramGbps);
+  double fp32Gflops = double(manifest->fp32Gflops);
+  double tensorGflops = double(manifest->tensorGflops);
+  std::string ceilingSource = "target profile";
+  if (ceilings == "measure") {
+    llvm::SmallString<256> cache;
+    if (const char *xdg = std::getenv("XDG_CACHE_HOME"))
+      cache = xdg;
+    else if (const char *home = std::getenv("HOME"))
+      llvm::sys::path::append(cache, home, ".cache");
+    std::string key = llvm::formatv("ceilings-{0}-sm{1}{2}.json", deviceName,
+                                    major, minor);
+    std::replace(key.begin(), key.end(), ' ', '_');
+    llvm::sys::path::append(cache, "egg", key);
+    auto cached = llvm::MemoryBuffer::getFile(cache);
+    std::optional<json::Value> value;
+    if (cached)
+      if (auto parsed = json::parse((*cached)->getBuffer()))
+        value = std::move(*parsed);
+    if (value && value->getAsObject()) {
+      const json::Object &o = *value->getAsObject();
+      bandwidthGbps = o.getNumber("copy_gbps").value_or(bandwidthGbps);
+      fp32Gflops = o.getNumber("fp32_gflops").value_or(fp32Gflops);
+      tensorGflops = o.getNumber("tensor_gflops").value_or(tensorGflops);
+      ceilingSource = "measured (cached in " + cache.str().str() + ")";
+    } else {
+      // Copy bandwidth: a 1 GiB device-to-device copy, read + write bytes.
+      size_t copyBytes = size_t(1) << 30;
+      CUdeviceptr src, dst;
+      check(cu.cuMemAlloc(&src, copyBytes), "cuMemAlloc");
+      check(cu.cuMemAlloc(&dst, copyBytes), "cuMemAlloc");
+      Stats copy = timeLoop(
+          [&] { return cu.cuMemcpyDtoDAsync(dst, src, copyBytes, stream); },
+          10);
+      bandwidthGbps = 2.0 * double(copyBytes) / (copy.median * 1e-3) / 1e9;
+      json::Object measured{{"copy_gbps", bandwidthGbps}};
+      if (haveBlas) {
+        // SGEMM (TF32 off) at 4096^3 and bf16 GEMM at 8192^3 through cuBLAS.
+        auto rate = [&](int64_t size, ElementType type) {
+          Stats s = timeLoop(
+              [&] {
+                return blas.rowMajorGemm(stream, 1, size, size, size, false,
+                                         false, src, type, src, type, dst,
+                                         type) == CUBLAS_STATUS_SUCCESS
+                           ? CUDA_SUCCESS
+                           : CUDA_ERROR_UNKNOWN;
+              },
+              10);
+          return 2.0 * double(size) * size * size / (s.median * 1e-3) / 1e9;
+        };
+        check(cu.cuMemsetD32Async(src, 0x3c003c00, copyBytes / 4, stream),
+              "fill");
+        fp32Gflops = rate(4096, ElementType::F32);
+        tensorGflops = rate(8192, ElementType::BF16);
+        measured["fp32_gflops"] = fp32Gflops;
+        measured["tensor_gflops"] = tensorGflops;
+      }
+      cu.cuMemFree(src);
+      cu.cuMemFree(dst);
+      llvm::sys::fs::create_directories(llvm::sys::path::parent_path(cache));
+      std::error_code ec;
+      llvm::raw_fd_ostream os(cache, ec);
+      if (!ec)
+        os << json::Value(std::move(measured)) << "\n";
+      ceilingSource = haveBlas ? "measured" : "measured bandwidth; compute "
+                                              "rates from the target profile";
+    }
+  }
+  double peak = half ? tensorGflops : fp32Gflops;
+  Roofline roof = roofline((*reference)->flops(), bytes, bandwidthGbps, peak);
+
+  if (timing) {
+    Stats total;
+    std::string mode = "stream";
+    if (cudaGraph) {
+      // One graph of the whole launch sequence, replayed.
+      check(cu.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL),
+            "capture");
+      for (size_t i = 0; i < function->steps.size(); ++i)
+        check(launch(i), "capture");
+      CUgraph graph;
+      check(cu.cuStreamEndCapture(stream, &graph), "capture");
+      CUgraphExec exec;
+      check(cu.cuGraphInstantiate(&exec, graph, 0), "graph");
+      total = timeLoop([&] { return cu.cuGraphLaunch(exec, stream); }, 0);
+      mode = "cuda-graph";
+      cu.cuGraphExecDestroy(exec);
+      cu.cuGraphDestroy(graph);
+    } else {
+      total = timeLoop(
+          [&] {
+            for (size_t i = 0; i < function->steps.size(); ++i)
+              if (CUresult r = launch(i); r != CUDA_SUCCESS)
+                return r;
+            return CUDA_SUCCESS;
+          },
+          0);
+    }
+
+    // Per kernel: events around each launch, the steps before it untimed.
     json::Array perKernel;
-    int64_t kernelRuns = std::min<int64_t>(runs, 50);
+    int64_t kernelRuns = std::min<int64_t>(total.count, 50);
     for (size_t i = 0; i < function->steps.size(); ++i) {
       std::vector<double> ks;
       for (int64_t r = 0; r < kernelRuns; ++r) {
         if (!hotCache)
           check(cu.cuMemsetD32Async(flush, unsigned(r), flushBytes / 4,
-                                    nullptr),
+                                    stream),
                 "L2 flush");
         for (size_t j = 0; j < i; ++j)
           check(launch(j), "launch");
-        check(cu.cuEventRecord(start, nullptr), "event");
+        check(cu.cuEventRecord(start, stream), "event");
         check(launch(i), "launch");
-        check(cu.cuEventRecord(stop, nullptr), "event");
+        check(cu.cuEventRecord(stop, stream), "event");
         waitOrDie("timed run");
         float ms = 0;
         check(cu.cuEventElapsedTime(&ms, start, stop), "event");
         ks.push_back(ms);
       }
-      Stats s = summarize(ks);
       const Step &step = function->steps[i];
       perKernel.push_back(json::Object{
           {"step", int64_t(i)},
           {"kernel", step.kind == Step::Kind::Launch ? step.kernel : "copy"},
-          {"median_ms", s.median}});
+          {"median_ms", summarize(ks).median}});
     }
     double gbps = roof.bytes / (total.median * 1e-3) / 1e9;
     double tflops = roof.flops / (total.median * 1e-3) / 1e12;
     double fraction = roof.floorMs() > 0 ? roof.floorMs() / total.median : 0;
     report.root["timing"] = json::Object{
+        {"mode", mode},
         {"cold_cache", !hotCache},
         {"runs", total.count},
         {"median_ms", total.median},
@@ -509,6 +640,9 @@ int main(int argc, char **argv) {
     report.root["roofline"] =
         json::Object{{"flops", roof.flops},
                      {"bytes", roof.bytes},
+                     {"ceilings", ceilingSource},
+                     {"bandwidth_gbps", bandwidthGbps},
+                     {"peak_gflops", peak},
                      {"memory_floor_ms", roof.memoryFloorMs},
                      {"compute_floor_ms", roof.computeFloorMs},
                      {"bound", roof.bound()},
@@ -517,11 +651,119 @@ int main(int argc, char **argv) {
                      {"fraction_of_floor", fraction}};
     llvm::outs() << llvm::formatv(
         "time: median {0:f4} ms (p10 {1:f4}, p90 {2:f4}, {3} runs, {4} "
-        "cache)  {5:f1} GB/s  {6:f2} TFLOP/s  floor {7:f4} ms ({8}-bound), "
-        "{9:p} of floor\n",
+        "cache, {10})  {5:f1} GB/s  {6:f2} TFLOP/s  floor {7:f4} ms "
+        "({8}-bound), {9:p} of floor\n",
         total.median, total.p10, total.p90, total.count,
         hotCache ? "hot" : "cold", gbps, tflops, roof.floorMs(), roof.bound(),
-        fraction);
+        fraction, mode);
+
+    // Baseline: cuBLAS on the same contraction, same buffers, same timing.
+    json::Object baselines;
+    auto gemm = (*reference)->contraction();
+    if (!baseline) {
+      baselines["cublas"] = "not requested";
+    } else if (!gemm) {
+      baselines["cublas"] = "not applicable: no single contraction of two "
+                            "function arguments";
+    } else if (!haveBlas) {
+      baselines["cublas"] = "skipped: " + blasWhy;
+    } else {
+      CUdeviceptr c;
+      check(cu.cuMemAlloc(&c, gemm->batch * gemm->m * gemm->n * 8), "alloc");
+      CUdeviceptr a = ptrs[inputs[gemm->argA]], b = ptrs[inputs[gemm->argB]];
+      Stats s = timeLoop(
+          [&] {
+            return blas.rowMajorGemm(stream, gemm->batch, gemm->m, gemm->n,
+                                     gemm->k, gemm->transA, gemm->transB, a,
+                                     gemm->aType, b, gemm->bType, c,
+                                     gemm->cType) == CUBLAS_STATUS_SUCCESS
+                       ? CUDA_SUCCESS
+                       : CUDA_ERROR_UNKNOWN;
+          },
+          0);
+      cu.cuMemFree(c);
+      baselines["cublas"] = json::Object{
+          {"what", "cublasGemmStridedBatchedEx on the contraction alone "
+                   "(f32 accumulation, TF32 off), " + blas.library},
+          {"median_ms", s.median},
+          {"egg_over_cublas", total.median / s.median}};
+      llvm::outs() << llvm::formatv(
+          "cuBLAS (contraction alone): median {0:f4} ms; egg takes {1:f2}x\n",
+          s.median, total.median / s.median);
+    }
+    report.root["baselines"] = std::move(baselines);
+  }
+
+  // Hardware counters: the same binary under Nsight Compute, one run.
+  if (useNcu) {
+    std::optional<std::string> ncu;
+    for (const char *candidate : {"ncu", "/usr/local/cuda/bin/ncu"})
+      if (auto found = llvm::sys::findProgramByName(candidate))
+        ncu = *found;
+    if (!ncu) {
+      report.root["counters"] = "skipped: ncu (Nsight Compute) not found";
+      llvm::outs() << "counters: skipped, ncu not found\n";
+    } else {
+      llvm::SmallString<128> csv;
+      llvm::sys::fs::createTemporaryFile("egg-ncu", "csv", csv);
+      const char *metrics =
+          "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
+          "sm__throughput.avg.pct_of_peak_sustained_elapsed,"
+          "sm__warps_active.avg.pct_of_peak_sustained_active,"
+          "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_"
+          "active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum";
+      std::string self = llvm::sys::fs::getMainExecutable(argv[0], nullptr);
+      std::vector<llvm::StringRef> args = {
+          *ncu, "--csv", "--page", "raw", "--clock-control", "none",
+          "--metrics", metrics, self, manifestPath, "--source", sourcePath,
+          "--trials=1", "--timing=false", "--baseline=false",
+          "--ceilings=profile"};
+      std::string err;
+      int rc = llvm::sys::ExecuteAndWait(*ncu, args, std::nullopt,
+                                         {std::nullopt, csv.str(), csv.str()},
+                                         600, 0, &err);
+      json::Array kernelsOut;
+      auto text = llvm::MemoryBuffer::getFile(csv);
+      if (rc == 0 && text) {
+        // Rows after the header that start with a quoted ID are kernels.
+        std::vector<std::vector<std::string>> rows;
+        std::istringstream in((*text)->getBuffer().str());
+        std::string line;
+        while (std::getline(in, line)) {
+          if (line.empty() || line[0] != '"')
+            continue;
+          std::vector<std::string> cells;
+          std::string cell;
+          bool quoted = false;
+          for (char ch : line) {
+            if (ch == '"')
+              quoted = !quoted;
+            else if (ch == ',' && !quoted)
+              cells.push_back(cell), cell.clear();
+            else
+              cell += ch;
+          }
+          cells.push_back(cell);
+          rows.push_back(cells);
+        }
+        if (rows.size() > 2) {
+          const std::vector<std::string> &header = rows[0];
+          for (size_t r = 2; r < rows.size(); ++r) { // rows[1]: units.
+            json::Object k;
+            for (size_t c = 0; c < header.size() && c < rows[r].size(); ++c)
+              if (header[c] == "Kernel Name" ||
+                  llvm::StringRef(metrics).contains(header[c]))
+                k[header[c]] = rows[r][c];
+            kernelsOut.push_back(std::move(k));
+          }
+        }
+        report.root["counters"] = std::move(kernelsOut);
+      } else {
+        report.root["counters"] =
+            "ncu failed (exit " + std::to_string(rc) + "): " + err;
+      }
+      llvm::outs() << "counters: see the JSON result\n";
+    }
   }
   report.status = "ok";
   report.print();

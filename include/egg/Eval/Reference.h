@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace mlir::egg::eval {
@@ -46,6 +47,17 @@ public:
 
   /// Floating-point operations of one evaluation (counted by `run`).
   virtual double flops() const = 0;
+
+  /// The function's contraction when it has exactly one whose operands are
+  /// function arguments: what a cuBLAS baseline of the same problem runs.
+  struct Contraction {
+    int64_t batch = 1, m = 0, n = 0, k = 0;
+    bool transA = false, transB = false;
+    int64_t argA = -1, argB = -1;
+    ElementType aType = ElementType::F32, bType = ElementType::F32,
+                cType = ElementType::F32;
+  };
+  virtual std::optional<Contraction> contraction() const = 0;
 };
 
 } // namespace mlir::egg::eval
