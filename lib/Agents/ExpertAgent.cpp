@@ -8,6 +8,8 @@
 #include "egg/Agents/Agent.h"
 #include "egg/Agents/LegalSpace.h"
 
+#include "mlir/IR/Diagnostics.h"
+
 using namespace mlir;
 using namespace mlir::egg;
 
@@ -36,6 +38,33 @@ public:
 
   FailureOr<TuningAttr> chooseTuning(KernelOp kernel,
                                      TargetAttr target) override {
+    // Widest accesses first (16 bytes per thread, principle 7); if the
+    // kernel cannot take them, the same choice with scalar accesses.
+    if (classifyKernel(kernel) == KernelClass::Elementwise) {
+      int64_t widest = 1;
+      kernel.walk([&](Operation *op) {
+        for (Type t : op->getResultTypes())
+          if (auto shaped = dyn_cast<ShapedType>(t))
+            widest = std::max<int64_t>(
+                widest, (shaped.getElementTypeBitWidth() + 7) / 8);
+      });
+      for (Type t : kernel.getInputs().getTypes())
+        if (auto shaped = dyn_cast<ShapedType>(t))
+          widest = std::max<int64_t>(widest,
+                                     (shaped.getElementTypeBitWidth() + 7) / 8);
+      int64_t vector = std::max<int64_t>(1, 16 / widest);
+      ScopedDiagnosticHandler quiet(kernel.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      FailureOr<TuningAttr> wide = choose(kernel, target, vector);
+      if (succeeded(wide))
+        return wide;
+    }
+    return choose(kernel, target, 1);
+  }
+
+private:
+  FailureOr<TuningAttr> choose(KernelOp kernel, TargetAttr target,
+                               int64_t vector) {
     auto emitError = [&]() { return kernel.emitOpError(); };
     FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
     if (failed(loops))
@@ -54,6 +83,9 @@ public:
     for (size_t p = numParallel; p-- > 0 && tiled.size() < 3;)
       if (!locked(p))
         tiled.push_back(p);
+    if (vector > 1 && (tiled.empty() || tiled.front() != numParallel - 1 ||
+                       extents.back() % vector != 0))
+      return failure();
 
     if (kind == KernelClass::Contraction && tiled.size() >= 2) {
       // Output tile per block, a small register tile per thread: each
@@ -64,21 +96,26 @@ public:
         thread[p] = i < 2 ? largestDivisorAtMost(block[p], 4) : 1;
       }
     } else {
-      // One element (or one row) per thread; a block of 256 threads for
-      // maps, 128 for row-wise kernels whose threads each walk a row.
+      // One element (or `vector` consecutive elements, or one row) per
+      // thread; 256 threads for maps, 128 rows for row-wise kernels whose
+      // threads each walk a row.
       bool rowWise = kind == KernelClass::Reduction ||
                      kind == KernelClass::Normalization ||
                      kind == KernelClass::Softmax;
       int64_t budget = rowWise ? 128 : 256;
-      for (size_t p : tiled) {
-        block[p] = largestDivisorAtMost(extents[p], budget);
-        thread[p] = 1;
-        budget = std::max<int64_t>(1, budget / block[p]);
+      for (auto [i, p] : llvm::enumerate(tiled)) {
+        int64_t width = i == 0 ? vector : 1;
+        int64_t threadsHere =
+            largestDivisorAtMost(extents[p] / width, budget);
+        block[p] = threadsHere * width;
+        thread[p] = width;
+        budget = std::max<int64_t>(1, budget / threadsHere);
       }
     }
 
     // At least two blocks per SM when the problem allows: shrink the
-    // innermost block tile while it stays a multiple of a warp.
+    // innermost block tile while it keeps 32 elements (a warp of threads
+    // when each thread takes one, or one vector each).
     if (!tiled.empty()) {
       size_t inner = tiled.front();
       auto numBlocks = [&]() {
@@ -89,7 +126,7 @@ public:
         return n;
       };
       while (numBlocks() < 2 * target.getSmCount() && block[inner] % 2 == 0 &&
-             block[inner] / 2 >= 32 && block[inner] / 2 >= thread[inner] &&
+             block[inner] / 2 >= 32 * vector && block[inner] / 2 >= thread[inner] &&
              (block[inner] / 2) % thread[inner] == 0)
         block[inner] /= 2;
     }
@@ -100,8 +137,9 @@ public:
     TuningAttr tuning = TuningAttr::getChecked(
         function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
         ArrayRef<int64_t>(threads), ArrayRef<int64_t>(block),
-        ArrayRef<int64_t>{}, ArrayRef<int64_t>(thread), ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-        int64_t(0), Swizzle::none, int64_t(1), CopyEngine::sync, int64_t(1));
+        ArrayRef<int64_t>{}, ArrayRef<int64_t>(thread), ArrayRef<int64_t>{},
+        ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0), Swizzle::none,
+        vector, CopyEngine::sync, int64_t(1));
     if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
       return failure();
     return tuning;

@@ -3,6 +3,7 @@
 #include "egg/Agents/LegalSpace.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -135,6 +136,53 @@ SmallVector<int64_t> mlir::egg::impliedThreads(const RootLoops &loops,
   return trips;
 }
 
+/// Vector width `v`: an elementwise kernel whose innermost parallel loop has
+/// thread tile `v` (others 1), every operand contiguous along that loop or
+/// independent of it, and accesses of at most 16 bytes.
+static LogicalResult
+checkVectorizable(KernelOp kernel, const RootLoops &loops,
+                  ArrayRef<int64_t> thread, int64_t v,
+                  function_ref<InFlightDiagnostic()> emitError) {
+  if (classifyKernel(kernel) != KernelClass::Elementwise)
+    return emitError() << "vector accesses are implemented for elementwise "
+                          "kernels only";
+  if (loops.parallelPositions.empty() ||
+      thread.size() != loops.parallelPositions.size() || thread.back() != v ||
+      llvm::any_of(thread.drop_back(), [](int64_t t) { return t != 1; }))
+    return emitError() << "vector = " << v
+                       << " needs a thread tile of 1 on every loop but the "
+                          "innermost, which must be "
+                       << v;
+  unsigned inner = loops.parallelPositions.back();
+  auto root = cast<linalg::LinalgOp>(kernel.getRootOp());
+  for (Operation &op : kernel.getBodyBlock()) {
+    bool gathers = false;
+    op.walk([&](tensor::ExtractOp) { gathers = true; });
+    if (gathers)
+      return emitError() << "vector accesses do not apply to gathers";
+  }
+  for (OpOperand &operand : root->getOpOperands()) {
+    auto type = dyn_cast<ShapedType>(operand.get().getType());
+    if (!type)
+      continue;
+    if (type.getElementTypeBitWidth() * v > 128)
+      return emitError() << "vector = " << v << " of "
+                         << type.getElementType()
+                         << " exceeds 16-byte accesses";
+    AffineMap map = root.getMatchingIndexingMap(&operand);
+    for (unsigned r = 0; r < map.getNumResults(); ++r) {
+      if (!map.getResult(r).isFunctionOfDim(inner))
+        continue;
+      auto dim = dyn_cast<AffineDimExpr>(map.getResult(r));
+      if (r + 1 != map.getNumResults() || !dim)
+        return emitError() << "operand " << operand.getOperandNumber()
+                           << " is not contiguous along the innermost loop: "
+                              "vector accesses need it to be";
+    }
+  }
+  return success();
+}
+
 LogicalResult
 mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
                           function_ref<InFlightDiagnostic()> emitError) {
@@ -148,8 +196,6 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
     return unsupported("reduction tiles");
   if (!tuning.getShared().empty() || !tuning.getRegisters().empty())
     return unsupported("memory promotion");
-  if (tuning.getVector() != 1)
-    return unsupported("vector accesses");
 
   FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
   if (failed(loops))
@@ -184,6 +230,10 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
   if (threadLoops > 3)
     return emitError() << "thread tile tiles " << threadLoops
                        << " loops but a block has 3 dimensions";
+  if (int64_t v = tuning.getVector(); v > 1) {
+    if (failed(checkVectorizable(kernel, *loops, thread, v, emitError)))
+      return failure();
+  }
   SmallVector<int64_t> implied = impliedThreads(*loops, block, thread);
   SmallVector<int64_t> given = llvm::to_vector(tuning.getThreads());
   while (given.size() < implied.size())

@@ -23,13 +23,14 @@
 
 // DECISIONS: "name": "chain_k0"
 // DECISIONS: "structure": "#egg.structure<elementwise_flat>"
-// DECISIONS: "tuning": "#egg.tuning<threads = [32, 2], block = [2, 32], thread = [1, 1]>"
+// DECISIONS: "tuning": "#egg.tuning<threads = [32, 8], block = [8, 128], thread = [1, 4], vector = 4>"
 
 // PTX: // egg-ptx-module: chain_k0_kernel
 // PTX: .target sm_90a
 // PTX: .entry chain_k0_kernel(
-// PTX: ld.global
-// PTX: st.global
+// Each thread moves 16 bytes per access (vector = 4).
+// PTX: ld.global.v4.b32
+// PTX: st.global.v4.b32
 
 // MANIFEST: "format": "egg-manifest"
 // MANIFEST: "functions": [
@@ -39,11 +40,11 @@
 // MANIFEST: "steps": [
 // MANIFEST: "block": [
 // MANIFEST-NEXT: 32,
-// MANIFEST-NEXT: 2,
+// MANIFEST-NEXT: 8,
 // MANIFEST-NEXT: 1
 // MANIFEST: "grid": [
-// MANIFEST-NEXT: 4,
-// MANIFEST-NEXT: 32,
+// MANIFEST-NEXT: 1,
+// MANIFEST-NEXT: 8,
 // MANIFEST-NEXT: 1
 // MANIFEST: "kind": "launch"
 // MANIFEST: "modules": [

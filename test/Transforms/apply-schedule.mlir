@@ -153,3 +153,66 @@ func.func @pad(%x: tensor<4xf32>) -> tensor<6xf32> {
   }
   return %r : tensor<6xf32>
 }
+
+// -----
+
+func.func @vector_on_reduction(%x: tensor<8x64xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{vector accesses are implemented for elementwise kernels only}}
+  %r = egg.kernel @k ins(%x, %acc : tensor<8x64xf32>, tensor<8xf32>) -> tensor<8xf32>
+      attributes {structure = #egg.structure<reduce_serial>,
+                  tuning = #egg.tuning<threads = [2], block = [8], thread = [4], vector = 4>} {
+  ^bb0(%a: tensor<8x64xf32>, %c: tensor<8xf32>):
+    %s = linalg.reduce ins(%a : tensor<8x64xf32>) outs(%c : tensor<8xf32>) dimensions = [1]
+      (%in: f32, %o: f32) {
+        %t = arith.addf %in, %o : f32
+        linalg.yield %t : f32
+      }
+    egg.yield %s : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+func.func @vector_transposed(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{operand 0 is not contiguous along the innermost loop: vector accesses need it to be}}
+  %r = egg.kernel @k ins(%x : tensor<64x64xf32>) -> tensor<64x64xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [16, 64], block = [64, 64], thread = [1, 4], vector = 4>} {
+  ^bb0(%a: tensor<64x64xf32>):
+    %e = tensor.empty() : tensor<64x64xf32>
+    %t = linalg.transpose ins(%a : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) permutation = [1, 0]
+    egg.yield %t : tensor<64x64xf32>
+  }
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @vector_tile_mismatch(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{vector = 4 needs a thread tile of 1 on every loop but the innermost, which must be 4}}
+  %r = egg.kernel @k ins(%x : tensor<64x64xf32>) -> tensor<64x64xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [16, 32], block = [64, 64], thread = [2, 4], vector = 4>} {
+  ^bb0(%a: tensor<64x64xf32>):
+    %e = tensor.empty() : tensor<64x64xf32>
+    %n = linalg.exp ins(%a : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+    egg.yield %n : tensor<64x64xf32>
+  }
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @vector_too_wide(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{vector = 8 of 'f32' exceeds 16-byte accesses}}
+  %r = egg.kernel @k ins(%x : tensor<64x64xf32>) -> tensor<64x64xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [8, 64], block = [64, 64], thread = [1, 8], vector = 8>} {
+  ^bb0(%a: tensor<64x64xf32>):
+    %e = tensor.empty() : tensor<64x64xf32>
+    %n = linalg.exp ins(%a : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+    egg.yield %n : tensor<64x64xf32>
+  }
+  return %r : tensor<64x64xf32>
+}

@@ -2,9 +2,9 @@
 
 // The expert's stage-2 choices for the generic lowering (docs/principles/tuning.md).
 
-// Elementwise: 256 threads on the innermost loop, one element each.
+// Elementwise: 256 threads on the innermost loop, one 16-byte vector each.
 // CHECK-LABEL: func.func @elementwise
-// CHECK: tuning = #egg.tuning<threads = [256], block = [1, 256], thread = [1, 1]>
+// CHECK: tuning = #egg.tuning<threads = [256], block = [1, 1024], thread = [1, 4], vector = 4>
 func.func @elementwise(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
   %e = tensor.empty() : tensor<4096x4096xf32>
   %r = linalg.exp ins(%x : tensor<4096x4096xf32>) outs(%e : tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
@@ -41,4 +41,27 @@ func.func @softmax(%x: tensor<8192x1024xf32>) -> tensor<8192x1024xf32> {
   %e = tensor.empty() : tensor<8192x1024xf32>
   %r = linalg.softmax dimension(1) ins(%x : tensor<8192x1024xf32>) outs(%e : tensor<8192x1024xf32>) -> tensor<8192x1024xf32>
   return %r : tensor<8192x1024xf32>
+}
+
+// -----
+
+// A transposed operand is not contiguous along the innermost loop: scalar
+// accesses.
+// CHECK-LABEL: func.func @transpose
+// CHECK: tuning = #egg.tuning<threads = [256], block = [1, 256], thread = [1, 1]>
+func.func @transpose(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %e = tensor.empty() : tensor<4096x4096xf32>
+  %r = linalg.transpose ins(%x : tensor<4096x4096xf32>) outs(%e : tensor<4096x4096xf32>) permutation = [1, 0]
+  return %r : tensor<4096x4096xf32>
+}
+
+// -----
+
+// f16: 8 elements make 16 bytes.
+// CHECK-LABEL: func.func @half
+// CHECK: tuning = #egg.tuning<threads = [256], block = [1, 2048], thread = [1, 8], vector = 8>
+func.func @half(%x: tensor<4096x4096xf16>) -> tensor<4096x4096xf16> {
+  %e = tensor.empty() : tensor<4096x4096xf16>
+  %r = linalg.exp ins(%x : tensor<4096x4096xf16>) outs(%e : tensor<4096x4096xf16>) -> tensor<4096x4096xf16>
+  return %r : tensor<4096x4096xf16>
 }

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
 void mlir::egg::registerToolDialects(DialectRegistry &registry) {
@@ -33,5 +34,5 @@ void mlir::egg::registerToolDialects(DialectRegistry &registry) {
                   linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
                   memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
                   tensor::TensorDialect, transform::TransformDialect,
-                  ub::UBDialect>();
+                  ub::UBDialect, vector::VectorDialect>();
 }

@@ -263,6 +263,23 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
     rewriter.replaceOp(op, *values);
   }
 
+  // Vector accesses: each thread's tile (V contiguous elements on the
+  // innermost loop, checked by checkLowerable) becomes vector code; after
+  // bufferization its transfers become V-wide loads and stores.
+  if (tuning.getVector() > 1) {
+    SmallVector<linalg::LinalgOp> tiles;
+    func.walk([&](linalg::LinalgOp op) { tiles.push_back(op); });
+    for (linalg::LinalgOp op : tiles) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::VectorizationResult> vectorized =
+          linalg::vectorize(rewriter, op);
+      if (failed(vectorized))
+        return op->emitOpError("could not be vectorized with vector = ")
+               << tuning.getVector();
+      rewriter.replaceOp(op, vectorized->replacements);
+    }
+  }
+
   // A slice of an empty tensor is a smaller empty tensor: per-thread
   // temporaries then bufferize to small private buffers rather than to
   // copies of the whole kernel-level tensor.

@@ -13,6 +13,10 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
@@ -85,6 +89,36 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
       linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
                              copy.getTarget());
       copy.erase();
+    }
+
+    // Vector transfers of the per-thread tiles: drop unit dimensions, then
+    // lower to vector.load/store. Their addresses are multiples of the
+    // vector width (whole tiles, checkLowerable) from 256-byte aligned
+    // allocations, so they carry that alignment: the PTX then uses 16-byte
+    // ld/st.v4 instead of scalar accesses.
+    RewritePatternSet vectorPatterns(&getContext());
+    vector::populateCastAwayVectorLeadingOneDimPatterns(vectorPatterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(vectorPatterns);
+    vector::populateVectorTransferLoweringPatterns(vectorPatterns,
+                                                   /*maxTransferRank=*/1);
+    FrozenRewritePatternSet frozen(std::move(vectorPatterns));
+    for (auto func : module.getOps<func::FuncOp>()) {
+      auto tuning = func->getAttrOfType<TuningAttr>(
+          EggDialect::getTuningAttrName());
+      if (!tuning || tuning.getVector() == 1)
+        continue;
+      if (failed(applyPatternsGreedily(func, frozen))) {
+        func.emitError("could not lower the vector transfers");
+        return signalPassFailure();
+      }
+      auto align = [&](auto op, MemRefType type) {
+        int64_t bytes = tuning.getVector() *
+                        ((type.getElementTypeBitWidth() + 7) / 8);
+        if (op.getVectorType().getNumElements() == tuning.getVector())
+          op.setAlignment(bytes);
+      };
+      func.walk([&](vector::LoadOp op) { align(op, op.getMemRefType()); });
+      func.walk([&](vector::StoreOp op) { align(op, op.getMemRefType()); });
     }
 
     // Allocations inside a kernel are per-thread temporaries: the stack, or

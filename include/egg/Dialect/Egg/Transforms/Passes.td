@@ -115,7 +115,8 @@ def EggApplySchedule : Pass<"egg-apply-schedule", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::egg::EggDialect", "::mlir::scf::SCFDialect",
     "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
-    "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect"
+    "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 
@@ -127,6 +128,8 @@ def EggMapToGPU : Pass<"egg-map-to-gpu", "::mlir::ModuleOp"> {
     thread-level loops onto thread ids, with the block size the tuning gives.
     Uses the upstream GPU transform ops through the transform interpreter.
     Copies left inside kernels become `linalg.copy` (later loops).
+    Vector transfers (from `vector` > 1) become aligned `vector.load` /
+    `vector.store` of the tuning's width.
     Buffers allocated inside a kernel are per-thread temporaries: they move
     to the stack (`memref.alloca`, registers or local memory) when their size
     is static and at most `max-private-bytes`; anything else is an error, never
@@ -139,7 +142,8 @@ def EggMapToGPU : Pass<"egg-map-to-gpu", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::transform::TransformDialect",
-    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect"
+    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 
