@@ -79,7 +79,9 @@ def main():
             return 1
     manifest = json.load(open(manifest_path))
     (step,) = manifest["functions"][0]["steps"]
-    assert step["grid"][1:] == [1, 1] and step["block"][1:] == [1, 1], step
+    # The hand-written kernels take one element per thread, 256 threads per
+    # block, whatever launch shape the compiler chose for its own kernel.
+    step["grid"], step["block"] = [1048576 // 256, 1, 1], [256, 1, 1]
     failures = 0
     for name, (body, status, words) in VARIANTS.items():
         m = json.loads(json.dumps(manifest))
