@@ -1,8 +1,8 @@
 //===- DecisionsTest.cpp - The decisions file -----------------------------===//
 
+#include "egg/Agents/Decisions.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Tools/Registration.h"
-#include "egg/Agents/Decisions.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/DialectRegistry.h"

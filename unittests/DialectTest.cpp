@@ -42,10 +42,9 @@ protected:
     });
     auto emitLoc = [&]() { return emitError(UnknownLoc::get(&ctx)); };
     return TuningAttr::getChecked(
-        function_ref<InFlightDiagnostic()>(emitLoc), &ctx, threads,
-        block, warp, ArrayRef<int64_t>{}, ArrayRef<int64_t>{32}, shared,
-        ArrayRef<int64_t>{}, /*padding=*/int64_t(0), Swizzle::none, vector, copy,
-        pipeline);
+        function_ref<InFlightDiagnostic()>(emitLoc), &ctx, threads, block, warp,
+        ArrayRef<int64_t>{}, ArrayRef<int64_t>{32}, shared, ArrayRef<int64_t>{},
+        /*padding=*/int64_t(0), Swizzle::none, vector, copy, pipeline);
   }
 
   MLIRContext ctx;
@@ -77,8 +76,8 @@ TEST_F(EggDialectTest, TuningCountsThreadsAndAcceptsAConsistentChoice) {
 TEST_F(EggDialectTest, TuningRejectsWarpCountMismatch) {
   std::string message;
   // 128x128 / 64x64 = 4 warps, but 256 threads are 8 warps.
-  EXPECT_FALSE(tuning({256}, {128, 128}, {64, 64}, {}, 1, CopyEngine::sync, 1,
-                      message));
+  EXPECT_FALSE(
+      tuning({256}, {128, 128}, {64, 64}, {}, 1, CopyEngine::sync, 1, message));
   EXPECT_NE(message.find("give 4 warps"), std::string::npos) << message;
 }
 
@@ -105,8 +104,8 @@ TEST_F(EggDialectTest, SharedMemoryEstimateOfAMatmulTile) {
   });
   ASSERT_TRUE(matmul);
   std::string message;
-  TuningAttr t = tuning({128}, {128, 64}, {}, {0, 1}, 8, CopyEngine::cp_async,
-                        2, message);
+  TuningAttr t =
+      tuning({128}, {128, 64}, {}, {0, 1}, 8, CopyEngine::cp_async, 2, message);
   ASSERT_TRUE(t) << message;
   FailureOr<int64_t> bytes = estimateSharedMemoryBytes(
       matmul, t, [&]() { return emitError(matmul->getLoc()); });

@@ -75,13 +75,15 @@ TEST(ManifestTest, RejectsMalformedInputWithALocatedMessage) {
   EXPECT_NE(errorOf(replace(m, "\"bytes\": 64", "\"bytes\": 65"))
                 .find("'bytes' does not match"),
             std::string::npos);
-  EXPECT_NE(errorOf(replace(m, "\"block\": [32, 1, 1]", "\"block\": [2048, 1, 1]"))
-                .find("more than 1024 threads"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(replace(m, "\"block\": [32, 1, 1]", "\"block\": [2048, 1, 1]"))
+          .find("more than 1024 threads"),
+      std::string::npos);
   EXPECT_NE(errorOf(replace(m, "\"module\": \"m\"", "\"module\": \"x\""))
                 .find("unknown module 'x'"),
             std::string::npos);
-  EXPECT_NE(errorOf(replace(m, "\"element_type\": \"f16\"", "\"element_type\": \"i8\""))
+  EXPECT_NE(errorOf(replace(m, "\"element_type\": \"f16\"",
+                            "\"element_type\": \"i8\""))
                 .find("unsupported element type 'i8'"),
             std::string::npos);
   EXPECT_NE(errorOf(replace(m, "\"role\": \"output\"", "\"role\": \"input\""))
@@ -110,8 +112,8 @@ TEST(CheckTest, PoisonIsCountedPerElement) {
   bytes[0] = 0;
   EXPECT_EQ(countPoison(bytes, ElementType::F32), 1);
   EXPECT_EQ(countPoison(bytes, ElementType::F16), 3);
-  EXPECT_TRUE(std::isnan(decode(std::vector<uint8_t>(4, kPoisonByte),
-                                ElementType::F32)[0]));
+  EXPECT_TRUE(std::isnan(
+      decode(std::vector<uint8_t>(4, kPoisonByte), ElementType::F32)[0]));
 }
 
 TEST(CheckTest, VerdictPassesCloseResultsAndFailsWrongOnes) {
@@ -258,7 +260,8 @@ TEST(ReferenceTest, ReportsUnsupportedOpsWithTheirName) {
     })mlir";
   auto ref = Reference::create(src, "");
   ASSERT_FALSE(bool(ref));
-  EXPECT_NE(llvm::toString(ref.takeError()).find("unsupported op tensor.extract_slice"),
+  EXPECT_NE(llvm::toString(ref.takeError())
+                .find("unsupported op tensor.extract_slice"),
             std::string::npos);
 }
 

@@ -17,7 +17,7 @@
 using namespace mlir;
 using namespace mlir::egg;
 
-static std::string printAttr(Attribute attr) {
+std::string mlir::egg::printDecision(Attribute attr) {
   std::string text;
   llvm::raw_string_ostream os(text);
   attr.print(os);
@@ -31,17 +31,16 @@ LogicalResult mlir::egg::exportDecisions(Operation *op, raw_ostream &os) {
     if (Operation *anchor = kernel.getAnchorOp())
       entry["anchor"] = anchor->getName().getStringRef();
     if (StructureAttr s = kernel.getStructureAttr())
-      entry["structure"] = printAttr(s);
+      entry["structure"] = printDecision(s);
     if (TuningAttr t = kernel.getTuningAttr())
-      entry["tuning"] = printAttr(t);
+      entry["tuning"] = printDecision(t);
     kernels.push_back(std::move(entry));
   });
   llvm::json::Object root{{"format", "egg-decisions"},
                           {"version", 1},
                           {"kernels", std::move(kernels)}};
   if (TargetAttr target = lookupTarget(op))
-    root["target"] = printAttr(target);
+    root["target"] = printDecision(target);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
   return success();
 }
-

@@ -72,8 +72,9 @@ private:
     KernelClass kind = classifyKernel(kernel);
     size_t numParallel = loops->parallelPositions.size();
     SmallVector<int64_t> block(numParallel, 0), thread(numParallel, 0);
-    SmallVector<int64_t> extents = llvm::map_to_vector(
-        loops->parallelPositions, [&](unsigned pos) { return loops->extents[pos]; });
+    SmallVector<int64_t> extents =
+        llvm::map_to_vector(loops->parallelPositions,
+                            [&](unsigned pos) { return loops->extents[pos]; });
     auto locked = [&](size_t p) {
       return loops->reducedByProducer[loops->parallelPositions[p]];
     };
@@ -105,8 +106,7 @@ private:
       int64_t budget = rowWise ? 128 : 256;
       for (auto [i, p] : llvm::enumerate(tiled)) {
         int64_t width = i == 0 ? vector : 1;
-        int64_t threadsHere =
-            largestDivisorAtMost(extents[p] / width, budget);
+        int64_t threadsHere = largestDivisorAtMost(extents[p] / width, budget);
         block[p] = threadsHere * width;
         thread[p] = width;
         budget = std::max<int64_t>(1, budget / threadsHere);
@@ -126,7 +126,8 @@ private:
         return n;
       };
       while (numBlocks() < 2 * target.getSmCount() && block[inner] % 2 == 0 &&
-             block[inner] / 2 >= 32 * vector && block[inner] / 2 >= thread[inner] &&
+             block[inner] / 2 >= 32 * vector &&
+             block[inner] / 2 >= thread[inner] &&
              (block[inner] / 2) % thread[inner] == 0)
         block[inner] /= 2;
     }

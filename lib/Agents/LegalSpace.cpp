@@ -38,7 +38,8 @@ static bool isPlainReduction(Operation *op) {
 
 KernelClass mlir::egg::classifyKernel(KernelOp kernel) {
   Block &body = kernel.getBodyBlock();
-  if (llvm::any_of(body, [](Operation &op) { return isa<linalg::SoftmaxOp>(op); }))
+  if (llvm::any_of(body,
+                   [](Operation &op) { return isa<linalg::SoftmaxOp>(op); }))
     return KernelClass::Softmax;
   auto anchor = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
   if (!anchor || anchor.getNumReductionLoops() == 0)
@@ -47,8 +48,8 @@ KernelClass mlir::egg::classifyKernel(KernelOp kernel) {
     return KernelClass::Contraction;
   if (linalg::isaConvolutionOpInterface(anchor))
     return KernelClass::Convolution;
-  int64_t reductions = llvm::count_if(
-      body, [](Operation &op) { return isPlainReduction(&op); });
+  int64_t reductions =
+      llvm::count_if(body, [](Operation &op) { return isPlainReduction(&op); });
   return reductions > 1 ? KernelClass::Normalization : KernelClass::Reduction;
 }
 
@@ -88,8 +89,7 @@ mlir::egg::analyzeRootLoops(KernelOp kernel,
   }
   SmallVector<utils::IteratorType> iterators = root.getLoopIteratorTypes();
   if (loops.extents.size() != iterators.size())
-    return emitError() << "cannot read the loop extents of "
-                       << root->getName();
+    return emitError() << "cannot read the loop extents of " << root->getName();
   if (llvm::any_of(loops.extents, ShapedType::isDynamic))
     return emitError() << "dynamic shapes are not supported yet (root op "
                        << root->getName() << ")";
@@ -166,8 +166,7 @@ checkVectorizable(KernelOp kernel, const RootLoops &loops,
     if (!type)
       continue;
     if (type.getElementTypeBitWidth() * v > 128)
-      return emitError() << "vector = " << v << " of "
-                         << type.getElementType()
+      return emitError() << "vector = " << v << " of " << type.getElementType()
                          << " exceeds 16-byte accesses";
     AffineMap map = root.getMatchingIndexingMap(&operand);
     for (unsigned r = 0; r < map.getNumResults(); ++r) {
@@ -241,9 +240,18 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
   while (implied.size() < given.size())
     implied.push_back(1);
   if (given != implied)
-    return emitError() << "threads [" << llvm::join(llvm::map_range(tuning.getThreads(), [](int64_t v) { return std::to_string(v); }), ", ")
+    return emitError() << "threads ["
+                       << llvm::join(llvm::map_range(tuning.getThreads(),
+                                                     [](int64_t v) {
+                                                       return std::to_string(v);
+                                                     }),
+                                     ", ")
                        << "] do not match the ["
-                       << llvm::join(llvm::map_range(implied, [](int64_t v) { return std::to_string(v); }), ", ")
+                       << llvm::join(llvm::map_range(implied,
+                                                     [](int64_t v) {
+                                                       return std::to_string(v);
+                                                     }),
+                                     ", ")
                        << "] threads that the block and thread tiles imply";
   return success();
 }

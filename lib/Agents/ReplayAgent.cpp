@@ -23,8 +23,8 @@ public:
 
   StringRef getName() const override { return "replay"; }
 
-  FailureOr<StructureAttr>
-  chooseStructure(KernelOp kernel, ArrayRef<StructureAttr>) override {
+  FailureOr<StructureAttr> chooseStructure(KernelOp kernel,
+                                           ArrayRef<StructureAttr>) override {
     FailureOr<const Entry *> entry = lookup(kernel, "structure");
     if (failed(entry))
       return failure();
@@ -72,8 +72,8 @@ private:
     auto typed = dyn_cast_or_null<AttrT>(attr);
     if (!typed)
       return kernel.emitOpError("invalid ")
-             << field << " in decisions file '" << path << "': "
-             << (message.empty() ? "wrong attribute kind" : message);
+             << field << " in decisions file '" << path
+             << "': " << (message.empty() ? "wrong attribute kind" : message);
     return typed;
   }
 
@@ -94,7 +94,8 @@ mlir::egg::createReplayAgent(StringRef path, MLIRContext *ctx, Location loc) {
       llvm::json::parse((*buffer)->getBuffer());
   if (!json)
     return emitError(loc, "decisions file '")
-           << path << "' is not valid JSON: " << llvm::toString(json.takeError());
+           << path
+           << "' is not valid JSON: " << llvm::toString(json.takeError());
   const llvm::json::Object *root = json->getAsObject();
   if (!root || root->getString("format") != "egg-decisions")
     return emitError(loc, "'") << path << "' is not an egg-decisions file";

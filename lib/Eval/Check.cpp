@@ -232,8 +232,8 @@ Stats mlir::egg::eval::summarize(std::vector<double> samples) {
   double var = 0;
   for (double v : samples)
     var += (v - s.mean) * (v - s.mean);
-  s.stddev = samples.size() > 1 ? std::sqrt(var / double(samples.size() - 1))
-                                : 0;
+  s.stddev =
+      samples.size() > 1 ? std::sqrt(var / double(samples.size() - 1)) : 0;
   return s;
 }
 

@@ -49,10 +49,12 @@ int64_t Buffer::numElements() const {
   return n;
 }
 
-std::vector<int64_t> Function::inputs() const {
+/// Ids of the buffers with `role`, in argument order.
+static std::vector<int64_t> byRole(const std::vector<Buffer> &buffers,
+                                   Buffer::Role role) {
   std::vector<const Buffer *> found;
   for (const Buffer &b : buffers)
-    if (b.role == Buffer::Role::Input)
+    if (b.role == role)
       found.push_back(&b);
   std::sort(found.begin(), found.end(),
             [](const Buffer *a, const Buffer *b) { return a->arg < b->arg; });
@@ -62,17 +64,12 @@ std::vector<int64_t> Function::inputs() const {
   return ids;
 }
 
+std::vector<int64_t> Function::inputs() const {
+  return byRole(buffers, Buffer::Role::Input);
+}
+
 std::vector<int64_t> Function::outputs() const {
-  std::vector<const Buffer *> found;
-  for (const Buffer &b : buffers)
-    if (b.role == Buffer::Role::Output)
-      found.push_back(&b);
-  std::sort(found.begin(), found.end(),
-            [](const Buffer *a, const Buffer *b) { return a->arg < b->arg; });
-  std::vector<int64_t> ids;
-  for (const Buffer *b : found)
-    ids.push_back(b->id);
-  return ids;
+  return byRole(buffers, Buffer::Role::Output);
 }
 
 const Function *Manifest::findFunction(llvm::StringRef name) const {

@@ -140,10 +140,46 @@ static std::optional<Access> compileAccess(AffineMap map,
 //===----------------------------------------------------------------------===//
 
 enum class Opc {
-  Add, Sub, Mul, Div, Rem, Neg, Max, Min, MaxNum, MinNum, CmpF, CmpI, Select,
-  Copy, FpToInt, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Tanh, Erf, Sqrt,
-  Rsqrt, Abs, Pow, Sin, Cos, Floor, Ceil, Round, Fma, Atan, Atan2, Index,
-  AndI, OrI, XorI
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem,
+  Neg,
+  Max,
+  Min,
+  MaxNum,
+  MinNum,
+  CmpF,
+  CmpI,
+  Select,
+  Copy,
+  FpToInt,
+  Exp,
+  Exp2,
+  Expm1,
+  Log,
+  Log2,
+  Log10,
+  Log1p,
+  Tanh,
+  Erf,
+  Sqrt,
+  Rsqrt,
+  Abs,
+  Pow,
+  Sin,
+  Cos,
+  Floor,
+  Ceil,
+  Round,
+  Fma,
+  Atan,
+  Atan2,
+  Index,
+  AndI,
+  OrI,
+  XorI
 };
 
 struct Instr {
@@ -165,34 +201,60 @@ struct Program {
 static bool cmpF(arith::CmpFPredicate p, double x, double y) {
   bool unordered = std::isnan(x) || std::isnan(y);
   switch (p) {
-  case arith::CmpFPredicate::AlwaysFalse: return false;
-  case arith::CmpFPredicate::OEQ: return !unordered && x == y;
-  case arith::CmpFPredicate::OGT: return !unordered && x > y;
-  case arith::CmpFPredicate::OGE: return !unordered && x >= y;
-  case arith::CmpFPredicate::OLT: return !unordered && x < y;
-  case arith::CmpFPredicate::OLE: return !unordered && x <= y;
-  case arith::CmpFPredicate::ONE: return !unordered && x != y;
-  case arith::CmpFPredicate::ORD: return !unordered;
-  case arith::CmpFPredicate::UEQ: return unordered || x == y;
-  case arith::CmpFPredicate::UGT: return unordered || x > y;
-  case arith::CmpFPredicate::UGE: return unordered || x >= y;
-  case arith::CmpFPredicate::ULT: return unordered || x < y;
-  case arith::CmpFPredicate::ULE: return unordered || x <= y;
-  case arith::CmpFPredicate::UNE: return unordered || x != y;
-  case arith::CmpFPredicate::UNO: return unordered;
-  case arith::CmpFPredicate::AlwaysTrue: return true;
+  case arith::CmpFPredicate::AlwaysFalse:
+    return false;
+  case arith::CmpFPredicate::OEQ:
+    return !unordered && x == y;
+  case arith::CmpFPredicate::OGT:
+    return !unordered && x > y;
+  case arith::CmpFPredicate::OGE:
+    return !unordered && x >= y;
+  case arith::CmpFPredicate::OLT:
+    return !unordered && x < y;
+  case arith::CmpFPredicate::OLE:
+    return !unordered && x <= y;
+  case arith::CmpFPredicate::ONE:
+    return !unordered && x != y;
+  case arith::CmpFPredicate::ORD:
+    return !unordered;
+  case arith::CmpFPredicate::UEQ:
+    return unordered || x == y;
+  case arith::CmpFPredicate::UGT:
+    return unordered || x > y;
+  case arith::CmpFPredicate::UGE:
+    return unordered || x >= y;
+  case arith::CmpFPredicate::ULT:
+    return unordered || x < y;
+  case arith::CmpFPredicate::ULE:
+    return unordered || x <= y;
+  case arith::CmpFPredicate::UNE:
+    return unordered || x != y;
+  case arith::CmpFPredicate::UNO:
+    return unordered;
+  case arith::CmpFPredicate::AlwaysTrue:
+    return true;
   }
   return false;
 }
 
 static bool cmpI(arith::CmpIPredicate p, double x, double y) {
   switch (p) {
-  case arith::CmpIPredicate::eq: return x == y;
-  case arith::CmpIPredicate::ne: return x != y;
-  case arith::CmpIPredicate::slt: case arith::CmpIPredicate::ult: return x < y;
-  case arith::CmpIPredicate::sle: case arith::CmpIPredicate::ule: return x <= y;
-  case arith::CmpIPredicate::sgt: case arith::CmpIPredicate::ugt: return x > y;
-  case arith::CmpIPredicate::sge: case arith::CmpIPredicate::uge: return x >= y;
+  case arith::CmpIPredicate::eq:
+    return x == y;
+  case arith::CmpIPredicate::ne:
+    return x != y;
+  case arith::CmpIPredicate::slt:
+  case arith::CmpIPredicate::ult:
+    return x < y;
+  case arith::CmpIPredicate::sle:
+  case arith::CmpIPredicate::ule:
+    return x <= y;
+  case arith::CmpIPredicate::sgt:
+  case arith::CmpIPredicate::ugt:
+    return x > y;
+  case arith::CmpIPredicate::sge:
+  case arith::CmpIPredicate::uge:
+    return x >= y;
   }
   return false;
 }
@@ -200,46 +262,86 @@ static bool cmpI(arith::CmpIPredicate p, double x, double y) {
 static double eval(const Instr &in, const double *s) {
   double x = in.a >= 0 ? s[in.a] : 0, y = in.b >= 0 ? s[in.b] : 0;
   switch (in.op) {
-  case Opc::Add: return x + y;
-  case Opc::Sub: return x - y;
-  case Opc::Mul: return x * y;
-  case Opc::Div: return x / y;
-  case Opc::Rem: return std::fmod(x, y);
-  case Opc::Neg: return -x;
-  case Opc::Max: return (std::isnan(x) || std::isnan(y)) ? NAN : std::max(x, y);
-  case Opc::Min: return (std::isnan(x) || std::isnan(y)) ? NAN : std::min(x, y);
-  case Opc::MaxNum: return std::fmax(x, y);
-  case Opc::MinNum: return std::fmin(x, y);
-  case Opc::CmpF: return cmpF(arith::CmpFPredicate(in.pred), x, y) ? 1 : 0;
-  case Opc::CmpI: return cmpI(arith::CmpIPredicate(in.pred), x, y) ? 1 : 0;
-  case Opc::Select: return x != 0 ? y : s[in.c];
-  case Opc::Copy: return x;
-  case Opc::FpToInt: return std::trunc(x);
-  case Opc::Exp: return std::exp(x);
-  case Opc::Exp2: return std::exp2(x);
-  case Opc::Expm1: return std::expm1(x);
-  case Opc::Log: return std::log(x);
-  case Opc::Log2: return std::log2(x);
-  case Opc::Log10: return std::log10(x);
-  case Opc::Log1p: return std::log1p(x);
-  case Opc::Tanh: return std::tanh(x);
-  case Opc::Erf: return std::erf(x);
-  case Opc::Sqrt: return std::sqrt(x);
-  case Opc::Rsqrt: return 1.0 / std::sqrt(x);
-  case Opc::Abs: return std::fabs(x);
-  case Opc::Pow: return std::pow(x, y);
-  case Opc::Sin: return std::sin(x);
-  case Opc::Cos: return std::cos(x);
-  case Opc::Floor: return std::floor(x);
-  case Opc::Ceil: return std::ceil(x);
-  case Opc::Round: return std::round(x);
-  case Opc::Fma: return x * y + s[in.c];
-  case Opc::Atan: return std::atan(x);
-  case Opc::Atan2: return std::atan2(x, y);
-  case Opc::Index: return 0; // Filled by the loop driver.
-  case Opc::AndI: return double(int64_t(x) & int64_t(y));
-  case Opc::OrI: return double(int64_t(x) | int64_t(y));
-  case Opc::XorI: return double(int64_t(x) ^ int64_t(y));
+  case Opc::Add:
+    return x + y;
+  case Opc::Sub:
+    return x - y;
+  case Opc::Mul:
+    return x * y;
+  case Opc::Div:
+    return x / y;
+  case Opc::Rem:
+    return std::fmod(x, y);
+  case Opc::Neg:
+    return -x;
+  case Opc::Max:
+    return (std::isnan(x) || std::isnan(y)) ? NAN : std::max(x, y);
+  case Opc::Min:
+    return (std::isnan(x) || std::isnan(y)) ? NAN : std::min(x, y);
+  case Opc::MaxNum:
+    return std::fmax(x, y);
+  case Opc::MinNum:
+    return std::fmin(x, y);
+  case Opc::CmpF:
+    return cmpF(arith::CmpFPredicate(in.pred), x, y) ? 1 : 0;
+  case Opc::CmpI:
+    return cmpI(arith::CmpIPredicate(in.pred), x, y) ? 1 : 0;
+  case Opc::Select:
+    return x != 0 ? y : s[in.c];
+  case Opc::Copy:
+    return x;
+  case Opc::FpToInt:
+    return std::trunc(x);
+  case Opc::Exp:
+    return std::exp(x);
+  case Opc::Exp2:
+    return std::exp2(x);
+  case Opc::Expm1:
+    return std::expm1(x);
+  case Opc::Log:
+    return std::log(x);
+  case Opc::Log2:
+    return std::log2(x);
+  case Opc::Log10:
+    return std::log10(x);
+  case Opc::Log1p:
+    return std::log1p(x);
+  case Opc::Tanh:
+    return std::tanh(x);
+  case Opc::Erf:
+    return std::erf(x);
+  case Opc::Sqrt:
+    return std::sqrt(x);
+  case Opc::Rsqrt:
+    return 1.0 / std::sqrt(x);
+  case Opc::Abs:
+    return std::fabs(x);
+  case Opc::Pow:
+    return std::pow(x, y);
+  case Opc::Sin:
+    return std::sin(x);
+  case Opc::Cos:
+    return std::cos(x);
+  case Opc::Floor:
+    return std::floor(x);
+  case Opc::Ceil:
+    return std::ceil(x);
+  case Opc::Round:
+    return std::round(x);
+  case Opc::Fma:
+    return x * y + s[in.c];
+  case Opc::Atan:
+    return std::atan(x);
+  case Opc::Atan2:
+    return std::atan2(x, y);
+  case Opc::Index:
+    return 0; // Filled by the loop driver.
+  case Opc::AndI:
+    return double(int64_t(x) & int64_t(y));
+  case Opc::OrI:
+    return double(int64_t(x) | int64_t(y));
+  case Opc::XorI:
+    return double(int64_t(x) ^ int64_t(y));
   }
   return NAN;
 }
@@ -254,9 +356,9 @@ public:
 
   llvm::Error prepare(llvm::StringRef source, llvm::StringRef name) {
     DialectRegistry registry;
-    registry.insert<arith::ArithDialect, func::FuncDialect,
-                    linalg::LinalgDialect, math::MathDialect,
-                    tensor::TensorDialect>();
+    registry
+        .insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
+                math::MathDialect, tensor::TensorDialect>();
     context->appendDialectRegistry(registry);
     context->loadAllAvailableDialects();
     std::string diagnostics;
@@ -283,7 +385,8 @@ public:
     // needs to know only linalg.generic.
     IRRewriter rewriter(context.get());
     SmallVector<linalg::AggregatedOpInterface> aggregates;
-    func.walk([&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
+    func.walk(
+        [&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
     for (auto op : aggregates) {
       rewriter.setInsertionPoint(op);
       FailureOr<SmallVector<Value>> values = op.decomposeOperation(rewriter);
@@ -636,9 +739,8 @@ private:
           });
         });
     int64_t outer = numLoops ? ranges[0] : 1;
-    unsigned workers = parallelOuter ? std::max(1u, std::min<unsigned>(
-                                                        threads, outer))
-                                     : 1;
+    unsigned workers =
+        parallelOuter ? std::max(1u, std::min<unsigned>(threads, outer)) : 1;
     auto work = [&](int64_t begin, int64_t end) {
       std::vector<double> slots(program->numSlots);
       for (auto [id, value] : program->constants)
@@ -667,8 +769,8 @@ private:
             slots[k] = operands[k].data[off];
           }
           for (const Instr &in : program->code)
-            slots[in.dst] =
-                in.op == Opc::Index ? double(iv[in.pred]) : eval(in, slots.data());
+            slots[in.dst] = in.op == Opc::Index ? double(iv[in.pred])
+                                                : eval(in, slots.data());
           for (size_t r = 0; r < program->yields.size(); ++r)
             operands[numInputs + r].out[offsets[numInputs + r]] =
                 slots[program->yields[r]];

@@ -1,7 +1,7 @@
 //===- EggPipeline.cpp - The EGG pass pipelines ---------------------------===//
 
-#include "egg/Pipelines/Pipelines.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
+#include "egg/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -125,7 +125,7 @@ void mlir::egg::registerEggPipelines() {
       "egg-pipeline",
       "linalg on tensors to PTX: kernels, agent decisions, lowering",
       buildEggPipeline);
-  PassPipelineRegistration<EggPipelineOptions>(
-      "egg-lower-to-nvvm", "decided egg kernels to PTX",
-      buildEggLoweringPipeline);
+  PassPipelineRegistration<EggPipelineOptions>("egg-lower-to-nvvm",
+                                               "decided egg kernels to PTX",
+                                               buildEggLoweringPipeline);
 }

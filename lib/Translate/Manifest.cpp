@@ -65,8 +65,7 @@ class HostReader {
 public:
   FailureOr<json::Object> read(func::FuncOp func) {
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
-      bool isOutput =
-          func.getArgAttr(i, "bufferize.result") != nullptr;
+      bool isOutput = func.getArgAttr(i, "bufferize.result") != nullptr;
       if (failed(addBuffer(arg, isOutput ? "output" : "input", i, func)))
         return failure();
     }
@@ -95,8 +94,8 @@ private:
         {"role", role},
         {"shape", json::Array(type.getShape())},
         {"element_type", typeName(element)},
-        {"bytes", type.getNumElements() *
-                      ((element.getIntOrFloatBitWidth() + 7) / 8)}};
+        {"bytes",
+         type.getNumElements() * ((element.getIntOrFloatBitWidth() + 7) / 8)}};
     if (arg >= 0)
       buffer["arg"] = arg;
     buffers.push_back(std::move(buffer));
@@ -122,8 +121,7 @@ private:
     if (isa<arith::ConstantOp, memref::DeallocOp, func::ReturnOp>(op))
       return success();
     if (auto alloc = dyn_cast<memref::AllocOp>(op))
-      return addBuffer(alloc, "temp", -1,
-                       op.getParentOfType<func::FuncOp>());
+      return addBuffer(alloc, "temp", -1, op.getParentOfType<func::FuncOp>());
     if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
             op)) {
       FailureOr<int64_t> id = bufferOf(op.getOperand(0), &op);
@@ -205,9 +203,9 @@ private:
         unsigned width = arg.getType().isIndex()
                              ? 64
                              : arg.getType().getIntOrFloatBitWidth();
-        args.push_back(json::Object{
-            {"scalar", llvm::formatv("i{0}", width).str()},
-            {"value", intValue.getSExtValue()}});
+        args.push_back(
+            json::Object{{"scalar", llvm::formatv("i{0}", width).str()},
+                         {"value", intValue.getSExtValue()}});
       } else if (matchPattern(arg, m_ConstantFloat(&floatValue)) &&
                  arg.getType().isF32()) {
         args.push_back(json::Object{{"scalar", "f32"},
@@ -217,13 +215,14 @@ private:
                                 "buffer or a constant");
       }
     }
-    steps.push_back(json::Object{{"kind", "launch"},
-                                 {"module", launch.getKernelModuleName().getValue()},
-                                 {"kernel", launch.getKernelName().getValue()},
-                                 {"grid", std::move(grid)},
-                                 {"block", std::move(block)},
-                                 {"shared_bytes", shared},
-                                 {"args", std::move(args)}});
+    steps.push_back(
+        json::Object{{"kind", "launch"},
+                     {"module", launch.getKernelModuleName().getValue()},
+                     {"kernel", launch.getKernelName().getValue()},
+                     {"grid", std::move(grid)},
+                     {"block", std::move(block)},
+                     {"shared_bytes", shared},
+                     {"args", std::move(args)}});
     return success();
   }
 

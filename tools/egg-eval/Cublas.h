@@ -17,11 +17,13 @@ namespace egg::cuda {
 struct Cublas {
   using CreateFn = cublasStatus_t (*)(cublasHandle_t *);
   using SetStreamFn = cublasStatus_t (*)(cublasHandle_t, CUstream);
-  using GemmFn = cublasStatus_t (*)(
-      cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-      const void *, const void *, cudaDataType, int, long long, const void *,
-      cudaDataType, int, long long, const void *, void *, cudaDataType, int,
-      long long, int, cublasComputeType_t, cublasGemmAlgo_t);
+  using GemmFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t,
+                                    cublasOperation_t, int, int, int,
+                                    const void *, const void *, cudaDataType,
+                                    int, long long, const void *, cudaDataType,
+                                    int, long long, const void *, void *,
+                                    cudaDataType, int, long long, int,
+                                    cublasComputeType_t, cublasGemmAlgo_t);
   CreateFn create = nullptr;
   SetStreamFn setStream = nullptr;
   GemmFn gemm = nullptr;

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaDriver.h"
 #include "Cublas.h"
+#include "CudaDriver.h"
 
 #include "egg/Eval/Check.h"
 #include "egg/Eval/Manifest.h"
@@ -28,13 +28,13 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
 #include <algorithm>
-#include <functional>
-#include <sstream>
-#include <cstring>
+#include <chrono>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <random>
+#include <sstream>
 #include <thread>
 
 using namespace mlir::egg::eval;
@@ -46,9 +46,10 @@ static cl::opt<std::string> manifestPath(cl::Positional, cl::Required,
 static cl::opt<std::string> sourcePath(
     "source", cl::Required,
     cl::desc("The input MLIR the manifest was compiled from (reference)"));
-static cl::opt<std::string> functionName(
-    "function", cl::desc("Function to evaluate (default: the first)"),
-    cl::init(""));
+static cl::opt<std::string>
+    functionName("function",
+                 cl::desc("Function to evaluate (default: the first)"),
+                 cl::init(""));
 static cl::opt<unsigned> trials("trials",
                                 cl::desc("Correctness trials, fresh inputs "
                                          "each (at least 5 recommended)"),
@@ -62,15 +63,15 @@ static cl::opt<bool> hotCache("hot-cache",
 static cl::opt<double> budgetMs("timing-budget-ms",
                                 cl::desc("Time spent in timed runs"),
                                 cl::init(300));
-static cl::opt<double> timeoutS(
-    "timeout", cl::desc("Seconds before a run counts as hung"), cl::init(10));
-static cl::opt<std::string> jsonPath("json",
-                                     cl::desc("Write the result as JSON here"),
-                                     cl::init(""));
-static cl::opt<bool> cudaGraph(
-    "cuda-graph",
-    cl::desc("Time replays of a CUDA graph of the launch sequence"),
-    cl::init(false));
+static cl::opt<double> timeoutS("timeout",
+                                cl::desc("Seconds before a run counts as hung"),
+                                cl::init(10));
+static cl::opt<std::string>
+    jsonPath("json", cl::desc("Write the result as JSON here"), cl::init(""));
+static cl::opt<bool>
+    cudaGraph("cuda-graph",
+              cl::desc("Time replays of a CUDA graph of the launch sequence"),
+              cl::init(false));
 static cl::opt<bool> baseline(
     "baseline",
     cl::desc("Time cuBLAS on the function's contraction in the same run"),
@@ -80,13 +81,14 @@ static cl::opt<std::string> ceilings(
     cl::desc("Roofline ceilings: 'measure' (once per device, cached in "
              "~/.cache/egg) or 'profile' (the manifest's target profile)"),
     cl::init("measure"));
-static cl::opt<bool> useNcu(
-    "ncu", cl::desc("Read hardware counters of each kernel with Nsight "
+static cl::opt<bool>
+    useNcu("ncu",
+           cl::desc("Read hardware counters of each kernel with Nsight "
                     "Compute when it is installed"),
-    cl::init(false));
-static cl::opt<unsigned> cpuThreads(
-    "cpu-threads", cl::desc("CPU threads for the reference (0: all)"),
-    cl::init(0));
+           cl::init(false));
+static cl::opt<unsigned>
+    cpuThreads("cpu-threads",
+               cl::desc("CPU threads for the reference (0: all)"), cl::init(0));
 
 namespace {
 /// The result, filled as the run goes and written however it ends.
@@ -190,14 +192,13 @@ int main(int argc, char **argv) {
     report.finish("error", llvm::toString(manifest.takeError()), 3);
   const Function *function = manifest->findFunction(functionName);
   if (!function)
-    report.finish("error", "no function '" + functionName + "' in manifest",
-                  3);
+    report.finish("error", "no function '" + functionName + "' in manifest", 3);
   report.root["function"] = function->name;
 
   // The reference must describe the same function: same shapes and types.
-  unsigned threads =
-      cpuThreads ? cpuThreads.getValue()
-                 : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = cpuThreads
+                         ? cpuThreads.getValue()
+                         : std::max(1u, std::thread::hardware_concurrency());
   auto reference = Reference::create(readFile(sourcePath), function->name);
   if (!reference)
     report.finish("error", llvm::toString(reference.takeError()), 3);
@@ -265,12 +266,12 @@ int main(int argc, char **argv) {
                               CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
     CUmodule module;
-    CUresult r = cu.cuModuleLoadDataEx(&module, m.ptx.c_str(), 2, options,
-                                       values);
+    CUresult r =
+        cu.cuModuleLoadDataEx(&module, m.ptx.c_str(), 2, options, values);
     if (r != CUDA_SUCCESS)
-      report.finish("error", "loading module " + m.name + ": " +
-                                 cu.describe(r) + " " + log,
-                    3);
+      report.finish(
+          "error",
+          "loading module " + m.name + ": " + cu.describe(r) + " " + log, 3);
     modules[m.name] = module;
   }
   std::vector<CUfunction> kernels(function->steps.size(), nullptr);
@@ -320,10 +321,9 @@ int main(int argc, char **argv) {
     if (s.kind == Step::Kind::Copy)
       return cu.cuMemcpyDtoDAsync(ptrs[s.dst], ptrs[s.src],
                                   function->buffers[s.src].bytes, stream);
-    return cu.cuLaunchKernel(kernels[i], s.grid[0], s.grid[1], s.grid[2],
-                             s.block[0], s.block[1], s.block[2],
-                             unsigned(s.sharedBytes), stream,
-                             params[i].data(), nullptr);
+    return cu.cuLaunchKernel(
+        kernels[i], s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1],
+        s.block[2], unsigned(s.sharedBytes), stream, params[i].data(), nullptr);
   };
   // Waits for the stream; a fault or a hang ends the process with a report.
   auto waitOrDie = [&](const char *what) {
@@ -349,10 +349,9 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < function->steps.size(); ++i) {
       CUresult r = launch(i);
       if (r != CUDA_SUCCESS)
-        report.finish("fault",
-                      llvm::formatv("launching step {0}: {1}", i,
-                                    cu.describe(r)),
-                      2);
+        report.finish(
+            "fault",
+            llvm::formatv("launching step {0}: {1}", i, cu.describe(r)), 2);
     }
     waitOrDie(what);
   };
@@ -374,9 +373,8 @@ int main(int argc, char **argv) {
     std::vector<std::vector<uint8_t>> uploaded;
     for (int64_t id : inputs) {
       const Buffer &b = function->buffers[id];
-      std::vector<double> values =
-          roundTo(drawInputs(b.numElements(), t, rng, distribution),
-                  b.elementType);
+      std::vector<double> values = roundTo(
+          drawInputs(b.numElements(), t, rng, distribution), b.elementType);
       uploaded.push_back(encode(values, b.elementType));
       check(cu.cuMemcpyHtoD(ptrs[id], uploaded.back().data(), b.bytes),
             "upload");
@@ -405,8 +403,7 @@ int main(int argc, char **argv) {
         c.pass = false, c.reason = llvm::formatv("{0} of {1} elements were "
                                                  "never written",
                                                  unwritten, b.numElements());
-      bool refChanged =
-          t > 0 && previousRef[k].data != (*ref)[k].data;
+      bool refChanged = t > 0 && previousRef[k].data != (*ref)[k].data;
       if (c.pass && refChanged && previousOut[k] == bytes)
         c.pass = false, c.reason = "the output did not change with new "
                                    "inputs (stale or cached result)";
@@ -424,8 +421,7 @@ int main(int argc, char **argv) {
     }
     for (auto [k, id] : llvm::enumerate(inputs)) {
       std::vector<uint8_t> after(function->buffers[id].bytes);
-      check(cu.cuMemcpyDtoH(after.data(), ptrs[id], after.size()),
-            "download");
+      check(cu.cuMemcpyDtoH(after.data(), ptrs[id], after.size()), "download");
       if (after != uploaded[k] && failure.empty())
         failure = llvm::formatv("input {0} was modified by the kernels", k);
     }
@@ -437,18 +433,16 @@ int main(int argc, char **argv) {
                                   failure.empty() ? "pass" : failure);
     if (!failure.empty() && correct) {
       correct = false;
-      firstFailure = llvm::formatv("trial {0} ({1}): {2}", t, distribution,
-                                   failure);
+      firstFailure =
+          llvm::formatv("trial {0} ({1}): {2}", t, distribution, failure);
     }
     previousOut = std::move(outBytes);
     previousRef = std::move(*ref);
   }
-  report.root["correctness"] =
-      json::Object{{"trials", std::move(trialReports)},
-                   {"tolerance", json::Object{{"relative_l2",
-                                               tolerance.relativeL2},
-                                              {"elementwise",
-                                               tolerance.elementwise}}}};
+  report.root["correctness"] = json::Object{
+      {"trials", std::move(trialReports)},
+      {"tolerance", json::Object{{"relative_l2", tolerance.relativeL2},
+                                 {"elementwise", tolerance.elementwise}}}};
   if (!correct)
     report.finish("incorrect", firstFailure, 1);
 
@@ -484,8 +478,9 @@ int main(int argc, char **argv) {
     std::vector<double> warm;
     for (int i = 0; i < 3; ++i)
       warm.push_back(once(i));
-    int64_t runs =
-        fixedRuns > 0 ? fixedRuns : adaptiveRuns(summarize(warm).median, budgetMs);
+    int64_t runs = fixedRuns > 0
+                       ? fixedRuns
+                       : adaptiveRuns(summarize(warm).median, budgetMs);
     std::vector<double> samples;
     for (int64_t r = 0; r < runs; ++r)
       samples.push_back(once(r));
@@ -567,8 +562,9 @@ int main(int argc, char **argv) {
       llvm::raw_fd_ostream os(cache, ec);
       if (!ec)
         os << json::Value(std::move(measured)) << "\n";
-      ceilingSource = haveBlas ? "measured" : "measured bandwidth; compute "
-                                              "rates from the target profile";
+      ceilingSource = haveBlas ? "measured"
+                               : "measured bandwidth; compute "
+                                 "rates from the target profile";
     }
   }
   double peak = half ? tensorGflops : fp32Gflops;
@@ -609,8 +605,7 @@ int main(int argc, char **argv) {
       std::vector<double> ks;
       for (int64_t r = 0; r < kernelRuns; ++r) {
         if (!hotCache)
-          check(cu.cuMemsetD32Async(flush, unsigned(r), flushBytes / 4,
-                                    stream),
+          check(cu.cuMemsetD32Async(flush, unsigned(r), flushBytes / 4, stream),
                 "L2 flush");
         for (size_t j = 0; j < i; ++j)
           check(launch(j), "launch");
@@ -631,18 +626,17 @@ int main(int argc, char **argv) {
     double gbps = roof.bytes / (total.median * 1e-3) / 1e9;
     double tflops = roof.flops / (total.median * 1e-3) / 1e12;
     double fraction = roof.floorMs() > 0 ? roof.floorMs() / total.median : 0;
-    report.root["timing"] = json::Object{
-        {"mode", mode},
-        {"cold_cache", !hotCache},
-        {"runs", total.count},
-        {"median_ms", total.median},
-        {"mean_ms", total.mean},
-        {"min_ms", total.min},
-        {"max_ms", total.max},
-        {"p10_ms", total.p10},
-        {"p90_ms", total.p90},
-        {"stddev_ms", total.stddev},
-        {"per_kernel", std::move(perKernel)}};
+    report.root["timing"] = json::Object{{"mode", mode},
+                                         {"cold_cache", !hotCache},
+                                         {"runs", total.count},
+                                         {"median_ms", total.median},
+                                         {"mean_ms", total.mean},
+                                         {"min_ms", total.min},
+                                         {"max_ms", total.max},
+                                         {"p10_ms", total.p10},
+                                         {"p90_ms", total.p90},
+                                         {"stddev_ms", total.stddev},
+                                         {"per_kernel", std::move(perKernel)}};
     report.root["roofline"] =
         json::Object{{"flops", roof.flops},
                      {"bytes", roof.bytes},
@@ -690,7 +684,8 @@ int main(int argc, char **argv) {
       cu.cuMemFree(c);
       baselines["cublas"] = json::Object{
           {"what", "cublasGemmStridedBatchedEx on the contraction alone "
-                   "(f32 accumulation, TF32 off), " + blas.library},
+                   "(f32 accumulation, TF32 off), " +
+                       blas.library},
           {"median_ms", s.median},
           {"egg_over_cublas", total.median / s.median}};
       llvm::outs() << llvm::formatv(
@@ -719,11 +714,22 @@ int main(int argc, char **argv) {
           "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_"
           "active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum";
       std::string self = llvm::sys::fs::getMainExecutable(argv[0], nullptr);
-      std::vector<llvm::StringRef> args = {
-          *ncu, "--csv", "--page", "raw", "--clock-control", "none",
-          "--metrics", metrics, self, manifestPath, "--source", sourcePath,
-          "--trials=1", "--timing=false", "--baseline=false",
-          "--ceilings=profile"};
+      std::vector<llvm::StringRef> args = {*ncu,
+                                           "--csv",
+                                           "--page",
+                                           "raw",
+                                           "--clock-control",
+                                           "none",
+                                           "--metrics",
+                                           metrics,
+                                           self,
+                                           manifestPath,
+                                           "--source",
+                                           sourcePath,
+                                           "--trials=1",
+                                           "--timing=false",
+                                           "--baseline=false",
+                                           "--ceilings=profile"};
       std::string err;
       int rc = llvm::sys::ExecuteAndWait(*ncu, args, std::nullopt,
                                          {std::nullopt, csv.str(), csv.str()},

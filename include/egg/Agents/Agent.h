@@ -36,9 +36,8 @@ std::unique_ptr<Agent> createExpertAgent();
 
 /// Replays a decisions file (docs/decisions.md). Fails with a diagnostic at
 /// `loc` when the file cannot be read or is not a decisions file.
-FailureOr<std::unique_ptr<Agent>> createReplayAgent(llvm::StringRef path,
-                                                    MLIRContext *ctx,
-                                                    Location loc);
+FailureOr<std::unique_ptr<Agent>>
+createReplayAgent(llvm::StringRef path, MLIRContext *ctx, Location loc);
 
 /// "expert" or "replay" (with `decisionsPath`).
 FailureOr<std::unique_ptr<Agent>> createAgent(llvm::StringRef name,

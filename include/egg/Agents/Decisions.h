@@ -11,9 +11,15 @@
 #include "mlir/Support/LLVM.h"
 #include "mlir/Support/LogicalResult.h"
 
+#include <string>
+
 namespace mlir {
+class Attribute;
 class Operation;
 namespace egg {
+
+/// A decision in the dialect's own syntax, as decisions files store it.
+std::string printDecision(Attribute decision);
 
 /// Writes the decisions of every egg.kernel under `op` as a decisions file.
 LogicalResult exportDecisions(Operation *op, llvm::raw_ostream &os);

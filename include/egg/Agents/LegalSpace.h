@@ -40,8 +40,8 @@ struct RootLoops {
   /// normalisation row): tiling them would split a reduction.
   SmallVector<bool> reducedByProducer;
 };
-FailureOr<RootLoops> analyzeRootLoops(KernelOp kernel,
-                                      function_ref<InFlightDiagnostic()> emitError);
+FailureOr<RootLoops>
+analyzeRootLoops(KernelOp kernel, function_ref<InFlightDiagnostic()> emitError);
 
 /// Checks that `tuning` is within what the generic lowering (tile + fuse,
 /// scf.forall on blocks and threads) implements for `kernel`.

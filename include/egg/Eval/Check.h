@@ -20,7 +20,7 @@ namespace mlir::egg::eval {
 // Element storage
 //===----------------------------------------------------------------------===//
 
-uint16_t floatToHalf(float value);    ///< IEEE binary16, round to nearest even.
+uint16_t floatToHalf(float value); ///< IEEE binary16, round to nearest even.
 float halfToFloat(uint16_t bits);
 uint16_t floatToBFloat16(float value); ///< Round to nearest even.
 float bfloat16ToFloat(uint16_t bits);
@@ -29,8 +29,7 @@ float bfloat16ToFloat(uint16_t bits);
 std::vector<uint8_t> encode(const std::vector<double> &values,
                             ElementType type);
 /// Decodes bytes of `type` into doubles.
-std::vector<double> decode(const std::vector<uint8_t> &bytes,
-                           ElementType type);
+std::vector<double> decode(const std::vector<uint8_t> &bytes, ElementType type);
 /// The values `type` can hold closest to `values` (what the GPU will see).
 std::vector<double> roundTo(const std::vector<double> &values,
                             ElementType type);
@@ -58,8 +57,8 @@ struct Comparison {
   double maxAbsError = 0;
   int64_t badElements = 0; ///< Outside the elementwise bound.
   int64_t firstBad = -1;
-  int64_t nonFinite = 0;   ///< NaN or Inf in the output.
-  std::string reason;      ///< Empty when it passes.
+  int64_t nonFinite = 0; ///< NaN or Inf in the output.
+  std::string reason;    ///< Empty when it passes.
 };
 /// Compares one output with its float64 reference. NaN or Inf never pass; a
 /// non-finite reference is reported as such (the inputs left the domain).
@@ -72,8 +71,7 @@ Comparison compare(const std::vector<double> &out,
 
 struct Stats {
   int64_t count = 0;
-  double median = 0, mean = 0, min = 0, max = 0, p10 = 0, p90 = 0,
-         stddev = 0;
+  double median = 0, mean = 0, min = 0, max = 0, p10 = 0, p90 = 0, stddev = 0;
 };
 /// Summary of samples (empty input gives count 0).
 Stats summarize(std::vector<double> samples);
@@ -84,9 +82,9 @@ int64_t adaptiveRuns(double estimateMs, double budgetMs = 300,
                      int64_t minRuns = 20, int64_t maxRuns = 2000);
 
 struct Roofline {
-  double flops = 0;    ///< Floating-point operations of one evaluation.
-  double bytes = 0;    ///< Fewest bytes moved: inputs read once, outputs
-                       ///< written once.
+  double flops = 0; ///< Floating-point operations of one evaluation.
+  double bytes = 0; ///< Fewest bytes moved: inputs read once, outputs
+                    ///< written once.
   double memoryFloorMs = 0, computeFloorMs = 0;
   double floorMs() const {
     return memoryFloorMs > computeFloorMs ? memoryFloorMs : computeFloorMs;

@@ -32,8 +32,7 @@ struct EggPipelineOptions : public PassPipelineOptions<EggPipelineOptions> {
       llvm::cl::desc("Decisions file to replay (with agent=replay)"),
       llvm::cl::init("")};
   PassOptions::Option<std::string> record{
-      *this, "record",
-      llvm::cl::desc("Write the decisions taken to this file"),
+      *this, "record", llvm::cl::desc("Write the decisions taken to this file"),
       llvm::cl::init("")};
 };
 

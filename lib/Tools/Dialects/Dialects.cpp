@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "egg/Tools/Registration.h"
 #include "egg/Dialect/Egg/IR/EggDialect.h"
+#include "egg/Tools/Registration.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

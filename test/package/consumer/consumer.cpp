@@ -8,8 +8,8 @@
 int main() {
   mlir::MLIRContext ctx;
   ctx.loadDialect<mlir::egg::EggDialect>();
-  mlir::Attribute attr = mlir::parseAttribute(
-      "#egg.structure<gemm_split_k, split_k = 4>", &ctx);
+  mlir::Attribute attr =
+      mlir::parseAttribute("#egg.structure<gemm_split_k, split_k = 4>", &ctx);
   if (!attr)
     return 1;
   llvm::outs() << attr << "\n";

@@ -40,15 +40,13 @@ static FailureOr<std::pair<int64_t, bool>> parseChip(StringRef chip) {
   return std::make_pair(version, archSpecific);
 }
 
-LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 StringRef chip, StringRef name,
-                                 int64_t smCount, int64_t warpSize,
-                                 int64_t maxThreadsPerBlock,
-                                 int64_t sharedMemoryPerBlock,
-                                 int64_t registersPerBlock,
-                                 int64_t maxRegistersPerThread, int64_t l2Bytes,
-                                 int64_t dramGbps, int64_t fp32Gflops,
-                                 int64_t tensorGflops) {
+LogicalResult
+TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError, StringRef chip,
+                   StringRef name, int64_t smCount, int64_t warpSize,
+                   int64_t maxThreadsPerBlock, int64_t sharedMemoryPerBlock,
+                   int64_t registersPerBlock, int64_t maxRegistersPerThread,
+                   int64_t l2Bytes, int64_t dramGbps, int64_t fp32Gflops,
+                   int64_t tensorGflops) {
   if (failed(parseChip(chip)))
     return emitError() << "chip must look like 'sm_90' or 'sm_90a', got '"
                        << chip << "'";
@@ -235,20 +233,20 @@ LogicalResult TuningAttr::verify(
 
 static ParseResult parseIntList(AsmParser &parser,
                                 SmallVectorImpl<int64_t> &values) {
-  return parser.parseCommaSeparatedList(
-      AsmParser::Delimiter::Square, [&]() -> ParseResult {
-        int64_t v;
-        if (parser.parseInteger(v))
-          return failure();
-        values.push_back(v);
-        return success();
-      });
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                        [&]() -> ParseResult {
+                                          int64_t v;
+                                          if (parser.parseInteger(v))
+                                            return failure();
+                                          values.push_back(v);
+                                          return success();
+                                        });
 }
 
 template <typename EnumT>
-static ParseResult parseEnumKeyword(AsmParser &parser, EnumT &value,
-                                    std::optional<EnumT> (*symbolize)(
-                                        StringRef)) {
+static ParseResult
+parseEnumKeyword(AsmParser &parser, EnumT &value,
+                 std::optional<EnumT> (*symbolize)(StringRef)) {
   SMLoc loc = parser.getCurrentLocation();
   StringRef keyword;
   if (parser.parseKeyword(&keyword))

@@ -24,9 +24,9 @@ LogicalResult EggDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   if (attr.getName() == getTargetAttrName()) {
     if (!isa<TargetAttr>(attr.getValue()))
-      return op->emitError() << "'" << getTargetAttrName()
-                             << "' must be an #egg.target attribute, got "
-                             << attr.getValue();
+      return op->emitError()
+             << "'" << getTargetAttrName()
+             << "' must be an #egg.target attribute, got " << attr.getValue();
     return success();
   }
   // The decisions, carried onto the function a kernel is outlined into.
@@ -42,6 +42,6 @@ LogicalResult EggDialect::verifyOperationAttribute(Operation *op,
                              << "' must be an #egg.tuning attribute";
     return success();
   }
-  return op->emitError() << "unknown egg attribute '" << attr.getName().getValue()
-                         << "'";
+  return op->emitError() << "unknown egg attribute '"
+                         << attr.getName().getValue() << "'";
 }

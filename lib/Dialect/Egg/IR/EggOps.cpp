@@ -15,8 +15,8 @@ using namespace mlir::egg;
 
 TargetAttr mlir::egg::lookupTarget(Operation *op) {
   for (Operation *cur = op; cur; cur = cur->getParentOp())
-    if (auto target = cur->getAttrOfType<TargetAttr>(
-            EggDialect::getTargetAttrName()))
+    if (auto target =
+            cur->getAttrOfType<TargetAttr>(EggDialect::getTargetAttrName()))
       return target;
   return {};
 }
@@ -78,8 +78,7 @@ LogicalResult KernelOp::verify() {
       return emitOpError("structure ")
              << stringifyFormulation(f)
              << " needs a contraction (matmul-like) anchor op";
-    if (wantsConv &&
-        !(linalgOp && linalg::isaConvolutionOpInterface(linalgOp)))
+    if (wantsConv && !(linalgOp && linalg::isaConvolutionOpInterface(linalgOp)))
       return emitOpError("structure ")
              << stringifyFormulation(f) << " needs a convolution anchor op";
   }
@@ -99,8 +98,8 @@ LogicalResult KernelOp::verify() {
   if (auto linalgRoot = dyn_cast_or_null<linalg::LinalgOp>(getRootOp()))
     parallel = linalgRoot.getNumParallelLoops();
   else if (auto root = dyn_cast_or_null<TilingInterface>(getRootOp()))
-    parallel = llvm::count(root.getLoopIteratorTypes(),
-                           utils::IteratorType::parallel);
+    parallel =
+        llvm::count(root.getLoopIteratorTypes(), utils::IteratorType::parallel);
   if (parallel) {
     if ((int64_t)tuning.getBlock().size() > *parallel)
       return emitOpError("block tile has ")

@@ -39,9 +39,8 @@ FailureOr<int64_t> mlir::egg::estimateSharedMemoryBytes(
   }
   // Evaluate at the last index of the tile: for the monotone maps linalg uses
   // (projections, convolution sums) that is the largest index touched.
-  SmallVector<int64_t> last = llvm::map_to_vector(tile, [](int64_t t) {
-    return t - 1;
-  });
+  SmallVector<int64_t> last =
+      llvm::map_to_vector(tile, [](int64_t t) { return t - 1; });
 
   int64_t total = 0;
   int64_t numOperands = linalgOp->getNumOperands();

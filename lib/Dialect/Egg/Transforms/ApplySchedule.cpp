@@ -12,6 +12,7 @@
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -22,7 +23,6 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -46,8 +46,8 @@ static SmallVector<Attribute> mappingFor(MLIRContext *ctx, unsigned numLoops,
       mapping.push_back(gpu::GPUThreadMappingAttr::get(
           ctx, static_cast<gpu::MappingId>(dim)));
     else
-      mapping.push_back(gpu::GPUBlockMappingAttr::get(
-          ctx, static_cast<gpu::MappingId>(dim)));
+      mapping.push_back(
+          gpu::GPUBlockMappingAttr::get(ctx, static_cast<gpu::MappingId>(dim)));
   }
   return mapping;
 }
@@ -56,11 +56,9 @@ static SmallVector<Attribute> mappingFor(MLIRContext *ctx, unsigned numLoops,
 /// tile list over loops of extent `extents`. Tiling by tile count rather
 /// than tile size gives normalized loops (0 to count, step 1), which the GPU
 /// mapping requires; checkLowerable guarantees whole tiles.
-static SmallVector<OpFoldResult> tileCountsFor(OpBuilder &b,
-                                               const RootLoops &loops,
-                                               ArrayRef<int64_t> extents,
-                                               ArrayRef<int64_t> perParallel,
-                                               unsigned &numTiled) {
+static SmallVector<OpFoldResult>
+tileCountsFor(OpBuilder &b, const RootLoops &loops, ArrayRef<int64_t> extents,
+              ArrayRef<int64_t> perParallel, unsigned &numTiled) {
   SmallVector<OpFoldResult> counts(loops.extents.size(), b.getIndexAttr(0));
   numTiled = 0;
   for (auto [p, pos] : llvm::enumerate(loops.parallelPositions)) {
@@ -87,12 +85,13 @@ static FailureOr<Operation *> tileAndFuse(RewriterBase &rewriter,
       .setMapping(mappingFor(rewriter.getContext(), numTiled, threads));
   Region *scope = root->getParentRegion();
   options.setFusionControlFn(
-      [&](tensor::ExtractSliceOp, OpResult producer, bool)
-          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+      [&](tensor::ExtractSliceOp, OpResult producer,
+          bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
         // A producer whose value also leaves the kernel is yielded too.
-        bool usedElsewhere = llvm::any_of(producer.getUsers(), [&](Operation *u) {
-          return u->getParentRegion() == scope && isa<func::ReturnOp>(u);
-        });
+        bool usedElsewhere =
+            llvm::any_of(producer.getUsers(), [&](Operation *u) {
+              return u->getParentRegion() == scope && isa<func::ReturnOp>(u);
+            });
         return scf::SCFTileAndFuseOptions::ControlFnResult{usedElsewhere};
       });
   FailureOr<scf::SCFTileAndFuseResult> result =
@@ -141,10 +140,10 @@ static LogicalResult padAsGather(RewriterBase &rewriter, tensor::PadOp pad) {
               b, l, i, arith::ConstantIndexOp::create(b, l, low[d]));
           Value last = arith::ConstantIndexOp::create(
               b, l, sourceType.getDimSize(d) - 1);
-          Value geZero = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::sge, src, zero);
-          Value leLast = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::sle, src, last);
+          Value geZero =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, src, zero);
+          Value leLast =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, src, last);
           inside = arith::AndIOp::create(
               b, l, inside, arith::AndIOp::create(b, l, geZero, leLast));
           Value clamped = arith::MinSIOp::create(
@@ -199,8 +198,8 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   rewriter.setInsertionPoint(yield);
   rewriter.replaceOpWithNewOp<func::ReturnOp>(yield, yield.getValues());
   rewriter.setInsertionPoint(kernel);
-  auto call = func::CallOp::create(rewriter, kernel.getLoc(), func,
-                                   kernel.getInputs());
+  auto call =
+      func::CallOp::create(rewriter, kernel.getLoc(), func, kernel.getInputs());
   rewriter.replaceOp(kernel, call.getResults());
 
   Block &body = func.getBody().front();
@@ -254,7 +253,8 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
 
   // Aggregate ops (softmax) become their loop nests inside each thread.
   SmallVector<linalg::AggregatedOpInterface> aggregates;
-  func.walk([&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
+  func.walk(
+      [&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
   for (linalg::AggregatedOpInterface op : aggregates) {
     rewriter.setInsertionPoint(op);
     FailureOr<SmallVector<Value>> values = op.decomposeOperation(rewriter);
@@ -310,8 +310,9 @@ struct ApplySchedulePass
       auto host = cast<func::FuncOp>(op);
       for (unsigned i = 0; i < host.getNumArguments(); ++i)
         if (isa<TensorType>(host.getArgument(i).getType()))
-          host.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
-                          BoolAttr::get(&getContext(), false));
+          host.setArgAttr(
+              i, bufferization::BufferizationDialect::kWritableAttrName,
+              BoolAttr::get(&getContext(), false));
     }
   }
 };

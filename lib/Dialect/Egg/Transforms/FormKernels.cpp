@@ -89,9 +89,7 @@ public:
   }
 
   Operation *leader(Operation *op) { return classes.getLeaderValue(op); }
-  bool sameGroup(Operation *a, Operation *b) {
-    return leader(a) == leader(b);
-  }
+  bool sameGroup(Operation *a, Operation *b) { return leader(a) == leader(b); }
   SmallVector<Operation *> members(Operation *op) {
     SmallVector<Operation *> result;
     for (Operation *o : ops)
@@ -137,8 +135,9 @@ public:
         for (Value v : readValues(m)) {
           Operation *def = computeDef(v);
           Operation *inBlock =
-              v.getDefiningOp() ? block.findAncestorOpInBlock(*v.getDefiningOp())
-                                : nullptr;
+              v.getDefiningOp()
+                  ? block.findAncestorOpInBlock(*v.getDefiningOp())
+                  : nullptr;
           if (!inBlock || (def && (sameGroup(def, from) || sameGroup(def, to))))
             continue;
           DenseSet<Operation *> visited;
@@ -170,9 +169,8 @@ public:
         if (!elementwise) {
           // A reduction joins only a group whose anchors reduce the same rows.
           if (producerAnchors.empty() ||
-              !llvm::all_of(producerAnchors, [&](Operation *a) {
-                return rowSpace(a) == rows;
-              }))
+              !llvm::all_of(producerAnchors,
+                            [&](Operation *a) { return rowSpace(a) == rows; }))
             continue;
         } else if (!anchors(op).empty() && !producerAnchors.empty()) {
           continue; // Already holds an anchor: one contraction per kernel.
@@ -189,9 +187,9 @@ public:
   /// materialised per block (docs/principles/fusion.md).
   void fuseIntoConsumers() {
     for (Operation *op : llvm::reverse(ops)) {
-      if (!anchors(op).empty() ||
-          llvm::any_of(members(op),
-                       [](Operation *m) { return isa<tensor::PadOp>(m); }))
+      if (!anchors(op).empty() || llvm::any_of(members(op), [](Operation *m) {
+            return isa<tensor::PadOp>(m);
+          }))
         continue;
       Operation *consumer = nullptr;
       bool single = true;
@@ -282,14 +280,12 @@ static KernelOp buildKernel(OpBuilder &builder, ArrayRef<Operation *> group,
   for (Operation *op : group)
     body.clone(*op, mapping);
   YieldOp::create(body, kernel.getLoc(),
-                  llvm::map_to_vector(escaping, [&](Value v) {
-                    return mapping.lookup(v);
-                  }));
+                  llvm::map_to_vector(
+                      escaping, [&](Value v) { return mapping.lookup(v); }));
 
   for (auto [value, result] : llvm::zip(escaping, kernel.getResults()))
-    value.replaceUsesWithIf(result, [&](OpOperand &use) {
-      return !isInside(use.getOwner());
-    });
+    value.replaceUsesWithIf(
+        result, [&](OpOperand &use) { return !isInside(use.getOwner()); });
   for (Operation *op : llvm::reverse(group))
     op->erase();
   return kernel;
@@ -317,7 +313,8 @@ static LogicalResult checkSupported(func::FuncOp func) {
         isComputeOp(op) ||
         isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
             tensor::CastOp, func::ReturnOp, KernelOp>(op) ||
-        (isa<arith::ConstantOp>(op) && !isa<ShapedType>(op->getResult(0).getType()));
+        (isa<arith::ConstantOp>(op) &&
+         !isa<ShapedType>(op->getResult(0).getType()));
     if (!known) {
       op->emitError("unsupported op '")
           << op->getName()

@@ -13,14 +13,14 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
-#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::egg {
@@ -44,8 +44,8 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
           "!transform.any_op {transform.readonly}) {\n";
     unsigned n = 0;
     for (auto func : module.getOps<func::FuncOp>()) {
-      auto tuning = func->getAttrOfType<TuningAttr>(
-          EggDialect::getTuningAttrName());
+      auto tuning =
+          func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName());
       if (!tuning)
         continue;
       SmallVector<int64_t> dims = llvm::to_vector(tuning.getThreads());
@@ -98,13 +98,14 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
     // ld/st.v4 instead of scalar accesses.
     RewritePatternSet vectorPatterns(&getContext());
     vector::populateCastAwayVectorLeadingOneDimPatterns(vectorPatterns);
-    vector::populateVectorTransferPermutationMapLoweringPatterns(vectorPatterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(
+        vectorPatterns);
     vector::populateVectorTransferLoweringPatterns(vectorPatterns,
                                                    /*maxTransferRank=*/1);
     FrozenRewritePatternSet frozen(std::move(vectorPatterns));
     for (auto func : module.getOps<func::FuncOp>()) {
-      auto tuning = func->getAttrOfType<TuningAttr>(
-          EggDialect::getTuningAttrName());
+      auto tuning =
+          func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName());
       if (!tuning || tuning.getVector() == 1)
         continue;
       if (failed(applyPatternsGreedily(func, frozen))) {
@@ -112,8 +113,8 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
         return signalPassFailure();
       }
       auto align = [&](auto op, MemRefType type) {
-        int64_t bytes = tuning.getVector() *
-                        ((type.getElementTypeBitWidth() + 7) / 8);
+        int64_t bytes =
+            tuning.getVector() * ((type.getElementTypeBitWidth() + 7) / 8);
         if (op.getVectorType().getNumElements() == tuning.getVector())
           op.setAlignment(bytes);
       };

@@ -1,16 +1,16 @@
 //===- StagePasses.cpp - The two agent-driven decision stages -------------===//
 
 #include "egg/Agents/Agent.h"
+#include "egg/Agents/Decisions.h"
 #include "egg/Agents/LegalSpace.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
-#include "egg/Agents/Decisions.h"
 
 #include "mlir/IR/Verifier.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ToolOutputFile.h"
-#include "mlir/Support/FileUtilities.h"
 
 namespace mlir::egg {
 #define GEN_PASS_DEF_EGGALGORITHMSTRUCTURE
@@ -21,13 +21,6 @@ namespace mlir::egg {
 
 using namespace mlir;
 using namespace mlir::egg;
-
-static std::string printAttr(Attribute attr) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  attr.print(os);
-  return text;
-}
 
 namespace {
 struct AlgorithmStructurePass
@@ -53,7 +46,7 @@ struct AlgorithmStructurePass
             << (*agent)->getName() << "' chose " << *choice
             << ", which is not in the legal set for this "
             << stringifyKernelClass(classifyKernel(kernel)) << " kernel: "
-            << llvm::join(llvm::map_range(legal, printAttr), ", ");
+            << llvm::join(llvm::map_range(legal, printDecision), ", ");
         return WalkResult::interrupt();
       }
       kernel.setStructureAttr(*choice);
@@ -90,9 +83,9 @@ struct HardwareTuningPass
         return WalkResult::interrupt();
       }
       FailureOr<TuningAttr> choice = (*agent)->chooseTuning(kernel, target);
-      if (failed(choice) ||
-          failed(checkLowerable(kernel, *choice,
-                                [&]() { return kernel.emitOpError(); })))
+      if (failed(choice) || failed(checkLowerable(kernel, *choice, [&]() {
+            return kernel.emitOpError();
+          })))
         return WalkResult::interrupt();
       kernel.setTuningAttr(*choice);
       return succeeded(verify(kernel)) ? WalkResult::advance()
@@ -109,8 +102,7 @@ struct RecordDecisionsPass
 
   void runOnOperation() override {
     std::string message;
-    std::unique_ptr<llvm::ToolOutputFile> file =
-        openOutputFile(path, &message);
+    std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
     if (!file) {
       getOperation().emitError("cannot write decisions file '")
           << path << "': " << message;
