@@ -154,13 +154,11 @@ checkVectorizable(KernelOp kernel, const RootLoops &loops,
                           "innermost, which must be "
                        << v;
   unsigned inner = loops.parallelPositions.back();
-  auto root = cast<linalg::LinalgOp>(kernel.getRootOp());
-  for (Operation &op : kernel.getBodyBlock()) {
-    bool gathers = false;
-    op.walk([&](tensor::ExtractOp) { gathers = true; });
-    if (gathers)
-      return emitError() << "vector accesses do not apply to gathers";
-  }
+  auto root = dyn_cast_or_null<linalg::LinalgOp>(kernel.getRootOp());
+  bool gathers = !root;
+  kernel.walk([&](tensor::ExtractOp) { gathers = true; });
+  if (gathers)
+    return emitError() << "vector accesses do not apply to gathers or pads";
   for (OpOperand &operand : root->getOpOperands()) {
     auto type = dyn_cast<ShapedType>(operand.get().getType());
     if (!type)
@@ -200,9 +198,6 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
   if (failed(loops))
     return failure();
   ArrayRef<int64_t> block = tuning.getBlock(), thread = tuning.getThread();
-  if (thread.size() > block.size())
-    return emitError() << "thread tile has " << thread.size()
-                       << " entries but block tile has " << block.size();
   int64_t blockLoops = 0, threadLoops = 0;
   for (auto [p, pos] : llvm::enumerate(loops->parallelPositions)) {
     int64_t extent = loops->extents[pos];

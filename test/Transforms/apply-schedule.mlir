@@ -216,3 +216,65 @@ func.func @vector_too_wide(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
   }
   return %r : tensor<64x64xf32>
 }
+
+// -----
+
+func.func @vector_on_pad(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{vector accesses do not apply to gathers or pads}}
+  %r = egg.kernel @k ins(%x : tensor<4xf32>) -> tensor<8xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [2], block = [8], thread = [4], vector = 4>} {
+  ^bb0(%a: tensor<4xf32>):
+    %zero = arith.constant 0.0 : f32
+    %p = tensor.pad %a low[2] high[2] {
+    ^bb0(%i: index):
+      tensor.yield %zero : f32
+    } : tensor<4xf32> to tensor<8xf32>
+    egg.yield %p : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+func.func @four_block_loops(%x: tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32> {
+  // expected-error @+1 {{block tile tiles 4 loops but a grid has 3 dimensions}}
+  %r = egg.kernel @k ins(%x : tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [64], block = [1, 1, 1, 64], thread = [0, 0, 0, 1]>} {
+  ^bb0(%a: tensor<2x2x2x64xf32>):
+    %e = tensor.empty() : tensor<2x2x2x64xf32>
+    %n = linalg.exp ins(%a : tensor<2x2x2x64xf32>) outs(%e : tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32>
+    egg.yield %n : tensor<2x2x2x64xf32>
+  }
+  return %r : tensor<2x2x2x64xf32>
+}
+
+// -----
+
+func.func @four_thread_loops(%x: tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32> {
+  // expected-error @+1 {{thread tile tiles 4 loops but a block has 3 dimensions}}
+  %r = egg.kernel @k ins(%x : tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [64, 2, 2], block = [0, 0, 0, 64], thread = [1, 1, 1, 1]>} {
+  ^bb0(%a: tensor<2x2x2x64xf32>):
+    %e = tensor.empty() : tensor<2x2x2x64xf32>
+    %n = linalg.exp ins(%a : tensor<2x2x2x64xf32>) outs(%e : tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32>
+    egg.yield %n : tensor<2x2x2x64xf32>
+  }
+  return %r : tensor<2x2x2x64xf32>
+}
+
+// -----
+
+func.func @dynamic_kernel(%x: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{dynamic shapes are not supported yet (root op linalg.exp)}}
+  %r = egg.kernel @k ins(%x : tensor<?xf32>) -> tensor<?xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [64], block = [64], thread = [1]>} {
+  ^bb0(%a: tensor<?xf32>):
+    %n = linalg.exp ins(%a : tensor<?xf32>) outs(%a : tensor<?xf32>) -> tensor<?xf32>
+    egg.yield %n : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}

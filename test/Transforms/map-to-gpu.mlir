@@ -1,4 +1,4 @@
-// RUN: egg-opt %s -egg-map-to-gpu | FileCheck %s
+// RUN: egg-opt %s -split-input-file -egg-map-to-gpu -verify-diagnostics | FileCheck %s
 
 // The block loop becomes a gpu.launch with the tuning's block size; thread
 // loops become thread ids; copies inside the kernel become linalg.copy.
@@ -20,6 +20,23 @@ func.func private @k(%in: memref<1024xf32>, %out: memref<1024xf32>) attributes {
       %a = memref.subview %sin[%t] [1] [1] : memref<32xf32, strided<[1], offset: ?>> to memref<1xf32, strided<[1], offset: ?>>
       %c = memref.subview %sout[%t] [1] [1] : memref<32xf32, strided<[1], offset: ?>> to memref<1xf32, strided<[1], offset: ?>>
       memref.copy %a, %c : memref<1xf32, strided<[1], offset: ?>> to memref<1xf32, strided<[1], offset: ?>>
+    } {mapping = [#gpu.thread<x>]}
+  } {mapping = [#gpu.block<x>]}
+  return
+}
+
+// -----
+
+// A per-thread buffer too large for the stack is an error, never a
+// device-side malloc.
+func.func private @big(%out: memref<64xf32>) attributes {egg.tuning = #egg.tuning<threads = [64], block = [64], thread = [1]>} {
+  scf.forall (%b) in (1) {
+    scf.forall (%t) in (64) {
+      // expected-error @+1 {{a kernel needs a per-thread buffer of type 'memref<4096xf32>' (too large, limit 8192 bytes): choose smaller thread tiles}}
+      %tmp = memref.alloc() : memref<4096xf32>
+      %c0 = arith.constant 0 : index
+      %v = memref.load %tmp[%c0] : memref<4096xf32>
+      memref.store %v, %out[%t] : memref<64xf32>
     } {mapping = [#gpu.thread<x>]}
   } {mapping = [#gpu.block<x>]}
   return

@@ -217,3 +217,13 @@ func.func @yield_outside() {
   // expected-error @+1 {{expects parent op 'egg.kernel'}}
   egg.yield
 }
+
+// -----
+
+// expected-error @+1 {{'egg.structure' must be an #egg.structure attribute}}
+func.func private @k() attributes {egg.structure = 1}
+
+// -----
+
+// expected-error @+1 {{'egg.tuning' must be an #egg.tuning attribute}}
+func.func private @k() attributes {egg.tuning = #egg.structure<gemm_direct>}
