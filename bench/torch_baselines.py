@@ -68,6 +68,13 @@ PROBLEMS = {
     "gelu_bias": (lambda x, b: F.gelu(x + b), [((2048, 1024), f32), ((1024,), f32)]),
     "exp_log_chain": (lambda x: (lambda sp: sp / (1 + torch.exp(-sp)))(F.softplus(x)),
                       [((4194304,), f32)]),
+    "group_norm": (lambda x, g, b: F.group_norm(x, 8, g, b, eps=1e-5),
+                   [((4, 32, 16, 16), f32), ((32,), f32), ((32,), f32)]),
+    "depthwise_conv": (
+        lambda x, w: F.conv2d(x.permute(0, 3, 1, 2),
+                              w.permute(2, 0, 1).unsqueeze(1),
+                              groups=64).permute(0, 2, 3, 1),
+        [((4, 34, 34, 64), f32), ((3, 3, 64), f32)]),
     "clamp_select": (lambda x, y: torch.where(y > 0, x.clamp(-1, 1), torch.minimum(x, y)),
                      [((1024, 2048), f32), ((1024, 2048), f32)]),
 }

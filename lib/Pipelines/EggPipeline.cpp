@@ -74,9 +74,14 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
+  // Only kernels get their memref views expanded into address arithmetic:
+  // the host function keeps its reshapes as views the manifest can read.
+  OpPassManager &kernelPm = pm.nest<gpu::GPUModuleOp>();
+  kernelPm.addPass(memref::createExpandStridedMetadataPass());
+  kernelPm.addPass(createLowerAffinePass());
+  kernelPm.addPass(createCanonicalizerPass());
+  kernelPm.addPass(createCSEPass());
+  kernelPm.addPass(createSCFToControlFlowPass());
 
   // Kernels -> NVVM -> PTX.
   GpuNVVMAttachTargetOptions target;
