@@ -23,10 +23,12 @@
 using namespace mlir;
 namespace json = llvm::json;
 
+/// A kernel module's name and PTX text.
+using Ptx = std::pair<StringRef, StringRef>;
+
 /// The PTX of every gpu.binary, in module order.
-static FailureOr<SmallVector<std::pair<StringRef, StringRef>>>
-collectPtx(ModuleOp module) {
-  SmallVector<std::pair<StringRef, StringRef>> result;
+static FailureOr<SmallVector<Ptx>> collectPtx(ModuleOp module) {
+  SmallVector<Ptx> result;
   for (auto binary : module.getOps<gpu::BinaryOp>()) {
     StringRef ptx;
     for (Attribute attr : binary.getObjects()) {
@@ -231,15 +233,10 @@ private:
 };
 } // namespace
 
-static LogicalResult exportManifest(Operation *op, raw_ostream &os) {
-  auto module = dyn_cast<ModuleOp>(op);
-  if (!module)
-    return op->emitError("expected a builtin.module");
-  auto ptx = collectPtx(module);
-  if (failed(ptx))
-    return failure();
+static LogicalResult exportManifest(ModuleOp module, ArrayRef<Ptx> ptx,
+                                    raw_ostream &os) {
   json::Array modules, functions;
-  for (auto [name, text] : *ptx)
+  for (auto [name, text] : ptx)
     modules.push_back(json::Object{{"name", name}, {"ptx", text}});
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isPrivate() || func.isDeclaration())
@@ -259,27 +256,38 @@ static LogicalResult exportManifest(Operation *op, raw_ostream &os) {
     target.print(tos);
     root["target"] = text;
   }
+
   os << llvm::formatv("{0:2}", json::Value(std::move(root))) << "\n";
   return success();
 }
 
-static LogicalResult exportPtx(Operation *op, raw_ostream &os) {
+static LogicalResult exportPtx(ArrayRef<Ptx> ptx, raw_ostream &os) {
+  for (auto [name, text] : ptx)
+    os << "// egg-ptx-module: " << name << "\n" << text << "\n";
+  return success();
+}
+
+/// Both translations read a module that went through the pipeline.
+static FailureOr<std::pair<ModuleOp, SmallVector<Ptx>>>
+readCompiled(Operation *op) {
   auto module = dyn_cast<ModuleOp>(op);
   if (!module)
     return op->emitError("expected a builtin.module");
   auto ptx = collectPtx(module);
   if (failed(ptx))
     return failure();
-  for (auto [name, text] : *ptx)
-    os << "// egg-ptx-module: " << name << "\n" << text << "\n";
-  return success();
+  return std::make_pair(module, std::move(*ptx));
 }
 
 namespace mlir::egg {
 LogicalResult translateToManifest(Operation *op, raw_ostream &os) {
-  return exportManifest(op, os);
+  auto compiled = readCompiled(op);
+  return failed(compiled)
+             ? failure()
+             : exportManifest(compiled->first, compiled->second, os);
 }
 LogicalResult translateToPtx(Operation *op, raw_ostream &os) {
-  return exportPtx(op, os);
+  auto compiled = readCompiled(op);
+  return failed(compiled) ? failure() : exportPtx(compiled->second, os);
 }
 } // namespace mlir::egg

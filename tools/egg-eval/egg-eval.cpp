@@ -459,12 +459,15 @@ int main(int argc, char **argv) {
   // Times `body` (work enqueued on `stream`) the way every figure here is
   // timed: L2 flushed before each run unless --hot-cache, events around the
   // work, warm-up, adaptive number of runs, median.
-  auto timeLoop = [&](const std::function<CUresult()> &body,
-                      int64_t fixedRuns) {
+  // `prepare` (untimed) runs after the flush, before the start event.
+  auto timeLoop = [&](const std::function<CUresult()> &body, int64_t fixedRuns,
+                      const std::function<void()> &prepare = nullptr) {
     auto once = [&](int64_t r) {
       if (!hotCache)
         check(cu.cuMemsetD32Async(flush, unsigned(r), flushBytes / 4, stream),
               "L2 flush");
+      if (prepare)
+        prepare();
       check(cu.cuEventRecord(start, stream), "event");
       CUresult res = body();
       if (res != CUDA_SUCCESS)
@@ -602,26 +605,16 @@ int main(int argc, char **argv) {
     json::Array perKernel;
     int64_t kernelRuns = std::min<int64_t>(total.count, 50);
     for (size_t i = 0; i < function->steps.size(); ++i) {
-      std::vector<double> ks;
-      for (int64_t r = 0; r < kernelRuns; ++r) {
-        if (!hotCache)
-          check(cu.cuMemsetD32Async(flush, unsigned(r), flushBytes / 4, stream),
-                "L2 flush");
-        for (size_t j = 0; j < i; ++j)
-          check(launch(j), "launch");
-        check(cu.cuEventRecord(start, stream), "event");
-        check(launch(i), "launch");
-        check(cu.cuEventRecord(stop, stream), "event");
-        waitOrDie("timed run");
-        float ms = 0;
-        check(cu.cuEventElapsedTime(&ms, start, stop), "event");
-        ks.push_back(ms);
-      }
+      Stats ks = timeLoop([&] { return launch(i); }, kernelRuns,
+                          [&] {
+                            for (size_t j = 0; j < i; ++j)
+                              check(launch(j), "launch");
+                          });
       const Step &step = function->steps[i];
       perKernel.push_back(json::Object{
           {"step", int64_t(i)},
           {"kernel", step.kind == Step::Kind::Launch ? step.kernel : "copy"},
-          {"median_ms", summarize(ks).median}});
+          {"median_ms", ks.median}});
     }
     double gbps = roof.bytes / (total.median * 1e-3) / 1e9;
     double tflops = roof.flops / (total.median * 1e-3) / 1e12;
