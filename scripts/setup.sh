@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
 shift || true
 
-packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
+packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 lld
           cmake ninja-build ccache g++ python3 libgtest-dev
           nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev
           zlib1g-dev libzstd-dev xz-utils)
