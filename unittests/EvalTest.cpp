@@ -212,6 +212,10 @@ TEST(ReferenceTest, MatmulWithFillAndBias) {
   EXPECT_EQ(out[0].data, (std::vector<double>{58.5, 63, 139.5, 153}));
   // 2*2*3 multiply-adds (2 flops each) + 4 adds.
   EXPECT_DOUBLE_EQ(flops, 2 * 2 * 3 * 2 + 4);
+  // Work known before running: fill 4 + matmul 12 + broadcast 4 + add 4.
+  auto ref = Reference::create(src, "");
+  ASSERT_TRUE(bool(ref));
+  EXPECT_DOUBLE_EQ((*ref)->iterations(), 4 + 12 + 4 + 4);
 }
 
 TEST(ReferenceTest, SoftmaxRowsSumToOne) {

@@ -415,8 +415,14 @@ public:
       results.push_back(toStd(tt.getShape()));
       resultElementTypes.push_back(*toElementType(tt.getElementType()));
     }
-    // Reject unsupported ops now, with their location.
+    // Reject unsupported ops now, with their location; count the work.
     for (Operation &op : func.getBody().front()) {
+      if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+        double points = 1;
+        for (int64_t r : generic.getStaticLoopRanges())
+          points *= double(std::max<int64_t>(r, 0));
+        work += points;
+      }
       if (isa<arith::ConstantOp, tensor::EmptyOp, linalg::GenericOp,
               tensor::PadOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
               tensor::CastOp, func::ReturnOp>(op))
@@ -439,6 +445,7 @@ public:
     return resultElementTypes;
   }
   double flops() const override { return flopCount; }
+  double iterations() const override { return work; }
   std::optional<Contraction> contraction() const override { return gemm; }
 
   llvm::Expected<std::vector<RefTensor>>
@@ -883,6 +890,7 @@ private:
   DenseMap<Value, std::shared_ptr<RefTensor>> tensors;
   DenseMap<Value, double> scalars;
   double flopCount = 0;
+  double work = 0;
 };
 } // namespace
 

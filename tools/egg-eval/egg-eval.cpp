@@ -86,6 +86,11 @@ static cl::opt<bool>
            cl::desc("Read hardware counters of each kernel with Nsight "
                     "Compute when it is installed"),
            cl::init(false));
+static cl::opt<double> maxReferenceIterations(
+    "max-reference-iterations",
+    cl::desc("Refuse sources whose float64 reference takes more loop "
+             "iterations than this per trial (it runs on the CPU)"),
+    cl::init(2e10));
 static cl::opt<unsigned>
     cpuThreads("cpu-threads",
                cl::desc("CPU threads for the reference (0: all)"), cl::init(0));
@@ -202,6 +207,15 @@ int main(int argc, char **argv) {
   auto reference = Reference::create(readFile(sourcePath), function->name);
   if (!reference)
     report.finish("error", llvm::toString(reference.takeError()), 3);
+  if ((*reference)->iterations() > maxReferenceIterations)
+    report.finish(
+        "error",
+        llvm::formatv("the float64 reference needs {0:e} loop iterations per "
+                      "trial, more than --max-reference-iterations={1:e}: "
+                      "check a smaller problem of the same kind",
+                      (*reference)->iterations(),
+                      maxReferenceIterations.getValue()),
+        3);
   std::vector<int64_t> inputs = function->inputs(),
                        outputs = function->outputs();
   auto sameSignature = [&](const std::vector<int64_t> &ids,

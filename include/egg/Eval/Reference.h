@@ -45,6 +45,10 @@ public:
   virtual llvm::Expected<std::vector<RefTensor>>
   run(const std::vector<RefTensor> &args, unsigned threads) = 0;
 
+  /// Loop iterations one evaluation takes (sum over its generics), known
+  /// before running: callers refuse references that would take too long.
+  virtual double iterations() const = 0;
+
   /// Floating-point operations of one evaluation (counted by `run`).
   virtual double flops() const = 0;
 
