@@ -1,6 +1,7 @@
 //===- ReplayAgent.cpp - Decisions from a file ----------------------------===//
 
 #include "egg/Agents/Agent.h"
+#include "egg/Agents/LlmClient.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
@@ -128,6 +129,8 @@ mlir::egg::createAgent(StringRef name, StringRef decisionsPath,
     return createExpertAgent();
   if (name == "replay")
     return createReplayAgent(decisionsPath, ctx, loc);
+  if (name == "llm")
+    return createLlmAgent(LlmConfig::fromEnvironment());
   return emitError(loc, "unknown agent '")
-         << name << "'; expected expert or replay";
+         << name << "'; expected expert, replay or llm";
 }

@@ -16,7 +16,7 @@
 // FORMAT: error: '{{.*}}not-decisions.json' is not an egg-decisions file
 // MISSING: error: cannot read decisions file '{{.*}}missing.json'
 // NOFILE: error: the replay agent needs a decisions file
-// UNKNOWN: error: unknown agent 'oracle'; expected expert or replay
+// UNKNOWN: error: unknown agent 'oracle'; expected expert, replay or llm
 // NOTARGET: error: egg-hardware-tuning needs a hardware profile: run egg-attach-target first
 // NOSTRUCT: error: 'egg.kernel' op has no structure: run egg-algorithm-structure before egg-hardware-tuning
 // LOWER: error: 'egg.kernel' op the generic lowering does not implement warp tiles yet

@@ -39,7 +39,14 @@ std::unique_ptr<Agent> createExpertAgent();
 FailureOr<std::unique_ptr<Agent>>
 createReplayAgent(llvm::StringRef path, MLIRContext *ctx, Location loc);
 
-/// "expert" or "replay" (with `decisionsPath`).
+struct LlmConfig;
+
+/// An LLM over HTTP (docs/agents.md), falling back to the expert when the
+/// endpoint is unreachable or answers badly.
+std::unique_ptr<Agent> createLlmAgent(LlmConfig config);
+
+/// "expert", "replay" (with `decisionsPath`) or "llm" (configured from the
+/// environment, LlmConfig::fromEnvironment).
 FailureOr<std::unique_ptr<Agent>> createAgent(llvm::StringRef name,
                                               llvm::StringRef decisionsPath,
                                               MLIRContext *ctx, Location loc);

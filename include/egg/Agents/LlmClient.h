@@ -1,0 +1,53 @@
+//===- LlmClient.h - Chat requests to LLM endpoints -------------*- C++ -*-===//
+//
+// One chat exchange with an OpenAI-compatible endpoint (OpenAI, vLLM,
+// llama.cpp server, Ollama) or Anthropic's Messages API, over libcurl opened
+// at run time (a machine without libcurl gets a clear error, never a crash).
+// The API key is read from the environment variable the configuration
+// names; it is never logged or put in an error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EGG_AGENTS_LLMCLIENT_H
+#define EGG_AGENTS_LLMCLIENT_H
+
+#include <string>
+#include <vector>
+
+namespace mlir::egg {
+
+struct LlmConfig {
+  std::string protocol = "openai"; ///< "openai" or "anthropic".
+  std::string endpoint;            ///< Full URL of the chat endpoint.
+  std::string model;
+  std::string keyEnv;       ///< Name of the variable holding the key.
+  double temperature = 0;
+  double timeoutSeconds = 60;
+  int maxAttempts = 3;                  ///< Retries on 429, 5xx, timeouts.
+  size_t maxResponseBytes = 1 << 20;    ///< Larger bodies are refused.
+
+  /// From EGG_LLM_PROTOCOL, EGG_LLM_ENDPOINT, EGG_LLM_MODEL, EGG_LLM_KEY_ENV,
+  /// EGG_LLM_TIMEOUT (docs/agents.md).
+  static LlmConfig fromEnvironment();
+};
+
+struct ChatMessage {
+  std::string role; ///< "user" or "assistant".
+  std::string content;
+};
+
+struct LlmReply {
+  bool ok = false;
+  std::string content; ///< The model's text when ok.
+  std::string error;   ///< Why not, when not ok (never contains the key).
+  long httpStatus = 0;
+  int attempts = 0;
+};
+
+/// Sends `system` and `messages`; retries with backoff on 429/5xx/timeouts.
+LlmReply chat(const LlmConfig &config, const std::string &system,
+              const std::vector<ChatMessage> &messages);
+
+} // namespace mlir::egg
+
+#endif // EGG_AGENTS_LLMCLIENT_H

@@ -1,0 +1,154 @@
+//===- LlmAgent.cpp - Decisions from an LLM -------------------------------===//
+//
+// The LLM sees the stage's principles (docs/principles/, compiled in), a
+// summary of the kernel, the target, the rules of the legal space and the
+// expert's proposal, and answers with a decision in the dialect's syntax.
+// Answers are data: parsed with the dialect's parser and verifiers, checked
+// against the lowering; an invalid answer goes back with the error (two more
+// tries), then the expert's choice is used and the fallback reported.
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Agents/Agent.h"
+#include "egg/Agents/Decisions.h"
+#include "egg/Agents/LegalSpace.h"
+#include "egg/Agents/LlmClient.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mlir::egg;
+
+#include "Principles.inc"
+
+namespace {
+class LlmAgent : public Agent {
+public:
+  explicit LlmAgent(LlmConfig config)
+      : config(std::move(config)), expert(createExpertAgent()) {}
+
+  StringRef getName() const override { return "llm"; }
+
+  FailureOr<StructureAttr>
+  chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) override {
+    // One legal structure leaves nothing to ask.
+    return expert->chooseStructure(kernel, legal);
+  }
+
+  FailureOr<TuningAttr> chooseTuning(KernelOp kernel,
+                                     TargetAttr target) override {
+    FailureOr<TuningAttr> fallback = expert->chooseTuning(kernel, target);
+    if (failed(fallback))
+      return failure();
+    if (networkDown)
+      return fallback;
+    std::string system =
+        std::string("You are the hardware-tuning stage of EGG, an MLIR GPU "
+                    "kernel compiler. You choose one #egg.tuning attribute "
+                    "for a kernel. Principles:\n\n") +
+        kTuningPrinciples;
+    std::vector<ChatMessage> messages = {
+        {"user", describe(kernel, target, *fallback)}};
+    std::string reason;
+    for (int round = 0; round < 3; ++round) {
+      LlmReply reply = chat(config, system, messages);
+      if (!reply.ok) {
+        networkDown = true;
+        kernel.emitWarning("llm agent: ")
+            << reply.error
+            << "; using the expert's choices for this and later kernels";
+        return fallback;
+      }
+      FailureOr<TuningAttr> answer = parseAnswer(kernel, reply.content, reason);
+      if (succeeded(answer))
+        return answer;
+      messages.push_back({"assistant", reply.content});
+      messages.push_back(
+          {"user", "That answer is invalid: " + reason +
+                       ". Answer again with one JSON object "
+                       "{\"tuning\": \"#egg.tuning<...>\", \"why\": \"...\"}."});
+    }
+    kernel.emitWarning("llm agent: three invalid answers (last: ")
+        << reason << "); using the expert's choice "
+        << printDecision(*fallback);
+    return fallback;
+  }
+
+private:
+  /// The kernel as the model sees it.
+  static std::string describe(KernelOp kernel, TargetAttr target,
+                              TuningAttr proposal) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "Kernel @" << kernel.getSymName() << " ("
+       << stringifyKernelClass(classifyKernel(kernel)) << ", structure "
+       << printDecision(kernel.getStructureAttr()) << ").\nIts body:\n";
+    kernel.getBodyBlock().print(os);
+    FailureOr<RootLoops> loops =
+        analyzeRootLoops(kernel, [&]() { return kernel.emitOpError(); });
+    if (succeeded(loops)) {
+      os << "\nRoot op loops (extent, parallel?):";
+      for (auto [e, p] : llvm::zip(loops->extents, loops->parallel))
+        os << " " << e << (p ? "p" : "r");
+    }
+    os << "\nTarget: " << printDecision(target)
+       << "\nRules of the generic lowering: `block` and `thread` have one "
+          "entry per parallel loop of the root op, tiles divide the extents, "
+          "at most 3 tiled loops per level, `threads` (x innermost) equals "
+          "the block/thread tile ratios, no warp/reduction tiles, no shared "
+          "memory, `vector` > 1 only for elementwise kernels with the "
+          "innermost thread tile equal to it and 16 bytes at most.\n"
+          "The built-in expert proposes: "
+       << printDecision(proposal)
+       << "\nAnswer with one JSON object: {\"tuning\": \"#egg.tuning<...>\", "
+          "\"why\": \"one sentence\"}.";
+    return text;
+  }
+
+  /// Parses and checks an answer; `reason` says why when it fails.
+  FailureOr<TuningAttr> parseAnswer(KernelOp kernel, StringRef content,
+                                    std::string &reason) {
+    llvm::Expected<llvm::json::Value> value = llvm::json::parse(content);
+    if (!value) {
+      reason = "not a JSON object: " + llvm::toString(value.takeError());
+      return failure();
+    }
+    const llvm::json::Object *object = value->getAsObject();
+    std::optional<StringRef> text =
+        object ? object->getString("tuning") : std::nullopt;
+    if (!text) {
+      reason = "no \"tuning\" string in the answer";
+      return failure();
+    }
+    std::string message;
+    ScopedDiagnosticHandler capture(kernel.getContext(), [&](Diagnostic &d) {
+      if (message.empty())
+        message = d.str();
+      return success();
+    });
+    auto tuning = dyn_cast_or_null<TuningAttr>(
+        parseAttribute(*text, kernel.getContext()));
+    if (!tuning) {
+      reason = message.empty() ? "not an #egg.tuning attribute" : message;
+      return failure();
+    }
+    if (failed(checkLowerable(kernel, tuning,
+                              [&]() { return kernel.emitOpError(); }))) {
+      reason = message;
+      return failure();
+    }
+    return tuning;
+  }
+
+  LlmConfig config;
+  std::unique_ptr<Agent> expert;
+  bool networkDown = false;
+};
+} // namespace
+
+std::unique_ptr<Agent> mlir::egg::createLlmAgent(LlmConfig config) {
+  return std::make_unique<LlmAgent>(std::move(config));
+}
