@@ -67,9 +67,10 @@ public:
         return answer;
       messages.push_back({"assistant", reply.content});
       messages.push_back(
-          {"user", "That answer is invalid: " + reason +
-                       ". Answer again with one JSON object "
-                       "{\"tuning\": \"#egg.tuning<...>\", \"why\": \"...\"}."});
+          {"user",
+           "That answer is invalid: " + reason +
+               ". Answer again with one JSON object "
+               "{\"tuning\": \"#egg.tuning<...>\", \"why\": \"...\"}."});
     }
     kernel.emitWarning("llm agent: three invalid answers (last: ")
         << reason << "); using the expert's choice "

@@ -1,6 +1,7 @@
 //===- LlmClient.cpp - Chat requests to LLM endpoints ---------------------===//
 
 #include "egg/Agents/LlmClient.h"
+#include "egg/Agents/ExchangeLog.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -10,6 +11,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <map>
+#include <memory>
 #include <thread>
 
 using namespace mlir::egg;
@@ -91,6 +94,7 @@ LlmConfig LlmConfig::fromEnvironment() {
   c.keyEnv = get("EGG_LLM_KEY_ENV");
   if (!get("EGG_LLM_TIMEOUT").empty())
     c.timeoutSeconds = std::atof(get("EGG_LLM_TIMEOUT").c_str());
+  c.cachePath = get("EGG_LLM_CACHE");
   return c;
 }
 
@@ -150,8 +154,50 @@ static bool replyText(const LlmConfig &config, const std::string &body,
   return false;
 }
 
+static LlmReply send(const LlmConfig &config, const std::string &request,
+                     const std::string &key);
+
 LlmReply mlir::egg::chat(const LlmConfig &config, const std::string &system,
                          const std::vector<ChatMessage> &messages) {
+  std::string key;
+  if (!config.keyEnv.empty())
+    if (const char *k = std::getenv(config.keyEnv.c_str()))
+      key = k;
+  std::string request = requestBody(config, system, messages);
+  if (config.cachePath.empty())
+    return send(config, request, key);
+
+  // One open database per path for the whole process.
+  static std::map<std::string, std::unique_ptr<ExchangeLog>> logs;
+  std::unique_ptr<ExchangeLog> &log = logs[config.cachePath];
+  if (!log) {
+    std::string error;
+    log = ExchangeLog::open(config.cachePath, error);
+    if (!log) {
+      LlmReply reply;
+      reply.error = "response cache: " + error;
+      return reply;
+    }
+  }
+  // Keyed by protocol and request body (which names the model), not by
+  // the endpoint: a recorded run replays wherever the endpoint went.
+  std::string cacheKey = config.protocol + "\n" + request;
+  if (std::optional<std::string> hit = log->lookup(cacheKey)) {
+    LlmReply reply;
+    reply.ok = true;
+    reply.cached = true;
+    reply.content = *hit;
+    log->record(cacheKey, *hit, "", 200, 0, /*cached=*/true, key);
+    return reply;
+  }
+  LlmReply reply = send(config, request, key);
+  log->record(cacheKey, reply.content, reply.ok ? "" : reply.error,
+              reply.httpStatus, reply.attempts, /*cached=*/false, key);
+  return reply;
+}
+
+static LlmReply send(const LlmConfig &config, const std::string &request,
+                     const std::string &key) {
   LlmReply reply;
   const Curl &curl = Curl::get();
   if (!curl.error.empty()) {
@@ -167,16 +213,10 @@ LlmReply mlir::egg::chat(const LlmConfig &config, const std::string &system,
                   "': expected openai or anthropic";
     return reply;
   }
-  std::string key;
-  if (!config.keyEnv.empty()) {
-    const char *k = std::getenv(config.keyEnv.c_str());
-    if (!k || !*k) {
-      reply.error = "the key variable " + config.keyEnv + " is not set";
-      return reply;
-    }
-    key = k;
+  if (!config.keyEnv.empty() && key.empty()) {
+    reply.error = "the key variable " + config.keyEnv + " is not set";
+    return reply;
   }
-  std::string request = requestBody(config, system, messages);
   for (int attempt = 1; attempt <= config.maxAttempts; ++attempt) {
     reply.attempts = attempt;
     CURL *handle = curl.init();
@@ -184,7 +224,8 @@ LlmReply mlir::egg::chat(const LlmConfig &config, const std::string &system,
       reply.error = "curl_easy_init failed";
       return reply;
     }
-    curl_slist *headers = curl.slistAppend(nullptr, "Content-Type: application/json");
+    curl_slist *headers =
+        curl.slistAppend(nullptr, "Content-Type: application/json");
     if (!key.empty()) {
       std::string auth = config.protocol == "anthropic"
                              ? "x-api-key: " + key

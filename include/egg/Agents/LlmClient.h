@@ -20,14 +20,16 @@ struct LlmConfig {
   std::string protocol = "openai"; ///< "openai" or "anthropic".
   std::string endpoint;            ///< Full URL of the chat endpoint.
   std::string model;
-  std::string keyEnv;       ///< Name of the variable holding the key.
+  std::string keyEnv; ///< Name of the variable holding the key.
   double temperature = 0;
   double timeoutSeconds = 60;
-  int maxAttempts = 3;                  ///< Retries on 429, 5xx, timeouts.
-  size_t maxResponseBytes = 1 << 20;    ///< Larger bodies are refused.
+  int maxAttempts = 3;               ///< Retries on 429, 5xx, timeouts.
+  size_t maxResponseBytes = 1 << 20; ///< Larger bodies are refused.
+  /// SQLite response cache and exchange record (empty: none).
+  std::string cachePath;
 
   /// From EGG_LLM_PROTOCOL, EGG_LLM_ENDPOINT, EGG_LLM_MODEL, EGG_LLM_KEY_ENV,
-  /// EGG_LLM_TIMEOUT (docs/agents.md).
+  /// EGG_LLM_TIMEOUT, EGG_LLM_CACHE (docs/agents.md).
   static LlmConfig fromEnvironment();
 };
 
@@ -42,9 +44,12 @@ struct LlmReply {
   std::string error;   ///< Why not, when not ok (never contains the key).
   long httpStatus = 0;
   int attempts = 0;
+  bool cached = false; ///< Answered from the response cache, no network.
 };
 
 /// Sends `system` and `messages`; retries with backoff on 429/5xx/timeouts.
+/// With a cache configured, a request seen before is answered from it and
+/// every exchange is recorded.
 LlmReply chat(const LlmConfig &config, const std::string &system,
               const std::vector<ChatMessage> &messages);
 

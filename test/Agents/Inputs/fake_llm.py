@@ -5,6 +5,7 @@ against it; prints what a test checks.
     fake_llm.py MODE EGG_OPT INPUT [egg-opt args...]
 
 MODE: good, malformed, illegal, http500, slow, oversized, anthropic, down.
+With EGG_LLM_CACHE set, also reports whether the cache holds the key.
 The server answers every request according to MODE, counts requests, and
 records whether the API key arrived in the expected header. Output: egg-opt's
 stdout and stderr, then 'requests: N', 'key-header: yes|no' and
@@ -90,3 +91,9 @@ print(f"exit: {r.returncode}")
 print(f"requests: {state['requests']}")
 print(f"key-header: {'yes' if state['key'] else 'no'}")
 print(f"key-leaked: {'yes' if KEY in r.stdout + r.stderr else 'no'}")
+cache = os.environ.get("EGG_LLM_CACHE")
+if cache:
+    stored = b"".join(open(p, "rb").read() for p in (cache, cache + "-wal")
+                      if os.path.exists(p))
+    print(f"cache-bytes: {'some' if stored else 'none'}")
+    print(f"key-in-cache: {'yes' if KEY.encode() in stored else 'no'}")

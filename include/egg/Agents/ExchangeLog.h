@@ -1,0 +1,45 @@
+//===- ExchangeLog.h - LLM response cache and exchange records --*- C++ -*-===//
+//
+// An SQLite file (EGG_LLM_CACHE) that keys every successful answer by the
+// full request, so a run replays offline and deterministically, and records
+// every exchange, failures included. Requests never contain the API key (it
+// travels in a header); any text that does is scrubbed before it is stored.
+// SQLite is opened at run time (libsqlite3.so.0).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EGG_AGENTS_EXCHANGELOG_H
+#define EGG_AGENTS_EXCHANGELOG_H
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mlir::egg {
+
+class ExchangeLog {
+public:
+  /// Opens (creating) the database at `path`; null with `error` set when it
+  /// cannot.
+  static std::unique_ptr<ExchangeLog> open(const std::string &path,
+                                           std::string &error);
+  ~ExchangeLog();
+
+  /// The cached answer to `request` (the full request body), if any.
+  std::optional<std::string> lookup(const std::string &request);
+
+  /// Records one exchange; a successful one also fills the cache. `secret`
+  /// is scrubbed from everything stored.
+  void record(const std::string &request, const std::string &response,
+              const std::string &error, long status, int attempts, bool cached,
+              const std::string &secret);
+
+private:
+  struct Impl;
+  explicit ExchangeLog(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace mlir::egg
+
+#endif // EGG_AGENTS_EXCHANGELOG_H
