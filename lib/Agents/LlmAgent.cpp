@@ -18,6 +18,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::egg;
@@ -29,6 +30,16 @@ class LlmAgent : public Agent {
 public:
   explicit LlmAgent(LlmConfig config)
       : config(std::move(config)), expert(createExpertAgent()) {}
+
+  ~LlmAgent() override {
+    if (requests == 0)
+      return;
+    llvm::errs() << llvm::formatv(
+        "llm agent: {0} requests ({1} from the cache), {2} prompt + {3} "
+        "completion tokens, cost {4:f4}\n",
+        requests, cachedRequests, int64_t(promptTokens),
+        int64_t(completionTokens), cost());
+  }
 
   StringRef getName() const override { return "llm"; }
 
@@ -54,7 +65,18 @@ public:
         {"user", describe(kernel, target, *fallback)}};
     std::string reason;
     for (int round = 0; round < 3; ++round) {
+      if (std::string spent = budgetSpent(); !spent.empty()) {
+        if (!budgetWarned)
+          kernel.emitWarning("llm agent: ")
+              << spent << "; using the expert's choices from here on";
+        budgetWarned = true;
+        return fallback;
+      }
       LlmReply reply = chat(config, system, messages);
+      ++requests;
+      cachedRequests += reply.cached;
+      promptTokens += reply.promptTokens;
+      completionTokens += reply.completionTokens;
       if (!reply.ok) {
         networkDown = true;
         kernel.emitWarning("llm agent: ")
@@ -144,9 +166,27 @@ private:
     return tuning;
   }
 
+  double cost() const {
+    return promptTokens * config.promptPricePerMTok / 1e6 +
+           completionTokens * config.completionPricePerMTok / 1e6;
+  }
+
+  /// Why no more requests may be sent, or empty.
+  std::string budgetSpent() const {
+    if (config.maxTokens > 0 &&
+        promptTokens + completionTokens >= config.maxTokens)
+      return llvm::formatv("the token budget of {0} is spent",
+                           int64_t(config.maxTokens));
+    if (config.maxCost > 0 && cost() >= config.maxCost)
+      return llvm::formatv("the cost budget of {0} is spent", config.maxCost);
+    return "";
+  }
+
   LlmConfig config;
   std::unique_ptr<Agent> expert;
-  bool networkDown = false;
+  bool networkDown = false, budgetWarned = false;
+  int64_t requests = 0, cachedRequests = 0;
+  double promptTokens = 0, completionTokens = 0;
 };
 } // namespace
 

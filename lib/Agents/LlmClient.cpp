@@ -95,6 +95,13 @@ LlmConfig LlmConfig::fromEnvironment() {
   if (!get("EGG_LLM_TIMEOUT").empty())
     c.timeoutSeconds = std::atof(get("EGG_LLM_TIMEOUT").c_str());
   c.cachePath = get("EGG_LLM_CACHE");
+  auto number = [&](const char *name) {
+    return get(name).empty() ? 0.0 : std::atof(get(name).c_str());
+  };
+  c.maxTokens = number("EGG_LLM_MAX_TOKENS");
+  c.maxCost = number("EGG_LLM_MAX_COST");
+  c.promptPricePerMTok = number("EGG_LLM_PRICE_IN");
+  c.completionPricePerMTok = number("EGG_LLM_PRICE_OUT");
   return c;
 }
 
@@ -124,7 +131,9 @@ static std::string requestBody(const LlmConfig &config,
 
 /// The model's text out of a response body of either protocol.
 static bool replyText(const LlmConfig &config, const std::string &body,
-                      std::string &text, std::string &error) {
+                      LlmReply &reply) {
+  std::string &text = reply.content;
+  std::string &error = reply.error;
   llvm::Expected<json::Value> value = json::parse(body);
   if (!value) {
     error = "the endpoint answered with invalid JSON: " +
@@ -132,6 +141,15 @@ static bool replyText(const LlmConfig &config, const std::string &body,
     return false;
   }
   const json::Object *root = value->getAsObject();
+  if (const json::Object *usage = root ? root->getObject("usage") : nullptr) {
+    bool anthropic = config.protocol == "anthropic";
+    reply.promptTokens =
+        usage->getNumber(anthropic ? "input_tokens" : "prompt_tokens")
+            .value_or(0);
+    reply.completionTokens =
+        usage->getNumber(anthropic ? "output_tokens" : "completion_tokens")
+            .value_or(0);
+  }
   const json::Array *list =
       root ? root->getArray(config.protocol == "anthropic" ? "content"
                                                            : "choices")
@@ -264,7 +282,7 @@ static LlmReply send(const LlmConfig &config, const std::string &request,
       retry = true;
     } else if (status != 200) {
       reply.error = "the endpoint answered HTTP " + std::to_string(status);
-    } else if (replyText(config, body.data, reply.content, reply.error)) {
+    } else if (replyText(config, body.data, reply)) {
       reply.ok = true;
       reply.error.clear();
       return reply;

@@ -27,9 +27,14 @@ struct LlmConfig {
   size_t maxResponseBytes = 1 << 20; ///< Larger bodies are refused.
   /// SQLite response cache and exchange record (empty: none).
   std::string cachePath;
+  /// Budgets over all requests of an agent (0: none): tokens, and cost in
+  /// the currency of the prices (per million prompt / completion tokens).
+  double maxTokens = 0, maxCost = 0;
+  double promptPricePerMTok = 0, completionPricePerMTok = 0;
 
   /// From EGG_LLM_PROTOCOL, EGG_LLM_ENDPOINT, EGG_LLM_MODEL, EGG_LLM_KEY_ENV,
-  /// EGG_LLM_TIMEOUT, EGG_LLM_CACHE (docs/agents.md).
+  /// EGG_LLM_TIMEOUT, EGG_LLM_CACHE, EGG_LLM_MAX_TOKENS, EGG_LLM_MAX_COST,
+  /// EGG_LLM_PRICE_IN, EGG_LLM_PRICE_OUT (docs/agents.md).
   static LlmConfig fromEnvironment();
 };
 
@@ -45,6 +50,7 @@ struct LlmReply {
   long httpStatus = 0;
   int attempts = 0;
   bool cached = false; ///< Answered from the response cache, no network.
+  double promptTokens = 0, completionTokens = 0; ///< As the endpoint says.
 };
 
 /// Sends `system` and `messages`; retries with backoff on 429/5xx/timeouts.

@@ -29,8 +29,10 @@ state = {"requests": 0, "key": False}
 
 def answer(text, anthropic=False):
     if anthropic:
-        return {"content": [{"type": "text", "text": text}]}
-    return {"choices": [{"message": {"role": "assistant", "content": text}}]}
+        return {"content": [{"type": "text", "text": text}],
+                "usage": {"input_tokens": 100, "output_tokens": 20}}
+    return {"choices": [{"message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20}}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
