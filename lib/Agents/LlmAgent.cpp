@@ -4,18 +4,21 @@
 // summary of the kernel, the target, the rules of the legal space and the
 // expert's proposal, and answers with a decision in the dialect's syntax.
 // Answers are data: parsed with the dialect's parser and verifiers, checked
-// against the lowering; an invalid answer goes back with the error (two more
-// tries), then the expert's choice is used and the fallback reported.
+// against the lowering and reviewed by the critic (Critic.h); an answer
+// that fails goes back with the reasons (two more tries), then the expert's
+// choice is used and the fallback reported.
 //
 //===----------------------------------------------------------------------===//
 
 #include "egg/Agents/Agent.h"
+#include "egg/Agents/Critic.h"
 #include "egg/Agents/Decisions.h"
 #include "egg/Agents/LegalSpace.h"
 #include "egg/Agents/LlmClient.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -85,8 +88,13 @@ public:
         return fallback;
       }
       FailureOr<TuningAttr> answer = parseAnswer(kernel, reply.content, reason);
-      if (succeeded(answer))
-        return answer;
+      if (succeeded(answer)) {
+        // The critic reviews what the verifiers let through.
+        std::vector<std::string> objections = critique(kernel, *answer, target);
+        if (objections.empty())
+          return answer;
+        reason = "the critic objects: " + llvm::join(objections, "; ");
+      }
       messages.push_back({"assistant", reply.content});
       messages.push_back(
           {"user",

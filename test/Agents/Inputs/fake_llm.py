@@ -4,7 +4,8 @@ against it; prints what a test checks.
 
     fake_llm.py MODE EGG_OPT INPUT [egg-opt args...]
 
-MODE: good, malformed, illegal, http500, slow, oversized, anthropic, down.
+MODE: good, malformed, illegal, uncoalesced, http500, slow, oversized,
+anthropic, down.
 With EGG_LLM_CACHE set, also reports whether the cache holds the key.
 The server answers every request according to MODE, counts requests, and
 records whether the API key arrived in the expected header. Output: egg-opt's
@@ -60,6 +61,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 "anthropic": json.dumps({"tuning": TUNING, "why": "wider blocks"}),
                 "malformed": "this is not json {",
                 "illegal": json.dumps({"tuning": "#egg.tuning<threads = [64], block = [1, 64], warp = [1, 32]>"}),
+                "uncoalesced": json.dumps({"tuning": "#egg.tuning<threads = [8, 16], block = [16, 32], thread = [1, 4], vector = 4>"}),
             }.get(MODE, "")
             payload = json.dumps(answer(text, anthropic)).encode()
         self.send_response(200)

@@ -1,0 +1,69 @@
+//===- Critic.cpp - Static review of a proposed decision ------------------===//
+
+#include "egg/Agents/Critic.h"
+#include "egg/Agents/LegalSpace.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::egg;
+
+std::vector<std::string> mlir::egg::critique(KernelOp kernel, TuningAttr tuning,
+                                             TargetAttr target) {
+  std::vector<std::string> reasons;
+  int64_t threads = tuning.getNumThreads();
+  int64_t warp = target ? target.getWarpSize() : 32;
+  if (threads % warp != 0)
+    reasons.push_back(llvm::formatv("{0} threads per block is not a whole "
+                                    "number of warps: the last warp runs "
+                                    "partly idle",
+                                    threads));
+  FailureOr<RootLoops> loops =
+      analyzeRootLoops(kernel, [&]() { return kernel.emitOpError(); });
+  if (failed(loops) || loops->parallelPositions.empty())
+    return reasons;
+
+  // Coalescing: consecutive threads (x) should walk the innermost loop when
+  // it is long enough to fill a warp.
+  unsigned inner = loops->parallelPositions.back();
+  int64_t innerExtent = loops->extents[inner];
+  ArrayRef<int64_t> block = tuning.getBlock(), thread = tuning.getThread();
+  size_t p = loops->parallelPositions.size() - 1;
+  int64_t innerThread = p < thread.size() ? thread[p] : 0;
+  int64_t innerBlock = p < block.size() ? block[p] : 0;
+  bool rowWise = loops->reducedByProducer[inner];
+  if (!rowWise && innerExtent >= warp && innerThread != 0) {
+    int64_t x = (innerBlock ? innerBlock : innerExtent) / innerThread;
+    if (x < warp)
+      reasons.push_back(llvm::formatv(
+          "only {0} threads walk the innermost loop (extent {1}): a warp's "
+          "accesses are not coalesced; give threads.x at least {2}",
+          x, innerExtent, warp));
+  }
+
+  // Occupancy: at least half the SMs busy when the problem allows it.
+  int64_t blocks = 1;
+  for (auto [i, pos] : llvm::enumerate(loops->parallelPositions))
+    if (i < block.size() && block[i] > 0)
+      blocks *= loops->extents[pos] / block[i];
+  int64_t sms = target ? target.getSmCount() : 0;
+  int64_t work = 1;
+  for (unsigned pos : loops->parallelPositions)
+    work *= loops->extents[pos];
+  if (sms && 2 * blocks < sms && work / threads >= sms)
+    reasons.push_back(llvm::formatv("{0} blocks leave most of the {1} SMs "
+                                    "idle: use smaller block tiles",
+                                    blocks, sms));
+
+  // Registers: each thread keeps its whole tile of the outputs.
+  int64_t tile = 1;
+  for (auto [i, pos] : llvm::enumerate(loops->parallelPositions)) {
+    int64_t t = i < thread.size() ? thread[i] : 0;
+    int64_t b = i < block.size() ? block[i] : 0;
+    tile *= t ? t : (b ? b : loops->extents[pos]);
+  }
+  if (tile > 64 && classifyKernel(kernel) == KernelClass::Contraction)
+    reasons.push_back(llvm::formatv(
+        "a thread tile of {0} accumulators will spill registers", tile));
+  return reasons;
+}
