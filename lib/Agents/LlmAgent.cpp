@@ -38,7 +38,7 @@ public:
     if (requests == 0)
       return;
     llvm::errs() << llvm::formatv(
-        "llm agent: {0} requests ({1} from the cache), {2} prompt + {3} "
+        "llm agent: {0} request(s) ({1} from the cache), {2} prompt + {3} "
         "completion tokens, cost {4:f4}\n",
         requests, cachedRequests, int64_t(promptTokens),
         int64_t(completionTokens), cost());

@@ -265,7 +265,9 @@ static LlmReply send(const LlmConfig &config, const std::string &request,
     curl.setopt(handle, CURLOPT_NOSIGNAL, 1L);
     CURLcode code = curl.perform(handle);
     long status = 0;
+    curl_off_t retryAfter = 0; // Seconds the server asked us to wait.
     curl.getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
+    curl.getinfo(handle, CURLINFO_RETRY_AFTER, &retryAfter);
     curl.slistFree(headers);
     curl.cleanup(handle);
     reply.httpStatus = status;
@@ -289,7 +291,11 @@ static LlmReply send(const LlmConfig &config, const std::string &request,
     }
     if (!retry || attempt == config.maxAttempts)
       return reply;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200 << attempt));
+    // Exponential backoff, or the server's Retry-After (capped at 30 s).
+    auto wait = std::chrono::milliseconds(200 << attempt);
+    if (retryAfter > 0)
+      wait = std::chrono::seconds(std::min<curl_off_t>(retryAfter, 30));
+    std::this_thread::sleep_for(wait);
   }
   return reply;
 }

@@ -4,8 +4,8 @@ against it; prints what a test checks.
 
     fake_llm.py MODE EGG_OPT INPUT [egg-opt args...]
 
-MODE: good, malformed, illegal, uncoalesced, http500, slow, oversized,
-anthropic, down.
+MODE: good, malformed, illegal, uncoalesced, http500, http429, truncated,
+badutf8, slow, oversized, anthropic, down, dns.
 With EGG_LLM_CACHE set, also reports whether the cache holds the key.
 The server answers every request according to MODE, counts requests, and
 records whether the API key arrived in the expected header. Output: egg-opt's
@@ -51,6 +51,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_response(500)
             self.end_headers()
             return
+        if MODE == "http429":
+            self.send_response(429)
+            self.send_header("Retry-After", "1")
+            self.end_headers()
+            return
+        if MODE == "truncated":  # Promises more bytes than it sends.
+            self.send_response(200)
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b'{"choices": [')
+            return
+        if MODE == "badutf8":
+            payload = b'{"choices": [{"message": {"content": "\xff\xfe"}}]}'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+            return
         if MODE == "slow":
             time.sleep(3)
         if MODE == "oversized":
@@ -73,14 +91,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 port = server.server_address[1]
-if MODE == "down":  # Nothing listens on this port.
+if MODE in ("down", "dns"):  # Nothing listens on this port.
     server.server_close()
 else:
     threading.Thread(target=server.serve_forever, daemon=True).start()
 
 env = dict(os.environ)
+endpoint = f"http://127.0.0.1:{port}/v1/chat/completions"
+if MODE == "dns":  # A name that cannot resolve (reserved TLD).
+    endpoint = "http://egg-llm.invalid/v1/chat/completions"
 env.update({
-    "EGG_LLM_ENDPOINT": f"http://127.0.0.1:{port}/v1/chat/completions",
+    "EGG_LLM_ENDPOINT": endpoint,
     "EGG_LLM_MODEL": "test-model",
     "EGG_LLM_KEY_ENV": "EGG_TEST_KEY",
     "EGG_TEST_KEY": KEY,
