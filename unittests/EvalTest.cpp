@@ -91,6 +91,17 @@ TEST(ManifestTest, RejectsMalformedInputWithALocatedMessage) {
             std::string::npos);
 }
 
+TEST(ManifestTest, TargetFiguresThatDoNotFitAreIgnored) {
+  // Regression (found by fuzz/run.sh): a huge number in the target string
+  // aborted the reader.
+  std::string m = replace(kManifest, "tensor_gflops = 790000",
+                          "tensor_gflops = 7555555555555555555555555555555");
+  llvm::Expected<Manifest> parsed = parseManifest(m);
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(parsed->tensorGflops, 0);
+  EXPECT_EQ(parsed->dramGbps, 4250);
+}
+
 TEST(CheckTest, HalfAndBFloat16RoundTripAndRound) {
   for (float f : {0.0f, 1.0f, -2.5f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f})
     EXPECT_EQ(halfToFloat(floatToHalf(f)), f) << f;

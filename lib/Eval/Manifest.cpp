@@ -2,11 +2,11 @@
 
 #include "egg/Eval/Manifest.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
-#include <regex>
 
 using namespace mlir::egg::eval;
 namespace json = llvm::json;
@@ -282,13 +282,20 @@ static llvm::Expected<Step> parseStep(const json::Value &value,
   return s;
 }
 
-/// Reads `name = <int>` out of the printed #egg.target attribute.
+/// Reads `name = <int>` out of the printed #egg.target attribute; 0 when
+/// absent or not a number that fits (found by fuzzing: a huge value once
+/// aborted the reader).
 static int64_t targetField(llvm::StringRef target, llvm::StringRef name) {
-  std::smatch m;
-  std::string text = target.str();
-  std::regex re(name.str() + " = ([0-9]+)");
-  if (std::regex_search(text, m, re))
-    return std::stoll(m[1].str());
+  std::string key = (name + " = ").str();
+  for (size_t pos = target.find(key); pos != llvm::StringRef::npos;
+       pos = target.find(key, pos + 1)) {
+    if (pos > 0 && (llvm::isAlnum(target[pos - 1]) || target[pos - 1] == '_'))
+      continue; // Part of a longer field name.
+    llvm::StringRef digits =
+        target.drop_front(pos + key.size()).take_while(llvm::isDigit);
+    int64_t value;
+    return digits.getAsInteger(10, value) ? 0 : value;
+  }
   return 0;
 }
 
