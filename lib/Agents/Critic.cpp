@@ -2,6 +2,7 @@
 
 #include "egg/Agents/Critic.h"
 #include "egg/Agents/LegalSpace.h"
+#include "egg/Support/Saturating.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -45,11 +46,11 @@ std::vector<std::string> mlir::egg::critique(KernelOp kernel, TuningAttr tuning,
   int64_t blocks = 1;
   for (auto [i, pos] : llvm::enumerate(loops->parallelPositions))
     if (i < block.size() && block[i] > 0)
-      blocks *= loops->extents[pos] / block[i];
+      blocks = mulSat(blocks, loops->extents[pos] / block[i]);
   int64_t sms = target ? target.getSmCount() : 0;
   int64_t work = 1;
   for (unsigned pos : loops->parallelPositions)
-    work *= loops->extents[pos];
+    work = mulSat(work, loops->extents[pos]);
   if (sms && 2 * blocks < sms && work / threads >= sms)
     reasons.push_back(llvm::formatv("{0} blocks leave most of the {1} SMs "
                                     "idle: use smaller block tiles",
@@ -60,7 +61,7 @@ std::vector<std::string> mlir::egg::critique(KernelOp kernel, TuningAttr tuning,
   for (auto [i, pos] : llvm::enumerate(loops->parallelPositions)) {
     int64_t t = i < thread.size() ? thread[i] : 0;
     int64_t b = i < block.size() ? block[i] : 0;
-    tile *= t ? t : (b ? b : loops->extents[pos]);
+    tile = mulSat(tile, t ? t : (b ? b : loops->extents[pos]));
   }
   if (tile > 64 && classifyKernel(kernel) == KernelClass::Contraction)
     reasons.push_back(llvm::formatv(

@@ -7,6 +7,7 @@
 
 #include "egg/Agents/Agent.h"
 #include "egg/Agents/LegalSpace.h"
+#include "egg/Support/Saturating.h"
 
 #include "mlir/IR/Diagnostics.h"
 
@@ -122,7 +123,7 @@ private:
         int64_t n = 1;
         for (size_t p = 0; p < numParallel; ++p)
           if (block[p])
-            n *= extents[p] / block[p];
+            n = mulSat(n, extents[p] / block[p]);
         return n;
       };
       while (numBlocks() < 2 * target.getSmCount() && block[inner] % 2 == 0 &&

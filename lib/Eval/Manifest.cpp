@@ -1,12 +1,12 @@
 //===- Manifest.cpp - Reading an EGG manifest -----------------------------===//
 
 #include "egg/Eval/Manifest.h"
+#include "egg/Support/Saturating.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-
 
 using namespace mlir::egg::eval;
 namespace json = llvm::json;
@@ -45,7 +45,7 @@ bool mlir::egg::eval::isHalfPrecision(ElementType type) {
 int64_t Buffer::numElements() const {
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    n = mlir::egg::mulSat(n, d);
   return n;
 }
 

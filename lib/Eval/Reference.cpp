@@ -1,5 +1,6 @@
 //===- Reference.cpp - Independent float64 reference ----------------------===//
 
+#include "egg/Support/Saturating.h"
 #include "egg/Eval/Reference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -416,7 +417,17 @@ public:
       resultElementTypes.push_back(*toElementType(tt.getElementType()));
     }
     // Reject unsupported ops now, with their location; count the work.
+    // Tensors the CPU cannot hold in float64 are refused here too.
+    const int64_t maxElements = int64_t(1) << 31;
     for (Operation &op : func.getBody().front()) {
+      for (Type t : op.getResultTypes())
+        if (auto shaped = dyn_cast<RankedTensorType>(t);
+            shaped && shaped.hasStaticShape() &&
+            llvm::any_of(shaped.getShape(), [&](int64_t d) {
+              return d > maxElements;
+            }))
+          return error("tensor too large for the float64 reference " +
+                       where(&op));
       if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
         double points = 1;
         for (int64_t r : generic.getStaticLoopRanges())
@@ -474,7 +485,7 @@ private:
   static int64_t numElements(ArrayRef<int64_t> shape) {
     int64_t n = 1;
     for (int64_t d : shape)
-      n *= d;
+      n = mlir::egg::mulSat(n, d);
     return n;
   }
 
@@ -508,6 +519,9 @@ private:
       t->shape = toStd(empty.getType().getShape());
       if (!empty.getType().hasStaticShape())
         return error("dynamic tensor.empty " + where(&op));
+      if (numElements(t->shape) > (int64_t(1) << 31))
+        return error("tensor too large for the float64 reference " +
+                     where(&op));
       // Reading uninitialised memory gives NaN, which no check lets pass.
       t->data.assign(numElements(t->shape), NAN);
       tensors[empty] = t;

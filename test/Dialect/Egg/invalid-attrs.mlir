@@ -174,3 +174,9 @@ func.func @f() attributes {x = #egg.tuning<threads = [64], block = [64], shared 
 
 // expected-error @+1 {{block tile must have one entry per parallel loop}}
 func.func @f() attributes {x = #egg.tuning<threads = [64], block = []>}
+
+// -----
+
+// Sizes from the IR saturate instead of overflowing (regression: UBSan).
+// expected-error @+1 {{block and warp tiles give 9223372036854775807 warps but threads give 32 threads (1 warps)}}
+func.func @f() attributes {x = #egg.tuning<threads = [32], block = [9223372036854775807, 9223372036854775807], warp = [1, 1]>}

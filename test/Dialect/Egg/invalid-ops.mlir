@@ -227,3 +227,20 @@ func.func private @k() attributes {egg.structure = 1}
 
 // expected-error @+1 {{'egg.tuning' must be an #egg.tuning attribute}}
 func.func private @k() attributes {egg.tuning = #egg.structure<gemm_direct>}
+
+// -----
+
+// A shared-memory footprint that does not fit in 64 bits saturates and is
+// rejected (regression: UBSan found the overflow).
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+  func.func @huge(%a: tensor<4611686018427387904x4611686018427387904xf32>, %b: tensor<4611686018427387904x8xf32>, %c: tensor<4611686018427387904x8xf32>) -> tensor<4611686018427387904x8xf32> {
+    // expected-error @+1 {{tuning needs 9223372036854775807 bytes of shared memory per block but sm_90a allows 232448}}
+    %r = egg.kernel @k ins(%a, %b, %c : tensor<4611686018427387904x4611686018427387904xf32>, tensor<4611686018427387904x8xf32>, tensor<4611686018427387904x8xf32>) -> tensor<4611686018427387904x8xf32>
+        attributes {tuning = #egg.tuning<threads = [64], block = [0, 0], shared = [0, 1], copy = cp_async, pipeline = 8>} {
+    ^bb0(%x: tensor<4611686018427387904x4611686018427387904xf32>, %y: tensor<4611686018427387904x8xf32>, %z: tensor<4611686018427387904x8xf32>):
+      %m = linalg.matmul ins(%x, %y : tensor<4611686018427387904x4611686018427387904xf32>, tensor<4611686018427387904x8xf32>) outs(%z : tensor<4611686018427387904x8xf32>) -> tensor<4611686018427387904x8xf32>
+      egg.yield %m : tensor<4611686018427387904x8xf32>
+    }
+    return %r : tensor<4611686018427387904x8xf32>
+  }
+}

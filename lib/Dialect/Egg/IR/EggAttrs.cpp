@@ -2,6 +2,7 @@
 
 #include "egg/Dialect/Egg/IR/EggAttrs.h"
 #include "egg/Dialect/Egg/IR/EggDialect.h"
+#include "egg/Support/Saturating.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -172,7 +173,7 @@ LogicalResult TuningAttr::verify(
     int64_t warps = 1;
     for (auto [w, b] : llvm::zip(warp, block))
       if (w > 0 && b > 0)
-        warps *= b / w;
+        warps = mulSat(warps, b / w);
     if (numThreads % 32 != 0)
       return emitError() << "threads give " << numThreads
                          << " threads, not a whole number of warps, but a "

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Support/Saturating.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -59,9 +60,10 @@ FailureOr<int64_t> mlir::egg::estimateSharedMemoryBytes(
       int64_t extent = e + 1;
       if (d + 1 == extents.size())
         extent += tuning.getPadding();
-      elems *= extent;
+      elems = mulSat(elems, extent);
     }
-    total += elems * ((elementType.getIntOrFloatBitWidth() + 7) / 8);
+    total = addSat(
+        total, mulSat(elems, (elementType.getIntOrFloatBitWidth() + 7) / 8));
   }
-  return total * tuning.getPipeline();
+  return mulSat(total, tuning.getPipeline());
 }

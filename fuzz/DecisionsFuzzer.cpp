@@ -1,0 +1,75 @@
+//===- DecisionsFuzzer.cpp - libFuzzer target for decisions files ---------===//
+//
+// Any bytes as a decisions file replayed on a kernel: the replay agent and
+// the decision attributes' parser and verifiers must answer with a decision
+// or a diagnostic, never crash. Built and run by fuzz/run.sh.
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Agents/Agent.h"
+#include "egg/Agents/LegalSpace.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Target/Profiles.h"
+#include "egg/Tools/Registration.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+static const char *kKernel = R"mlir(
+func.func @f(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  %r = egg.kernel @f_k0 ins(%a, %b, %c : tensor<64x32xf32>, tensor<32x16xf32>, tensor<64x16xf32>) -> tensor<64x16xf32> {
+  ^bb0(%x: tensor<64x32xf32>, %y: tensor<32x16xf32>, %z: tensor<64x16xf32>):
+    %m = linalg.matmul ins(%x, %y : tensor<64x32xf32>, tensor<32x16xf32>) outs(%z : tensor<64x16xf32>) -> tensor<64x16xf32>
+    egg.yield %m : tensor<64x16xf32>
+  }
+  return %r : tensor<64x16xf32>
+})mlir";
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static MLIRContext *ctx = [] {
+    DialectRegistry registry;
+    egg::registerToolExtensions(registry);
+    auto *c = new MLIRContext(registry);
+    c->loadAllAvailableDialects();
+    return c;
+  }();
+  ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kKernel, ctx);
+  if (!module)
+    __builtin_trap();
+  module->getOperation()->setAttr(egg::EggDialect::getTargetAttrName(),
+                                  egg::getBuiltinTarget(ctx, "sm_90a"));
+  llvm::SmallString<64> path;
+  int fd;
+  if (llvm::sys::fs::createTemporaryFile("egg-fuzz", "json", fd, path))
+    return 0;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os.write(reinterpret_cast<const char *>(data), size);
+  }
+  auto agent = egg::createReplayAgent(path, ctx, module->getLoc());
+  if (succeeded(agent)) {
+    module->walk([&](egg::KernelOp kernel) {
+      auto legal = egg::enumerateStructures(kernel);
+      if (succeeded((*agent)->chooseStructure(kernel, legal))) {
+        auto tuning = (*agent)->chooseTuning(
+            kernel, egg::lookupTarget(kernel));
+        if (succeeded(tuning)) {
+          kernel.setTuningAttr(*tuning);
+          (void)egg::checkLowerable(kernel, *tuning,
+                                    [&]() { return kernel.emitOpError(); });
+          (void)mlir::verify(kernel);
+        }
+      }
+    });
+  }
+  llvm::sys::fs::remove(path);
+  return 0;
+}
