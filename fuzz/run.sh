@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang (Debian's clang-14 and
 # libclang-rt-14-dev) against LLVM 22's support library, and fuzzes each for
 # SECONDS (default 60), starting from the corpus kept in fuzz/corpus/.
-#   fuzz/run.sh [SECONDS]
+#   fuzz/run.sh [SECONDS]        (EGG_FUZZ_TARGET=manifest|decisions|all)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
