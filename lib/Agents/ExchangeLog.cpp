@@ -1,12 +1,12 @@
 //===- ExchangeLog.cpp - LLM response cache and exchange records ----------===//
 
 #include "egg/Agents/ExchangeLog.h"
+#include "egg/Support/RuntimeLibrary.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
 
 #include <ctime>
-#include <dlfcn.h>
 #include <sqlite3.h>
 
 using namespace mlir::egg;
@@ -29,27 +29,18 @@ struct Sqlite {
   static const Sqlite &get() {
     static Sqlite s = [] {
       Sqlite s;
-      void *lib = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
-      if (!lib) {
-        s.error = "SQLite (libsqlite3.so.0) is not installed";
-        return s;
-      }
-      auto load = [&](auto &fn, const char *name) {
-        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-            dlsym(lib, name));
-        if (!fn)
-          s.error = std::string("SQLite lacks ") + name;
-      };
-      load(s.openV2, "sqlite3_open_v2");
-      load(s.close, "sqlite3_close");
-      load(s.exec, "sqlite3_exec");
-      load(s.prepare, "sqlite3_prepare_v2");
-      load(s.bindText, "sqlite3_bind_text");
-      load(s.bindInt, "sqlite3_bind_int64");
-      load(s.step, "sqlite3_step");
-      load(s.columnText, "sqlite3_column_text");
-      load(s.finalize, "sqlite3_finalize");
-      load(s.errmsg, "sqlite3_errmsg");
+      RuntimeLibrary lib("libsqlite3.so.0", "SQLite");
+      lib.load(s.openV2, "sqlite3_open_v2");
+      lib.load(s.close, "sqlite3_close");
+      lib.load(s.exec, "sqlite3_exec");
+      lib.load(s.prepare, "sqlite3_prepare_v2");
+      lib.load(s.bindText, "sqlite3_bind_text");
+      lib.load(s.bindInt, "sqlite3_bind_int64");
+      lib.load(s.step, "sqlite3_step");
+      lib.load(s.columnText, "sqlite3_column_text");
+      lib.load(s.finalize, "sqlite3_finalize");
+      lib.load(s.errmsg, "sqlite3_errmsg");
+      s.error = lib.getError();
       return s;
     }();
     return s;

@@ -2,6 +2,7 @@
 
 #include "egg/Agents/LlmClient.h"
 #include "egg/Agents/ExchangeLog.h"
+#include "egg/Support/RuntimeLibrary.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -10,7 +11,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <dlfcn.h>
 #include <map>
 #include <memory>
 #include <thread>
@@ -35,26 +35,17 @@ struct Curl {
   static const Curl &get() {
     static Curl curl = [] {
       Curl c;
-      void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-      if (!lib) {
-        c.error = "libcurl (libcurl.so.4) is not installed";
-        return c;
-      }
-      auto load = [&](auto &fn, const char *name) {
-        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-            dlsym(lib, name));
-        if (!fn)
-          c.error = std::string("libcurl lacks ") + name;
-      };
-      load(c.globalInit, "curl_global_init");
-      load(c.init, "curl_easy_init");
-      load(c.setopt, "curl_easy_setopt");
-      load(c.perform, "curl_easy_perform");
-      load(c.getinfo, "curl_easy_getinfo");
-      load(c.cleanup, "curl_easy_cleanup");
-      load(c.strerror, "curl_easy_strerror");
-      load(c.slistAppend, "curl_slist_append");
-      load(c.slistFree, "curl_slist_free_all");
+      RuntimeLibrary lib("libcurl.so.4", "libcurl");
+      lib.load(c.globalInit, "curl_global_init");
+      lib.load(c.init, "curl_easy_init");
+      lib.load(c.setopt, "curl_easy_setopt");
+      lib.load(c.perform, "curl_easy_perform");
+      lib.load(c.getinfo, "curl_easy_getinfo");
+      lib.load(c.cleanup, "curl_easy_cleanup");
+      lib.load(c.strerror, "curl_easy_strerror");
+      lib.load(c.slistAppend, "curl_slist_append");
+      lib.load(c.slistFree, "curl_slist_free_all");
+      c.error = lib.getError();
       if (c.error.empty())
         c.globalInit(CURL_GLOBAL_DEFAULT);
       return c;
@@ -186,8 +177,10 @@ LlmReply mlir::egg::chat(const LlmConfig &config, const std::string &system,
     return send(config, request, key);
 
   // One open database per path for the whole process.
-  static std::map<std::string, std::unique_ptr<ExchangeLog>> logs;
-  std::unique_ptr<ExchangeLog> &log = logs[config.cachePath];
+  // Never destroyed: at exit the SQLite library may already be unloaded,
+  // and every record is committed when it is written.
+  static auto *logs = new std::map<std::string, std::unique_ptr<ExchangeLog>>;
+  std::unique_ptr<ExchangeLog> &log = (*logs)[config.cachePath];
   if (!log) {
     std::string error;
     log = ExchangeLog::open(config.cachePath, error);
