@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds egg-opt and egg-translate linked statically against the LLVM/MLIR
+# Builds egg-opt, egg-translate and egg-tune linked statically against the LLVM/MLIR
 # archives and packs them into one archive for GPU hosts without LLVM:
 #   scripts/build-bundle.sh   ->  .bundle/egg-tools-linux-x86_64.tar.xz
 # The bundle needs glibc >= 2.36 on the host and nothing else.
@@ -10,7 +10,7 @@ build=${EGG_STATIC_BUILD_DIR:-$here/build-static}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/egg-tools/bin" "$here/.bundle"
-for tool in egg-opt egg-translate egg-eval; do
+for tool in egg-opt egg-translate egg-eval egg-tune; do
   strip -o "$stage/egg-tools/bin/$tool" "$build/bin/$tool"
 done
 git -C "$here" rev-parse HEAD > "$stage/egg-tools/REVISION" 2>/dev/null || true
@@ -18,7 +18,7 @@ bundle=$here/.bundle/egg-tools-linux-x86_64.tar.xz
 tar -C "$stage" -cf - egg-tools | xz -9 -T2 > "$bundle"
 
 echo "== shared libraries the tools need (no LLVM/MLIR allowed)"
-for tool in egg-opt egg-translate egg-eval; do
+for tool in egg-opt egg-translate egg-eval egg-tune; do
   echo "$tool:"; ldd "$stage/egg-tools/bin/$tool" | sed 's/^/  /'
   if ldd "$stage/egg-tools/bin/$tool" | grep -Eq 'libLLVM|libMLIR'; then
     echo "error: $tool still links a shared LLVM/MLIR library" >&2; exit 1

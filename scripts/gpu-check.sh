@@ -19,6 +19,28 @@ tar -C "$tools" -xJf .bundle/egg-tools-linux-x86_64.tar.xz
 bin=$tools/egg-tools/bin
 work=$(mktemp -d)
 
+# EGG_GPU_CHECK=tune: only the egg-tune runs (expert and search agents on a
+# set of examples, with PyTorch baselines), written to $out/tune/.
+if [[ ${EGG_GPU_CHECK:-all} == tune ]]; then
+  names=${EGG_TUNE_EXAMPLES:-"elementwise_chain broadcast_add transpose relu_f16 gelu_bias row_sum softmax scale_mask_softmax layernorm rmsnorm gemm_bias_relu matmul_f32 matmul_bf16 batch_matmul conv_bias_relu conv_nhwc_stride2"}
+  echo "== PyTorch baselines"
+  python3 bench/torch_baselines.py "$out/torch.json" $names 2>&1 | grep -v Warning
+  for agent in expert search; do
+    for n in $names; do
+      python3 -c "import json,sys; t=json.load(open(sys.argv[1])).get(sys.argv[2],{}); json.dump({k: v for k, v in (('eager', t.get('eager_ms')), ('torch.compile', t.get('compile_ms'))) if v}, open(sys.argv[3],'w'))" \
+        "$out/torch.json" "$n" "$work/$n.baselines.json"
+      echo "== egg-tune --agent=$agent $n"
+      timeout 600 "$bin/egg-tune" "examples/$n.mlir" -o "$out/tune/$agent/$n" --agent=$agent \
+        --max-candidates=${EGG_TUNE_CANDIDATES:-12} --db="$work/tune-$agent.sqlite" \
+        --baselines="$work/$n.baselines.json" --eval-arg=--timing-budget-ms=100 --quiet 2>&1 | tail -4
+      rm -rf "$out/tune/$agent/$n/candidates"
+    done
+  done
+  python3 bench/tune_report.py "$out/tune" "$out/torch.json" | tee "$out/tune.md"
+  cp "$work"/tune-*.sqlite "$out/tune/" 2>/dev/null
+  exit 0
+fi
+
 echo "== host"
 uname -srm; ldd --version | head -1
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv,noheader || true

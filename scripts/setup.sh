@@ -11,6 +11,9 @@ packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 lld
           cmake ninja-build ccache g++ python3 libgtest-dev
           nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev
           zlib1g-dev libzstd-dev xz-utils clang libclang-rt-14-dev)
+# Extra packages a caller needs (scripts/test.sh: the browser for the report test).
+read -r -a extra <<< "${EGG_EXTRA_PACKAGES:-}"
+packages+=("${extra[@]}")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -6,6 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${EGG_BUILD_DIR:-$here/build}
-"$here/scripts/setup.sh" "$build"
+# Chromium: the egg-tune report is tested in a real browser.
+EGG_EXTRA_PACKAGES="chromium ${EGG_EXTRA_PACKAGES:-}" "$here/scripts/setup.sh" "$build"
 cd "$build"
 ctest --output-on-failure -j "${EGG_JOBS:-2}"

@@ -8,7 +8,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "EGG"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "faults.py", "examples.py", "fake_llm.py"]
+config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "faults.py", "examples.py", "fake_llm.py", "fake_eval.py", "check_tune.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.mlir_obj_dir, "test")
 
@@ -28,7 +28,12 @@ if config.egg_has_plugin:
 if os.environ.get("EGG_GPU_TESTS") == "1":
     config.available_features.add("gpu")
 
+# The report test drives a real browser where one is installed.
+import shutil
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
+
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.egg_tools_dir, config.llvm_tools_dir]
-tools = ["egg-opt", "egg-translate", ToolSubst("mlir-opt", unresolved="ignore")]
+tools = ["egg-opt", "egg-translate", "egg-tune", ToolSubst("mlir-opt", unresolved="ignore")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

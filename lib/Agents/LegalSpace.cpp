@@ -1,11 +1,15 @@
 //===- LegalSpace.cpp - What the compiler can build for a kernel ----------===//
 
 #include "egg/Agents/LegalSpace.h"
+#include "egg/Support/Saturating.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::egg;
@@ -249,4 +253,145 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
                                      ", ")
                        << "] threads that the block and thread tiles imply";
   return success();
+}
+
+/// Candidate tile sizes for a loop of `extent`: powers of two that divide
+/// it (whole tiles, as the generic lowering needs) up to 4096, the whole
+/// loop when it is not larger, and `keep` (the anchor's choice).
+static SmallVector<int64_t> tileChoices(int64_t extent, int64_t keep) {
+  SmallVector<int64_t> choices;
+  for (int64_t d = 1; d <= std::min<int64_t>(extent, 4096); d *= 2)
+    if (extent % d == 0)
+      choices.push_back(d);
+  if (extent <= 4096)
+    choices.push_back(extent);
+  if (keep > 0)
+    choices.push_back(keep);
+  llvm::sort(choices);
+  choices.erase(llvm::unique(choices), choices.end());
+  return choices;
+}
+
+SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
+                                                    TargetAttr target,
+                                                    TuningAttr anchor,
+                                                    size_t limit) {
+  SmallVector<TuningAttr> result;
+  if (!anchor)
+    return result;
+  // Enumeration probes many illegal points: keep their diagnostics quiet.
+  ScopedDiagnosticHandler quiet(kernel.getContext(),
+                                [](Diagnostic &) { return success(); });
+  auto emitError = [&]() { return kernel.emitOpError(); };
+  FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
+  if (failed(loops))
+    return result;
+  size_t numParallel = loops->parallelPositions.size();
+  SmallVector<int64_t> block = llvm::to_vector(anchor.getBlock());
+  SmallVector<int64_t> thread = llvm::to_vector(anchor.getThread());
+  block.resize(numParallel, 0);
+  thread.resize(numParallel, 0);
+  int64_t parallelIterations = 1;
+  for (unsigned pos : loops->parallelPositions)
+    parallelIterations = mulSat(parallelIterations, loops->extents[pos]);
+
+  // Vary the two innermost loops the anchor tiles; others keep its tiles.
+  SmallVector<size_t> varied;
+  for (size_t p = numParallel; p-- > 0 && varied.size() < 2;)
+    if (block[p] || thread[p])
+      varied.push_back(p);
+
+  SmallVector<int64_t> vectors;
+  for (int64_t v = 1; v <= anchor.getVector(); v *= 2)
+    vectors.push_back(v);
+  if (!llvm::is_contained(vectors, anchor.getVector()))
+    vectors.push_back(anchor.getVector());
+
+  // (block, thread) pairs per varied loop.
+  SmallVector<SmallVector<std::pair<int64_t, int64_t>>> pairs;
+  for (size_t p : varied) {
+    int64_t extent = loops->extents[loops->parallelPositions[p]];
+    SmallVector<std::pair<int64_t, int64_t>> here;
+    for (int64_t b : tileChoices(extent, block[p]))
+      for (int64_t t : {1, 2, 4, 8})
+        if (b % t == 0)
+          here.push_back({b, t});
+    pairs.push_back(std::move(here));
+  }
+
+  SmallVector<std::pair<double, TuningAttr>> found;
+  SmallVector<size_t> index(varied.size(), 0);
+  auto tryPoint = [&](int64_t vector) {
+    SmallVector<int64_t> b = block, t = thread;
+    for (auto [i, p] : llvm::enumerate(varied)) {
+      b[p] = pairs[i][index[i]].first;
+      t[p] = pairs[i][index[i]].second;
+    }
+    SmallVector<int64_t> threads = impliedThreads(*loops, b, t);
+    int64_t total = 1;
+    for (int64_t n : threads)
+      total = mulSat(total, n);
+    // At least a warp when the problem has that much parallelism.
+    if (total > target.getMaxThreadsPerBlock() ||
+        total < std::min<int64_t>(32, parallelIterations))
+      return;
+    while (threads.size() > 1 && threads.back() == 1)
+      threads.pop_back();
+    TuningAttr tuning = TuningAttr::getChecked(
+        function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
+        ArrayRef<int64_t>(threads), ArrayRef<int64_t>(b), anchor.getWarp(),
+        ArrayRef<int64_t>(t), anchor.getReduction(), anchor.getShared(),
+        anchor.getRegisters(), anchor.getPadding(), anchor.getSwizzle(), vector,
+        anchor.getCopy(), anchor.getPipeline());
+    if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
+      return;
+    found.push_back({tuningDistance(tuning, anchor), tuning});
+  };
+  for (int64_t vector : vectors) {
+    std::fill(index.begin(), index.end(), 0);
+    while (true) {
+      tryPoint(vector);
+      size_t i = 0;
+      for (; i < index.size(); ++i) {
+        if (++index[i] < pairs[i].size())
+          break;
+        index[i] = 0;
+      }
+      if (i == index.size())
+        break;
+    }
+  }
+  if (llvm::none_of(found, [&](auto &f) { return f.second == anchor; }))
+    found.push_back({0.0, anchor});
+  std::stable_sort(found.begin(), found.end(), [&](auto &x, auto &y) {
+    if (x.second == anchor || y.second == anchor)
+      return x.second == anchor && y.second != anchor;
+    return x.first < y.first;
+  });
+  for (auto &[distance, tuning] : found) {
+    if (result.size() >= limit)
+      break;
+    if (!llvm::is_contained(result, tuning))
+      result.push_back(tuning);
+  }
+  return result;
+}
+
+double mlir::egg::tuningDistance(TuningAttr a, TuningAttr b) {
+  auto steps = [](int64_t x, int64_t y) -> double {
+    if (x == y)
+      return 0;
+    if (x <= 0 || y <= 0)
+      return 4; // Tiled against untiled: a large change.
+    return std::abs(std::log2(double(x)) - std::log2(double(y)));
+  };
+  auto lists = [&](ArrayRef<int64_t> x, ArrayRef<int64_t> y) {
+    double d = 0;
+    for (size_t i = 0; i < std::max(x.size(), y.size()); ++i)
+      d += steps(i < x.size() ? x[i] : 0, i < y.size() ? y[i] : 0);
+    return d;
+  };
+  return lists(a.getBlock(), b.getBlock()) +
+         lists(a.getThread(), b.getThread()) +
+         steps(a.getVector(), b.getVector());
 }

@@ -41,10 +41,15 @@ using namespace mlir::egg::eval;
 namespace json = llvm::json;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> manifestPath(cl::Positional, cl::Required,
+static cl::opt<std::string> manifestPath(cl::Positional, cl::Optional,
                                          cl::desc("<manifest.json>"));
+static cl::opt<bool> deviceInfo(
+    "device-info",
+    cl::desc("Print the GPUs this process sees (JSON: name, "
+             "compute_capability, sm_count, count) and exit"),
+    cl::init(false));
 static cl::opt<std::string> sourcePath(
-    "source", cl::Required,
+    "source",
     cl::desc("The input MLIR the manifest was compiled from (reference)"));
 static cl::opt<std::string>
     functionName("function",
@@ -179,11 +184,50 @@ std::vector<double> drawInputs(int64_t n, unsigned t, std::mt19937_64 &rng,
 }
 } // namespace
 
+/// --device-info: what egg-tune keys its measurements by.
+static int printDeviceInfo() {
+  egg::cuda::Driver cu;
+  std::string why;
+  int count = 0;
+  CUdevice device;
+  if (!cu.load(why) || cu.cuInit(0) != CUDA_SUCCESS ||
+      cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0 ||
+      cu.cuDeviceGet(&device, 0) != CUDA_SUCCESS) {
+    llvm::errs() << "egg-eval: no usable CUDA device"
+                 << (why.empty() ? "" : ": " + why) << "\n";
+    return 3;
+  }
+  char name[256] = {0};
+  int major = 0, minor = 0, smCount = 0;
+  cu.cuDeviceGetName(name, sizeof(name), device);
+  cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                          device);
+  cu.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                          device);
+  cu.cuDeviceGetAttribute(&smCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                          device);
+  llvm::outs() << json::Value(json::Object{
+                      {"name", name},
+                      {"compute_capability",
+                       llvm::formatv("{0}.{1}", major, minor).str()},
+                      {"sm_count", smCount},
+                      {"count", count}})
+               << "\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv,
                               "egg-eval: run, check and time EGG kernels\n");
   Report report;
+  if (deviceInfo)
+    return printDeviceInfo();
+  if (manifestPath.empty() || sourcePath.empty())
+    report.finish("error",
+                  "usage: egg-eval <manifest.json> --source=<input.mlir> "
+                  "(or --device-info)",
+                  3);
   auto readFile = [&](const std::string &path) -> std::string {
     auto buffer = llvm::MemoryBuffer::getFile(path);
     if (!buffer)

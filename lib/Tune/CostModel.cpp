@@ -1,0 +1,172 @@
+//===- CostModel.cpp - Analytic kernel time estimates ---------------------===//
+//
+// Deliberately simple and documented (docs/egg-tune.md): it has to rank the
+// candidates of one kernel sensibly without a GPU, not to predict times.
+// Constants that are not in the target profile are named below with where
+// they come from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Tune/CostModel.h"
+#include "egg/Agents/LegalSpace.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::egg;
+
+namespace {
+/// DRAM latency the bytes in flight must cover (Little's law); ~700 ns is
+/// the loaded latency commonly measured on Hopper.
+constexpr double kLatencySeconds = 700e-9;
+/// Resident threads and blocks per SM on sm_80/sm_90.
+constexpr int64_t kThreadsPerSm = 2048, kBlocksPerSm = 32;
+/// Cache (L2 + L1) bandwidth relative to DRAM, for operand re-reads.
+constexpr double kCacheOverDram = 3.0;
+/// A warp whose lanes each walk their own row touches 32 rows per load: each
+/// lane keeps about a 32-byte sector per load in flight (4 loads after
+/// unrolling) and uses a quarter of what is fetched before it is evicted;
+/// calibrated on the H200 row-wise kernels of session 1 (1-5% of floor).
+constexpr double kRowWalkBytesInFlight = 4 * 32, kRowWalkEfficiency = 0.25;
+/// Launch and tail cost per kernel.
+constexpr double kLaunchMs = 0.002;
+} // namespace
+
+static double bytesOf(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return 0;
+  return double(shaped.getNumElements()) *
+         ((shaped.getElementTypeBitWidth() + 7) / 8);
+}
+
+KernelWork mlir::egg::measureWork(KernelOp kernel) {
+  KernelWork work;
+  for (Type t : kernel.getInputs().getTypes())
+    work.bytes += bytesOf(t);
+  for (Type t : kernel->getResultTypes())
+    work.bytes += bytesOf(t);
+  kernel.walk([&](Operation *op) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      double iterations = 1;
+      for (int64_t extent : linalgOp.getStaticLoopRanges())
+        iterations *= ShapedType::isDynamic(extent) ? 1 : double(extent);
+      int64_t ops = 0;
+      for (Operation &inner : linalgOp.getBlock()->without_terminator())
+        if (llvm::any_of(inner.getResultTypes(),
+                         [](Type t) { return isa<FloatType>(t); }))
+          ++ops;
+      work.flops += iterations * ops;
+    } else if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+      // max, subtract, exp, sum, divide per element.
+      work.flops += 5 * bytesOf(softmax.getOutput().getType()) /
+                    ((cast<ShapedType>(softmax.getOutput().getType())
+                          .getElementTypeBitWidth() +
+                      7) /
+                     8);
+    }
+  });
+  return work;
+}
+
+KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
+                                         TargetAttr target) {
+  KernelEstimate est;
+  est.work = measureWork(kernel);
+  double bandwidth = double(target.getDramGbps()) * 1e9; // bytes/s
+  double peak = double(target.getFp32Gflops()) * 1e9;    // FLOP/s
+  double memoryFloor = est.work.bytes / bandwidth;
+  double computeFloor = est.work.flops / peak;
+  est.floorMs = 1e3 * std::max(memoryFloor, computeFloor);
+
+  auto quiet = [&]() { return kernel.emitOpError(); };
+  ScopedDiagnosticHandler silence(kernel.getContext(),
+                                  [](Diagnostic &) { return success(); });
+  FailureOr<RootLoops> loops = analyzeRootLoops(kernel, quiet);
+  if (failed(loops) || !tuning) {
+    est.timeMs = est.floorMs + kLaunchMs;
+    est.limiter = "memory";
+    return est;
+  }
+
+  // Parallelism: blocks, threads, residency, waves.
+  int64_t threadsPerBlock = 1;
+  for (int64_t n : tuning.getThreads())
+    threadsPerBlock *= std::max<int64_t>(1, n);
+  double blocks = 1;
+  ArrayRef<int64_t> block = tuning.getBlock(), thread = tuning.getThread();
+  for (auto [p, pos] : llvm::enumerate(loops->parallelPositions))
+    if (p < block.size() && block[p] > 0)
+      blocks *= double(loops->extents[pos] / block[p]);
+  int64_t residentBlocks = std::max<int64_t>(
+      1, std::min(kBlocksPerSm, kThreadsPerSm / threadsPerBlock));
+  double concurrentBlocks = double(target.getSmCount() * residentBlocks);
+  double waves = std::ceil(blocks / concurrentBlocks);
+  double waveEfficiency =
+      blocks >= concurrentBlocks ? blocks / (waves * concurrentBlocks) : 1.0;
+  double activeThreads =
+      std::min(blocks, concurrentBlocks) * double(threadsPerBlock);
+
+  // Bytes each thread has in flight: one access per operand read.
+  double elementBytes = 4;
+  kernel.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (auto shaped = dyn_cast<ShapedType>(t))
+        elementBytes = std::min(
+            elementBytes, double((shaped.getElementTypeBitWidth() + 7) / 8));
+  });
+  double operandsRead = std::max<size_t>(1, kernel.getInputs().size());
+  double inFlight =
+      activeThreads * double(tuning.getVector()) * elementBytes * operandsRead;
+  double latencyEfficiency =
+      std::min(1.0, inFlight / (bandwidth * kLatencySeconds));
+
+  // Row-wise kernels whose threads each walk a contiguous row.
+  KernelClass kind = classifyKernel(kernel);
+  bool rowWise = kind == KernelClass::Reduction ||
+                 kind == KernelClass::Normalization ||
+                 kind == KernelClass::Softmax;
+  bool walksRows = false;
+  if (rowWise && !loops->extents.empty()) {
+    size_t last = loops->extents.size() - 1;
+    walksRows = !loops->parallel[last] || loops->reducedByProducer[last];
+  }
+  double coalescing = walksRows ? kRowWalkEfficiency : 1.0;
+
+  if (walksRows)
+    latencyEfficiency = std::min(1.0, activeThreads * kRowWalkBytesInFlight /
+                                          (bandwidth * kLatencySeconds));
+  double memoryTime = est.work.bytes / (bandwidth * latencyEfficiency *
+                                        coalescing * waveEfficiency);
+  double computeTime =
+      est.work.flops /
+      (peak *
+       std::min(1.0, activeThreads /
+                         double(target.getSmCount() * kThreadsPerSm / 4)) *
+       waveEfficiency);
+  double cacheTime = 0;
+  if (kind == KernelClass::Contraction || kind == KernelClass::Convolution) {
+    // Operand elements re-read from cache per FMA: (tm + tn) / (tm * tn).
+    SmallVector<int64_t> tiles;
+    for (size_t p = thread.size(); p-- > 0 && tiles.size() < 2;)
+      if (thread[p] > 0)
+        tiles.push_back(thread[p]);
+    double tm = tiles.size() > 0 ? tiles[0] : 1,
+           tn = tiles.size() > 1 ? tiles[1] : 1;
+    double rereads =
+        (est.work.flops / 2) * elementBytes * (tm + tn) / (tm * tn);
+    cacheTime = rereads / (kCacheOverDram * bandwidth * latencyEfficiency *
+                           waveEfficiency);
+  }
+  double time = std::max({memoryTime, computeTime, cacheTime});
+  est.limiter = time == memoryTime    ? "memory"
+                : time == computeTime ? "compute"
+                                      : "cache";
+  est.timeMs = 1e3 * time + kLaunchMs;
+  if (kLaunchMs > 1e3 * time)
+    est.limiter = "launch";
+  return est;
+}
