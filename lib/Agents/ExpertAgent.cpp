@@ -92,10 +92,11 @@ private:
     if (kind == KernelClass::Contraction && tiled.size() >= 2) {
       // Output tile per block, a small register tile per thread: each
       // operand element loaded feeds several FMAs.
+      // 4x2 per thread (2 along the innermost loop): principle 4.
       for (auto [i, p] : llvm::enumerate(tiled)) {
         int64_t want = i < 2 ? 64 : 1;
         block[p] = largestDivisorAtMost(extents[p], want);
-        thread[p] = i < 2 ? largestDivisorAtMost(block[p], 4) : 1;
+        thread[p] = i < 2 ? largestDivisorAtMost(block[p], i == 0 ? 2 : 4) : 1;
       }
     } else {
       // One element (or `vector` consecutive elements, or one row) per
@@ -104,10 +105,15 @@ private:
       bool rowWise = kind == KernelClass::Reduction ||
                      kind == KernelClass::Normalization ||
                      kind == KernelClass::Softmax;
-      int64_t budget = rowWise ? 128 : 256;
+      // Scalar maps take 512 threads, at most 256 along the innermost loop:
+      // more loads in flight, and a 2-D patch that reuses the sectors of an
+      // operand read across the innermost loop (principle 3).
+      int64_t budget = rowWise ? 128 : vector > 1 ? 256 : 512;
       for (auto [i, p] : llvm::enumerate(tiled)) {
         int64_t width = i == 0 ? vector : 1;
-        int64_t threadsHere = largestDivisorAtMost(extents[p] / width, budget);
+        int64_t cap = i == 0 && !rowWise ? std::min<int64_t>(budget, 256)
+                                         : budget;
+        int64_t threadsHere = largestDivisorAtMost(extents[p] / width, cap);
         block[p] = threadsHere * width;
         thread[p] = width;
         budget = std::max<int64_t>(1, budget / threadsHere);

@@ -15,7 +15,7 @@ func.func @elementwise(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
 
 // GEMM: 64x64 output tile per block, 4x4 per thread.
 // CHECK-LABEL: func.func @gemm
-// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [64, 64], thread = [4, 4]>
+// CHECK: tuning = #egg.tuning<threads = [32, 16], block = [64, 64], thread = [4, 2]>
 func.func @gemm(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<2048x512xf32>, tensor<512x2048xf32>) outs(%c : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   return %r : tensor<2048x2048xf32>
@@ -25,7 +25,7 @@ func.func @gemm(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<2
 
 // Small problems shrink the block tile to keep two blocks per SM.
 // CHECK-LABEL: func.func @small_gemm
-// CHECK: tuning = #egg.tuning<threads = [8, 16], block = [64, 32], thread = [4, 4]>
+// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [64, 32], thread = [4, 2]>
 func.func @small_gemm(%a: tensor<1024x64xf32>, %b: tensor<64x256xf32>, %c: tensor<1024x256xf32>) -> tensor<1024x256xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<1024x64xf32>, tensor<64x256xf32>) outs(%c : tensor<1024x256xf32>) -> tensor<1024x256xf32>
   return %r : tensor<1024x256xf32>
@@ -48,7 +48,7 @@ func.func @softmax(%x: tensor<8192x1024xf32>) -> tensor<8192x1024xf32> {
 // A transposed operand is not contiguous along the innermost loop: scalar
 // accesses.
 // CHECK-LABEL: func.func @transpose
-// CHECK: tuning = #egg.tuning<threads = [256], block = [1, 256], thread = [1, 1]>
+// CHECK: tuning = #egg.tuning<threads = [256, 2], block = [2, 256], thread = [1, 1]>
 func.func @transpose(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
   %e = tensor.empty() : tensor<4096x4096xf32>
   %r = linalg.transpose ins(%x : tensor<4096x4096xf32>) outs(%e : tensor<4096x4096xf32>) permutation = [1, 0]
