@@ -111,8 +111,8 @@ private:
       int64_t budget = rowWise ? 128 : vector > 1 ? 256 : 512;
       for (auto [i, p] : llvm::enumerate(tiled)) {
         int64_t width = i == 0 ? vector : 1;
-        int64_t cap = i == 0 && !rowWise ? std::min<int64_t>(budget, 256)
-                                         : budget;
+        int64_t cap =
+            i == 0 && !rowWise ? std::min<int64_t>(budget, 256) : budget;
         int64_t threadsHere = largestDivisorAtMost(extents[p] / width, cap);
         block[p] = threadsHere * width;
         thread[p] = width;

@@ -23,6 +23,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::egg;
 
@@ -64,8 +66,14 @@ public:
                     "kernel compiler. You choose one #egg.tuning attribute "
                     "for a kernel. Principles:\n\n") +
         kTuningPrinciples;
-    std::vector<ChatMessage> messages = {
-        {"user", describe(kernel, target, *fallback)}};
+    std::string request = describe(kernel, target, *fallback);
+    if (auto it = observations.find(kernel.getSymName().str());
+        it != observations.end())
+      request += "\n\n## Measurements so far (egg-tune's analyst)\n" +
+                 it->second +
+                 "\nPropose a tuning that has not been tried and is likely "
+                 "to beat the best so far.";
+    std::vector<ChatMessage> messages = {{"user", request}};
     std::string reason;
     for (int round = 0; round < 3; ++round) {
       if (std::string spent = budgetSpent(); !spent.empty()) {
@@ -108,7 +116,14 @@ public:
     return fallback;
   }
 
+  void observe(KernelOp kernel, StringRef summary) override {
+    observations[kernel.getSymName().str()] = summary.str();
+  }
+
 private:
+  /// Analyst summaries per kernel (egg-tune), sent with the next request.
+  std::map<std::string, std::string> observations;
+
   /// The kernel as the model sees it.
   static std::string describe(KernelOp kernel, TargetAttr target,
                               TuningAttr proposal) {

@@ -26,6 +26,7 @@
 #include "egg/Target/Profiles.h"
 #include "egg/Tools/Registration.h"
 #include "egg/Translate/Translations.h"
+#include "egg/Tune/Analyst.h"
 #include "egg/Tune/CostModel.h"
 #include "egg/Tune/Report.h"
 #include "egg/Tune/TuneDatabase.h"
@@ -212,6 +213,8 @@ struct KernelInfo {
   CandidateRecord initialRecord, bestRecord;
   int64_t candidates = 0;
   json::Array trajectory;
+  /// Every candidate evaluated for this kernel in this run, in order.
+  std::vector<CandidateRecord> history;
 };
 
 struct Candidate {
@@ -288,6 +291,8 @@ private:
   std::string source, inputHash;
   DialectRegistry registry;
   std::unique_ptr<MLIRContext> ctx;
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<SourceMgrDiagnosticHandler> diagnosticHandler;
   OwningOpRef<ModuleOp> module;
   TargetAttr target;
   std::vector<KernelInfo> kernels;
@@ -316,10 +321,13 @@ LogicalResult Tuner::analyze() {
   inputHash = sha256(source);
   registerToolExtensions(registry);
   ctx = std::make_unique<MLIRContext>(registry);
-  llvm::SourceMgr sourceMgr;
+  ctx->printOpOnDiagnostic(false);
+  // Kept for the whole run: the agents' warnings (an LLM that falls back
+  // to the expert) point into the input.
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, inputPath), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, ctx.get());
+  diagnosticHandler =
+      std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr, ctx.get());
   module = parseSourceFile<ModuleOp>(sourceMgr, ctx.get());
   if (!module)
     return failure();
@@ -664,6 +672,7 @@ SmallVector<CandidateRecord *> Tuner::evaluate(std::vector<Candidate> &batch) {
   for (Candidate &c : batch) {
     KernelInfo &k = kernels[c.kernel];
     ++k.candidates;
+    k.history.push_back(c.record);
     if (c.record.usable() && c.record.kernelMs >= 0 &&
         (k.bestRecord.kernelMs < 0 ||
          c.record.kernelMs < k.bestRecord.kernelMs)) {
@@ -745,13 +754,19 @@ void Tuner::tuneKernel(size_t index) {
        ++round) {
     size_t room = std::min<size_t>(batch, maxCandidates - k.candidates);
     SmallVector<TuningAttr> proposals;
-    if (round == 1 && proposer) {
-      // The LLM's proposal (it falls back to the expert by itself).
+    std::optional<TuningAttr> llmProposal;
+    if (proposer) {
+      // The LLM's proposal, with the analyst's summary of what was measured
+      // so far (it falls back to the expert by itself).
       k.op.setStructureAttr(structure);
       k.op.removeTuningAttr();
+      proposer->observe(k.op, summarizeCandidates(k.history, k.floorMs));
       FailureOr<TuningAttr> t = proposer->chooseTuning(k.op, target);
-      if (succeeded(t) && !tried.contains(*t) && llvm::is_contained(space, *t))
+      if (succeeded(t) && !tried.contains(*t) &&
+          llvm::is_contained(space, *t)) {
         proposals.push_back(*t);
+        llmProposal = *t;
+      }
     }
     if (agentName == "search") {
       for (TuningAttr t : space)
@@ -778,12 +793,11 @@ void Tuner::tuneKernel(size_t index) {
     std::vector<Candidate> round2;
     for (TuningAttr t : proposals) {
       tried.insert(t);
-      round2.push_back(
-          makeCandidate(structure, t,
-                        round == 1 && proposer && t == proposals.front()
-                            ? "llm"
-                            : agentName.getValue(),
-                        2, round));
+      round2.push_back(makeCandidate(structure, t,
+                                     llmProposal && t == *llmProposal ? "llm"
+                                     : agentName == "search"          ? "search"
+                                                             : "expert",
+                                     2, round));
     }
     progress(index, llvm::formatv("stage 2 round {0}", round).str());
     evaluate(round2);

@@ -29,6 +29,11 @@ public:
   /// already decided, on `target`.
   virtual FailureOr<TuningAttr> chooseTuning(KernelOp kernel,
                                              TargetAttr target) = 0;
+
+  /// What earlier candidates of `kernel` measured, summarised by egg-tune's
+  /// analyst, for agents that learn from it (the LLM agent). Others ignore
+  /// it: the expert's rules do not depend on measurements.
+  virtual void observe(KernelOp kernel, llvm::StringRef summary) {}
 };
 
 /// The built-in expert: implements docs/principles/.

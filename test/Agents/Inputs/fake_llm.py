@@ -25,7 +25,7 @@ MODE, EGG_OPT, INPUT = sys.argv[1], sys.argv[2], sys.argv[3]
 EXTRA = sys.argv[4:]
 KEY = "sk-egg-test-0123456789"
 TUNING = "#egg.tuning<threads = [128], block = [1, 512], thread = [1, 4], vector = 4>"
-state = {"requests": 0, "key": False}
+state = {"requests": 0, "key": False, "history": False}
 
 
 def answer(text, anthropic=False):
@@ -47,6 +47,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         expected = ("x-api-key", KEY) if anthropic else ("Authorization", "Bearer " + KEY)
         state["key"] = state["key"] or self.headers.get(expected[0]) == expected[1]
         assert body["messages"], body
+        state["history"] = state["history"] or any(
+            "Measurements so far" in str(m.get("content")) for m in body["messages"])
         if MODE == "http500":
             self.send_response(500)
             self.end_headers()
@@ -116,6 +118,7 @@ print(f"exit: {r.returncode}")
 print(f"requests: {state['requests']}")
 print(f"key-header: {'yes' if state['key'] else 'no'}")
 print(f"key-leaked: {'yes' if KEY in r.stdout + r.stderr else 'no'}")
+print(f"saw-measurements: {'yes' if state['history'] else 'no'}")
 cache = os.environ.get("EGG_LLM_CACHE")
 if cache:
     stored = b"".join(open(p, "rb").read() for p in (cache, cache + "-wal")
