@@ -10,8 +10,14 @@ element types). Timing: CUDA events, warm-up, L2 flushed before every run
 import json
 import sys
 
+import os
+
 import torch
 import torch.nn.functional as F
+
+# The timing method is shared with `python -m egg.bench` (python/egg/timing.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from egg.timing import time_ms  # noqa: E402
 
 f32, f16, bf16 = torch.float32, torch.float16, torch.bfloat16
 
@@ -78,24 +84,6 @@ PROBLEMS = {
     "clamp_select": (lambda x, y: torch.where(y > 0, x.clamp(-1, 1), torch.minimum(x, y)),
                      [((1024, 2048), f32), ((1024, 2048), f32)]),
 }
-
-
-def time_ms(fn, args, runs=200):
-    flush = torch.empty(int(2 * 64 * 2**20 // 4), dtype=torch.float32, device="cuda")
-    for _ in range(5):
-        fn(*args)
-    torch.cuda.synchronize()
-    samples = []
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for i in range(runs):
-        flush.fill_(float(i))
-        start.record()
-        fn(*args)
-        end.record()
-        end.synchronize()
-        samples.append(start.elapsed_time(end))
-    samples.sort()
-    return samples[len(samples) // 2]
 
 
 def main():

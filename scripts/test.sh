@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh Debian 12 machine: install, build, test.
-#   scripts/test.sh            (lit + unit tests + CMake-package test)
+#   scripts/test.sh            (lit + unit tests + CMake-package test + pytest)
 # GPU tests are lit tests marked `REQUIRES: gpu`: they show as UNSUPPORTED
 # here and run on a GPU host through scripts/gpu-check.sh.
 set -euo pipefail
@@ -10,3 +10,13 @@ build=${EGG_BUILD_DIR:-$here/build}
 EGG_EXTRA_PACKAGES="chromium ${EGG_EXTRA_PACKAGES:-}" "$here/scripts/setup.sh" "$build"
 cd "$build"
 ctest --output-on-failure -j "${EGG_JOBS:-2}"
+
+# The Python package (python/): PyTorch from PyPI runs on the CPU here, which
+# is all the front end needs; its tests compile with the tools just built.
+venv=$build/python-venv
+if [[ ! -x $venv/bin/python ]]; then
+  python3 -m venv "$venv"
+fi
+"$venv/bin/pip" install -q --disable-pip-version-check torch numpy pytest
+"$venv/bin/pip" install -q --disable-pip-version-check -e "$here/python"
+EGG_TOOLS=$build/bin "$venv/bin/python" -m pytest -q "$here/python/tests"

@@ -48,6 +48,12 @@ static cl::opt<bool> deviceInfo(
     cl::desc("Print the GPUs this process sees (JSON: name, "
              "compute_capability, sm_count, count) and exit"),
     cl::init(false));
+static cl::opt<std::string> referenceIo(
+    "reference-io",
+    cl::desc("Only run the float64 reference of --source on the CPU: read "
+             "DIR/arg<N>.f64 (raw little-endian float64, the argument's "
+             "shape), write DIR/result<N>.f64; no GPU, no manifest"),
+    cl::value_desc("DIR"), cl::init(""));
 static cl::opt<std::string> sourcePath(
     "source",
     cl::desc("The input MLIR the manifest was compiled from (reference)"));
@@ -184,6 +190,56 @@ std::vector<double> drawInputs(int64_t n, unsigned t, std::mt19937_64 &rng,
 }
 } // namespace
 
+/// --reference-io: the reference alone, for front ends that check their
+/// importer on machines without a GPU (python/tests).
+static int runReferenceOnly() {
+  auto fail = [](const llvm::Twine &why) {
+    llvm::errs() << "egg-eval: " << why << "\n";
+    return 3;
+  };
+  auto source = llvm::MemoryBuffer::getFile(sourcePath);
+  if (!source)
+    return fail("cannot read " + sourcePath);
+  auto reference = Reference::create((*source)->getBuffer(), functionName);
+  if (!reference)
+    return fail(llvm::toString(reference.takeError()));
+  if ((*reference)->iterations() > maxReferenceIterations)
+    return fail("the reference is too large for the CPU");
+  std::vector<RefTensor> args;
+  const auto &shapes = (*reference)->argShapes();
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    std::string path = referenceIo + "/arg" + std::to_string(i) + ".f64";
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+    if (!buffer)
+      return fail("cannot read " + path);
+    RefTensor t;
+    t.shape = shapes[i];
+    size_t n = 1;
+    for (int64_t d : t.shape)
+      n *= size_t(d);
+    if ((*buffer)->getBufferSize() != n * sizeof(double))
+      return fail(path + " does not hold " + std::to_string(n) + " float64s");
+    t.data.resize(n);
+    std::memcpy(t.data.data(), (*buffer)->getBufferStart(), n * sizeof(double));
+    args.push_back(std::move(t));
+  }
+  unsigned threads = cpuThreads ? cpuThreads.getValue()
+                                : std::max(1u, std::thread::hardware_concurrency());
+  auto results = (*reference)->run(args, threads);
+  if (!results)
+    return fail(llvm::toString(results.takeError()));
+  for (size_t i = 0; i < results->size(); ++i) {
+    std::string path = referenceIo + "/result" + std::to_string(i) + ".f64";
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return fail("cannot write " + path + ": " + ec.message());
+    os.write(reinterpret_cast<const char *>((*results)[i].data.data()),
+             (*results)[i].data.size() * sizeof(double));
+  }
+  return 0;
+}
+
 /// --device-info: what egg-tune keys its measurements by.
 static int printDeviceInfo() {
   egg::cuda::Driver cu;
@@ -223,6 +279,8 @@ int main(int argc, char **argv) {
   Report report;
   if (deviceInfo)
     return printDeviceInfo();
+  if (!referenceIo.empty())
+    return runReferenceOnly();
   if (manifestPath.empty() || sourcePath.empty())
     report.finish("error",
                   "usage: egg-eval <manifest.json> --source=<input.mlir> "

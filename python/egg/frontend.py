@@ -1,0 +1,717 @@
+"""PyTorch front end: nn.Module + example inputs -> linalg-on-tensors MLIR.
+
+The module is exported with ``torch.export`` and decomposed to core ATen;
+each ATen op becomes linalg on tensors that egg-opt 22 parses. Parameters and
+buffers become leading function arguments (in ``ImportedModule.arg_names``
+order), then the user inputs. Views (permute, transpose, unsqueeze, squeeze,
+expand) cost nothing: they are carried as index maps and folded into the
+indexing maps of the ops that read them; a view is copied only where a named
+op or the function's result needs it laid out. Anything else raises
+``UnsupportedOp`` naming the op.
+"""
+import math
+from dataclasses import dataclass, field
+
+MLIR_TYPES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16"}
+
+
+class UnsupportedOp(Exception):
+    """An op (or a use of it) the front end does not translate."""
+
+
+@dataclass
+class Value:
+    """A logical tensor: a physical SSA tensor seen through a view. `phys[p]`
+    is the logical dim that physical dim p follows, or None where the
+    physical extent is 1 and the index is always 0 (squeezed or broadcast)."""
+    name: str
+    phys_shape: tuple
+    shape: tuple
+    dtype: str
+    phys: list = field(default_factory=list)
+
+    def is_plain(self):
+        return self.phys == list(range(len(self.shape))) and self.phys_shape == self.shape
+
+
+@dataclass
+class ImportedModule:
+    mlir: str
+    function: str
+    arg_names: list  # parameters/buffers/constants, then user inputs
+    arg_values: list  # the tensors for those arguments (user inputs as given)
+    result_count: int
+
+
+def tensor_type(shape, dtype):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + dtype + ">"
+
+
+def affine_map(rank, exprs):
+    dims = ", ".join(f"d{i}" for i in range(rank))
+    return f"affine_map<({dims}) -> ({', '.join(exprs)})>"
+
+
+class Emitter:
+    def __init__(self):
+        self.lines = []
+        self.counter = 0
+
+    def fresh(self, hint="v"):
+        self.counter += 1
+        return f"%{hint}{self.counter}"
+
+    def emit(self, line):
+        self.lines.append("  " + line)
+
+    # -- building blocks ---------------------------------------------------
+
+    def empty(self, shape, dtype):
+        name = self.fresh("e")
+        self.emit(f"{name} = tensor.empty() : {tensor_type(shape, dtype)}")
+        return name
+
+    def filled(self, shape, dtype, value):
+        cst, name = self.fresh("c"), self.fresh("f")
+        self.emit(f"{cst} = arith.constant {float_literal(value, dtype)} : {dtype}")
+        e = self.empty(shape, dtype)
+        t = tensor_type(shape, dtype)
+        self.emit(f"{name} = linalg.fill ins({cst} : {dtype}) outs({e} : {t}) -> {t}")
+        return name
+
+    def input_map(self, v, dim_of_logical, rank):
+        """Indexing map of view `v` in an iteration space of `rank` dims where
+        logical dim l of v is iteration dim dim_of_logical[l] (None: 0)."""
+        exprs = []
+        for p, l in enumerate(v.phys):
+            if l is None or dim_of_logical[l] is None:
+                exprs.append("0")
+            else:
+                exprs.append(f"d{dim_of_logical[l]}")
+        return affine_map(rank, exprs)
+
+    def generic(self, rank, iterators, inputs, out_shape, out_dtype, out_map, body,
+                init=None):
+        """inputs: [(Value, dim_of_logical)]; body(args) -> list of (line) and
+        the result SSA name, given block argument names for the inputs and the
+        output accumulator."""
+        maps = [self.input_map(v, dims, rank) for v, dims in inputs] + [out_map]
+        out_t = tensor_type(out_shape, out_dtype)
+        init = init or self.empty(out_shape, out_dtype)
+        name = self.fresh("g")
+        ins = ", ".join(v.name for v, _ in inputs)
+        in_types = ", ".join(tensor_type(v.phys_shape, v.dtype) for v, _ in inputs)
+        iters = ", ".join(f'"{i}"' for i in iterators)
+        head = f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{iters}]}}"
+        if inputs:
+            head += f" ins({ins} : {in_types})"
+        head += f" outs({init} : {out_t}) {{"
+        self.emit(head)
+        args = [f"%a{i}" for i in range(len(inputs))] + ["%acc"]
+        types = [v.dtype for v, _ in inputs] + [out_dtype]
+        self.emit("^bb0(" + ", ".join(f"{a}: {t}" for a, t in zip(args, types)) + "):")
+        lines, result = body(args)
+        for line in lines:
+            self.emit("  " + line)
+        self.emit(f"  linalg.yield {result} : {out_dtype}")
+        self.emit(f"}} -> {out_t}")
+        return name
+
+
+def float_literal(value, dtype):
+    if value == math.inf:
+        return "0x7F800000" if dtype == "f32" else ("0x7C00" if dtype == "f16" else "0x7F80")
+    if value == -math.inf:
+        return "0xFF800000" if dtype == "f32" else ("0xFC00" if dtype == "f16" else "0xFF80")
+    text = repr(float(value))
+    if "e" in text and "." not in text:  # MLIR wants digits before the exponent: 1.0e-05
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    return text
+
+
+def broadcast_shape(shapes):
+    rank = max(len(s) for s in shapes)
+    out = []
+    for i in range(rank):
+        sizes = {s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0} - {1}
+        if len(sizes) > 1:
+            raise UnsupportedOp(f"shapes {shapes} do not broadcast")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+class Importer:
+    def __init__(self, name):
+        self.e = Emitter()
+        self.name = name
+        self.values = {}
+
+    # -- helpers -------------------------------------------------------------
+
+    @staticmethod
+    def dtype_of(node):
+        val = node.meta.get("val")
+        key = str(getattr(val, "dtype", ""))
+        if key not in MLIR_TYPES:
+            raise UnsupportedOp(f"{node.format_node()}: element type {key or '?'} "
+                                "(EGG takes float32, float16, bfloat16)")
+        return MLIR_TYPES[key]
+
+    @staticmethod
+    def shape_of(node):
+        return tuple(int(d) for d in node.meta["val"].shape)
+
+    def materialize(self, v):
+        """The view laid out as a tensor of its logical shape."""
+        if v.is_plain():
+            return v
+        rank = len(v.shape)
+        dims = list(range(rank))
+        out_map = affine_map(rank, [f"d{i}" for i in range(rank)])
+        name = self.e.generic(rank, ["parallel"] * rank, [(v, dims)], v.shape, v.dtype,
+                              out_map, lambda a: ([], a[0]))
+        return Value(name, v.shape, v.shape, v.dtype, list(range(rank)))
+
+    def plain(self, name, shape, dtype):
+        return Value(name, tuple(shape), tuple(shape), dtype, list(range(len(shape))))
+
+    # -- elementwise -----------------------------------------------------------
+
+    def elementwise(self, node, operands, body, out_dtype=None):
+        """operands: Values or Python numbers; body(list of SSA operand names,
+        dtype) -> (lines, result)."""
+        out_shape = self.shape_of(node)
+        dtype = out_dtype or self.dtype_of(node)
+        rank = len(out_shape)
+        inputs, refs, consts = [], [], []
+        for op in operands:
+            if isinstance(op, Value):
+                if op.dtype != dtype:
+                    raise UnsupportedOp(f"{node.format_node()}: mixed element types")
+                offset = rank - len(op.shape)
+                dims = [None if (op.shape[l] == 1 and out_shape[offset + l] != 1) else offset + l
+                        for l in range(len(op.shape))]
+                refs.append(("arg", len(inputs)))
+                inputs.append((op, dims))
+            else:
+                refs.append(("const", float(op)))
+        out_map = affine_map(rank, [f"d{i}" for i in range(rank)])
+
+        def full_body(args):
+            lines, names = [], []
+            for kind, x in refs:
+                if kind == "arg":
+                    names.append(args[x])
+                else:
+                    c = self.e.fresh("k")
+                    lines.append(f"{c} = arith.constant {float_literal(x, dtype)} : {dtype}")
+                    names.append(c)
+            more, result = body(names, dtype)
+            return lines + more, result
+
+        name = self.e.generic(rank, ["parallel"] * rank, inputs, out_shape, dtype, out_map,
+                              full_body)
+        return self.plain(name, out_shape, dtype)
+
+    def unary(self, node, x, expr):
+        def body(n, t):
+            lines, r = expr(n[0], t)
+            return lines, r
+        return self.elementwise(node, [x], body)
+
+    # -- ops ------------------------------------------------------------------
+
+    def arg(self, a):
+        if isinstance(a, (int, float)):
+            return a
+        if hasattr(a, "name") and a.name in self.values:
+            if self.values[a.name] is None:
+                raise UnsupportedOp(f"{a.name}: the mean/rstd results of native_layer_norm")
+            return self.values[a.name]
+        raise UnsupportedOp(f"argument {a!r}")
+
+    def op_call(self, node):
+        import torch
+        aten = torch.ops.aten
+        t = node.target
+        args = node.args
+        A = lambda i: self.arg(args[i])  # noqa: E731
+        fresh = self.e.fresh
+
+        def binop(opname):
+            def body(n, dt):
+                r = fresh("t")
+                return [f"{r} = arith.{opname} {n[0]}, {n[1]} : {dt}"], r
+            return body
+
+        def un(opname, dialect="math"):
+            def expr(x, dt):
+                r = fresh("t")
+                return [f"{r} = {dialect}.{opname} {x} : {dt}"], r
+            return expr
+
+        if t in (aten.add.Tensor, aten.sub.Tensor):
+            alpha = node.kwargs.get("alpha", 1)
+            b = A(1)
+            if alpha != 1:
+                if not isinstance(b, Value):
+                    b = b * alpha
+                else:
+                    b = self.elementwise(node, [b, alpha], binop("mulf"))
+            return self.elementwise(node, [A(0), b],
+                                    binop("addf" if t == aten.add.Tensor else "subf"))
+        if t in (aten.add.Scalar,):
+            return self.elementwise(node, [A(0), A(1)], binop("addf"))
+        if t in (aten.mul.Tensor, aten.mul.Scalar):
+            return self.elementwise(node, [A(0), A(1)], binop("mulf"))
+        if t in (aten.div.Tensor, aten.div.Scalar):
+            return self.elementwise(node, [A(0), A(1)], binop("divf"))
+        if t in (aten.sub.Scalar,):
+            return self.elementwise(node, [A(0), A(1)], binop("subf"))
+        if t == aten.rsub.Scalar:
+            return self.elementwise(node, [A(1), A(0)], binop("subf"))
+        if t in (aten.maximum.default,):
+            return self.elementwise(node, [A(0), A(1)], binop("maximumf"))
+        if t in (aten.minimum.default,):
+            return self.elementwise(node, [A(0), A(1)], binop("minimumf"))
+        if t == aten.relu.default:
+            return self.elementwise(node, [A(0), 0.0], binop("maximumf"))
+        if t in (aten.clamp.default, aten.hardtanh.default):
+            lo = args[1] if len(args) > 1 else node.kwargs.get("min", -1.0 if t == aten.hardtanh.default else None)
+            hi = args[2] if len(args) > 2 else node.kwargs.get("max", 1.0 if t == aten.hardtanh.default else None)
+            if t == aten.hardtanh.default and len(args) == 1:
+                lo, hi = -1.0, 1.0
+            ops = [A(0)] + [x for x in (lo, hi) if x is not None]
+
+            def body(n, dt):
+                lines, cur, i = [], n[0], 1
+                for bound, op in ((lo, "maximumf"), (hi, "minimumf")):
+                    if bound is None:
+                        continue
+                    r = fresh("t")
+                    lines.append(f"{r} = arith.{op} {cur}, {n[i]} : {dt}")
+                    cur, i = r, i + 1
+                return lines, cur
+            return self.elementwise(node, ops, body)
+        simple = {aten.exp.default: ("exp", "math"), aten.log.default: ("log", "math"),
+                  aten.tanh.default: ("tanh", "math"), aten.sqrt.default: ("sqrt", "math"),
+                  aten.rsqrt.default: ("rsqrt", "math"), aten.erf.default: ("erf", "math"),
+                  aten.abs.default: ("absf", "math"), aten.neg.default: ("negf", "arith")}
+        if t in simple:
+            return self.unary(node, A(0), un(*simple[t]))
+        if t == aten.sigmoid.default:
+            def expr(x, dt):
+                one, n, e, d, r = fresh("k"), fresh("t"), fresh("t"), fresh("t"), fresh("t")
+                return [f"{one} = arith.constant 1.0 : {dt}", f"{n} = arith.negf {x} : {dt}",
+                        f"{e} = math.exp {n} : {dt}", f"{d} = arith.addf {one}, {e} : {dt}",
+                        f"{r} = arith.divf {one}, {d} : {dt}"], r
+            return self.unary(node, A(0), expr)
+        if t == aten.gelu.default:
+            approx = node.kwargs.get("approximate", "none")
+
+            def expr(x, dt):
+                lines, names = [], {}
+                def c(v):
+                    k = fresh("k")
+                    lines.append(f"{k} = arith.constant {float_literal(v, dt)} : {dt}")
+                    return k
+                def op(o, *xs):
+                    r = fresh("t")
+                    lines.append(f"{r} = {o} {', '.join(xs)} : {dt}")
+                    return r
+                half, one = c(0.5), c(1.0)
+                if approx == "tanh":
+                    x3 = op("arith.mulf", op("arith.mulf", x, x), x)
+                    inner = op("arith.mulf", c(math.sqrt(2 / math.pi)),
+                               op("arith.addf", x, op("arith.mulf", c(0.044715), x3)))
+                    core = op("math.tanh", inner)
+                else:
+                    core = op("math.erf", op("arith.mulf", x, c(1 / math.sqrt(2))))
+                return lines, op("arith.mulf", op("arith.mulf", half, x), op("arith.addf", one, core))
+            return self.unary(node, A(0), expr)
+        if t == aten.leaky_relu.default:
+            slope = args[1] if len(args) > 1 else 0.01
+
+            def body(n, dt):
+                m, s, r = fresh("t"), fresh("t"), fresh("t")
+                z = fresh("k")
+                return [f"{z} = arith.constant 0.0 : {dt}",
+                        f"{m} = arith.mulf {n[0]}, {n[1]} : {dt}",
+                        f"{s} = arith.cmpf ogt, {n[0]}, {z} : {dt}",
+                        f"{r} = arith.select {s}, {n[0]}, {m} : {dt}"], r
+            return self.elementwise(node, [A(0), slope], body)
+        if t == aten.pow.Tensor_Scalar:
+            exponent = args[1]
+            if exponent == 2:
+                def square(n, dt):
+                    r = fresh("t")
+                    return [f"{r} = arith.mulf {n[0]}, {n[0]} : {dt}"], r
+                return self.elementwise(node, [A(0)], square)
+
+            def power(n, dt):
+                r = fresh("t")
+                return [f"{r} = math.powf {n[0]}, {n[1]} : {dt}"], r
+            return self.elementwise(node, [A(0), exponent], power)
+        if t in (aten.clone.default, aten.alias.default, aten.contiguous.default) or \
+                (t == aten._to_copy.default and self.dtype_of(node) == A(0).dtype):
+            return A(0)
+        if t == aten._to_copy.default:
+            src, dst = A(0).dtype, self.dtype_of(node)
+            width = {"f16": 16, "bf16": 16, "f32": 32}
+            op = "extf" if width[dst] > width[src] else "truncf"
+            name = self.e.generic(len(A(0).shape), ["parallel"] * len(A(0).shape),
+                                  [(A(0), list(range(len(A(0).shape))))], A(0).shape, dst,
+                                  affine_map(len(A(0).shape), [f"d{i}" for i in range(len(A(0).shape))]),
+                                  lambda a: self.cast(a[0], op, src, dst))
+            return self.plain(name, A(0).shape, dst)
+        # -- views --
+        if t == aten.permute.default:
+            v, perm = A(0), list(args[1])
+            perm = [p % len(v.shape) for p in perm]
+            inv = {old: new for new, old in enumerate(perm)}
+            return Value(v.name, v.phys_shape, tuple(v.shape[p] for p in perm), v.dtype,
+                         [None if l is None else inv[l] for l in v.phys])
+        if t == aten.t.default:
+            v = A(0)
+            if len(v.shape) < 2:
+                return v
+            return Value(v.name, v.phys_shape, (v.shape[1], v.shape[0]), v.dtype,
+                         [None if l is None else 1 - l for l in v.phys])
+        if t == aten.transpose.int:
+            v = A(0)
+            a, b = (args[1] % len(v.shape), args[2] % len(v.shape))
+            swap = lambda l: b if l == a else a if l == b else l  # noqa: E731
+            shape = list(v.shape)
+            shape[a], shape[b] = shape[b], shape[a]
+            return Value(v.name, v.phys_shape, tuple(shape), v.dtype,
+                         [None if l is None else swap(l) for l in v.phys])
+        if t in (aten.unsqueeze.default,):
+            v = A(0)
+            d = args[1] % (len(v.shape) + 1)
+            return Value(v.name, v.phys_shape, v.shape[:d] + (1,) + v.shape[d:], v.dtype,
+                         [None if l is None else (l + 1 if l >= d else l) for l in v.phys])
+        if t in (aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default):
+            v = A(0)
+            if t == aten.squeeze.default:
+                dims = [i for i, s in enumerate(v.shape) if s == 1]
+            else:
+                dims = [args[1]] if t == aten.squeeze.dim else list(args[1])
+                dims = [d % len(v.shape) for d in dims if v.shape[d % len(v.shape)] == 1]
+            keep = [i for i in range(len(v.shape)) if i not in dims]
+            new = {old: i for i, old in enumerate(keep)}
+            return Value(v.name, v.phys_shape, tuple(v.shape[i] for i in keep), v.dtype,
+                         [None if (l is None or l in dims) else new[l] for l in v.phys])
+        if t == aten.expand.default:
+            v = A(0)
+            shape = self.shape_of(node)
+            offset = len(shape) - len(v.shape)
+            return Value(v.name, v.phys_shape, shape, v.dtype,
+                         [None if (l is None or (v.shape[l] == 1 and shape[offset + l] != 1))
+                          else offset + l for l in v.phys])
+        if t in (aten.view.default, aten._unsafe_view.default, aten.reshape.default):
+            return self.reshape(node, A(0), self.shape_of(node))
+        # -- contractions --
+        if t in (aten.mm.default, aten.bmm.default):
+            return self.matmul(node, A(0), A(1))
+        if t == aten.addmm.default:
+            beta, alpha = node.kwargs.get("beta", 1), node.kwargs.get("alpha", 1)
+            if beta != 1 or alpha != 1:
+                raise UnsupportedOp(f"{node.format_node()}: addmm with beta/alpha")
+            mm = self.matmul(node, A(1), A(2))
+            return self.elementwise(node, [mm, A(0)], binop("addf"))
+        if t == aten.convolution.default:
+            return self.convolution(node)
+        # -- reductions --
+        if t in (aten.sum.dim_IntList, aten.mean.dim, aten.amax.default, aten.amin.default,
+                 aten.sum.default):
+            v = A(0)
+            if t == aten.sum.default:
+                dims, keep = list(range(len(v.shape))), False
+            else:
+                dims = args[1] if len(args) > 1 else list(range(len(v.shape)))
+                dims = [d % len(v.shape) for d in (dims or range(len(v.shape)))]
+                keep = args[2] if len(args) > 2 else node.kwargs.get("keepdim", False)
+            kind = {aten.amax.default: "max", aten.amin.default: "min"}.get(t, "sum")
+            r = self.reduce(v, dims, kind)
+            if t == aten.mean.dim:
+                count = math.prod(v.shape[d] for d in dims)
+                r = self.elementwise_plain(r, count, "divf")
+            if keep:
+                kept = [i for i in range(len(v.shape)) if i not in dims]
+                shape = tuple(1 if i in dims else v.shape[i] for i in range(len(v.shape)))
+                r = Value(r.name, r.phys_shape, shape, r.dtype, [kept[p] for p in r.phys])
+            return r
+        if t == aten._softmax.default:
+            v = self.materialize(A(0))
+            dim = args[1] % len(v.shape)
+            ty = tensor_type(v.shape, v.dtype)
+            e, name = self.e.empty(v.shape, v.dtype), fresh("s")
+            self.e.emit(f"{name} = linalg.softmax dimension({dim}) ins({v.name} : {ty}) "
+                        f"outs({e} : {ty}) -> {ty}")
+            return self.plain(name, v.shape, v.dtype)
+        if t == aten.native_layer_norm.default:
+            return self.layer_norm(node)
+        raise UnsupportedOp(f"unsupported op {t} ({node.format_node()})")
+
+    def cast(self, x, op, src, dst):
+        r = self.e.fresh("t")
+        return [f"{r} = arith.{op} {x} : {src} to {dst}"], r
+
+    def elementwise_plain(self, v, scalar, op):
+        rank = len(v.shape)
+        def body(a):
+            k, r = self.e.fresh("k"), self.e.fresh("t")
+            return [f"{k} = arith.constant {float_literal(scalar, v.dtype)} : {v.dtype}",
+                    f"{r} = arith.{op} {a[0]}, {k} : {v.dtype}"], r
+        name = self.e.generic(rank, ["parallel"] * rank, [(v, list(range(rank)))], v.shape,
+                              v.dtype, affine_map(rank, [f"d{i}" for i in range(rank)]), body)
+        return self.plain(name, v.shape, v.dtype)
+
+    def reshape(self, node, v, shape):
+        if math.prod(shape) != math.prod(v.shape):
+            raise UnsupportedOp(f"{node.format_node()}: reshape changes the size")
+        # Only size-1 dims added or removed: a view.
+        core_in = [s for s in v.shape if s != 1]
+        core_out = [s for s in shape if s != 1]
+        if core_in == core_out:
+            logical_in = [i for i, s in enumerate(v.shape) if s != 1]
+            logical_out = [i for i, s in enumerate(shape) if s != 1]
+            m = dict(zip(logical_in, logical_out))
+            return Value(v.name, v.phys_shape, tuple(shape), v.dtype,
+                         [m.get(l) if l is not None else None for l in v.phys])
+        # Otherwise collapse to 1-D and expand: contiguous data only.
+        src = self.materialize(v)
+        flat, out = self.e.fresh("r"), self.e.fresh("r")
+        n = math.prod(shape)
+        self.e.emit(f"{flat} = tensor.collapse_shape {src.name} [[{', '.join(str(i) for i in range(len(src.shape)))}]] : "
+                    f"{tensor_type(src.shape, src.dtype)} into {tensor_type((n,), src.dtype)}")
+        self.e.emit(f"{out} = tensor.expand_shape {flat} [[{', '.join(str(i) for i in range(len(shape)))}]] "
+                    f"output_shape [{', '.join(str(s) for s in shape)}] : "
+                    f"{tensor_type((n,), src.dtype)} into {tensor_type(shape, src.dtype)}")
+        return self.plain(out, shape, src.dtype)
+
+    def reduce(self, v, dims, kind):
+        rank = len(v.shape)
+        kept = [i for i in range(rank) if i not in dims]
+        out_shape = tuple(v.shape[i] for i in kept)
+        init_value = {"sum": 0.0, "max": -math.inf, "min": math.inf}[kind]
+        init = self.e.filled(out_shape, v.dtype, init_value)
+        out_map = affine_map(rank, [f"d{i}" for i in kept])
+        op = {"sum": "addf", "max": "maximumf", "min": "minimumf"}[kind]
+        iters = ["reduction" if i in dims else "parallel" for i in range(rank)]
+
+        def body(a):
+            r = self.e.fresh("t")
+            return [f"{r} = arith.{op} {a[0]}, {a[1]} : {v.dtype}"], r
+        name = self.e.generic(rank, iters, [(v, list(range(rank)))], out_shape, v.dtype,
+                              out_map, body, init=init)
+        return self.plain(name, out_shape, v.dtype)
+
+    def matmul(self, node, a, b):
+        """[B..] x M x K times [B..] x K x N, f32 accumulation."""
+        out_shape = self.shape_of(node)
+        batch = len(out_shape) - 2
+        rank = batch + 3  # batch dims, m, n, k
+        dt = a.dtype
+        acc_t = "f32"
+        a_dims = list(range(batch)) + [batch, batch + 2]
+        b_dims = list(range(batch)) + [batch + 2, batch + 1]
+        if len(a.shape) != batch + 2 or len(b.shape) != batch + 2:
+            raise UnsupportedOp(f"{node.format_node()}: broadcast batch matmul")
+        init = self.e.filled(out_shape, acc_t, 0.0)
+        out_map = affine_map(rank, [f"d{i}" for i in range(batch + 2)])
+        iters = ["parallel"] * (batch + 2) + ["reduction"]
+
+        def body(x):
+            lines = []
+            ops = x[:2]
+            if dt != acc_t:
+                ext = [self.e.fresh("x"), self.e.fresh("x")]
+                lines += [f"{ext[i]} = arith.extf {x[i]} : {dt} to {acc_t}" for i in range(2)]
+                ops = ext
+            m, s = self.e.fresh("t"), self.e.fresh("t")
+            lines += [f"{m} = arith.mulf {ops[0]}, {ops[1]} : {acc_t}",
+                      f"{s} = arith.addf {x[2]}, {m} : {acc_t}"]
+            return lines, s
+        name = self.e.generic(rank, iters, [(a, a_dims), (b, b_dims)], out_shape, acc_t,
+                              out_map, body, init=init)
+        result = self.plain(name, out_shape, acc_t)
+        if dt != acc_t:
+            r = len(out_shape)
+            trunc = self.e.generic(r, ["parallel"] * r, [(result, list(range(r)))], out_shape, dt,
+                                   affine_map(r, [f"d{i}" for i in range(r)]),
+                                   lambda x: self.cast(x[0], "truncf", acc_t, dt))
+            result = self.plain(trunc, out_shape, dt)
+        return result
+
+    def convolution(self, node):
+        x, w = self.materialize(self.arg(node.args[0])), self.materialize(self.arg(node.args[1]))
+        bias = node.args[2]
+        stride, padding, dilation, transposed, _, groups = node.args[3:9]
+        if transposed or len(x.shape) != 4:
+            raise UnsupportedOp(f"{node.format_node()}: only 2-D, non-transposed convolutions")
+        if x.dtype != "f32":
+            raise UnsupportedOp(f"{node.format_node()}: convolutions in {x.dtype}")
+        out_shape = self.shape_of(node)
+        if any(padding):
+            ph, pw = padding
+            padded = (x.shape[0], x.shape[1], x.shape[2] + 2 * ph, x.shape[3] + 2 * pw)
+            zero, name = self.e.fresh("c"), self.e.fresh("p")
+            self.e.emit(f"{zero} = arith.constant 0.0 : f32")
+            self.e.emit(f"{name} = tensor.pad {x.name} low[0, 0, {ph}, {pw}] high[0, 0, {ph}, {pw}] {{")
+            self.e.emit("^bb0(%i0: index, %i1: index, %i2: index, %i3: index):")
+            self.e.emit(f"  tensor.yield {zero} : f32")
+            self.e.emit(f"}} : {tensor_type(x.shape, 'f32')} to {tensor_type(padded, 'f32')}")
+            x = self.plain(name, padded, "f32")
+        init = self.e.filled(out_shape, "f32", 0.0)
+        name = self.e.fresh("cv")
+        ot = tensor_type(out_shape, "f32")
+        attrs = (f"{{dilations = dense<[{dilation[0]}, {dilation[1]}]> : tensor<2xi64>, "
+                 f"strides = dense<[{stride[0]}, {stride[1]}]> : tensor<2xi64>}}")
+        if groups == 1:
+            self.e.emit(f"{name} = linalg.conv_2d_nchw_fchw {attrs} ins({x.name}, {w.name} : "
+                        f"{tensor_type(x.shape, 'f32')}, {tensor_type(w.shape, 'f32')}) "
+                        f"outs({init} : {ot}) -> {ot}")
+        elif groups == x.shape[1] and w.shape[0] == groups and w.shape[1] == 1:
+            wv = self.materialize(Value(w.name, w.phys_shape, (w.shape[0], w.shape[2], w.shape[3]),
+                                        "f32", [0, None, 1, 2]))
+            self.e.emit(f"{name} = linalg.depthwise_conv_2d_nchw_chw {attrs} ins({x.name}, {wv.name} : "
+                        f"{tensor_type(x.shape, 'f32')}, {tensor_type(wv.shape, 'f32')}) "
+                        f"outs({init} : {ot}) -> {ot}")
+        else:
+            raise UnsupportedOp(f"{node.format_node()}: grouped convolution (groups={groups})")
+        out = self.plain(name, out_shape, "f32")
+        if bias is not None:
+            b = self.arg(bias)
+            bv = Value(b.name, b.phys_shape, (b.shape[0], 1, 1), b.dtype, [0])
+            def add(n, dt):
+                r = self.e.fresh("t")
+                return [f"{r} = arith.addf {n[0]}, {n[1]} : {dt}"], r
+            out = self.elementwise(node, [out, bv], add)
+        return out
+
+    def layer_norm(self, node):
+        x = self.arg(node.args[0])
+        shape = list(node.args[1])
+        weight, bias = node.args[2], node.args[3]
+        eps = node.args[4]
+        if len(shape) != 1:
+            raise UnsupportedOp(f"{node.format_node()}: layer norm over {len(shape)} dims")
+        rank = len(x.shape)
+        n = x.shape[-1]
+        s = self.reduce(x, [rank - 1], "sum")
+        mean = self.elementwise_plain(s, n, "divf")
+        rows = list(range(rank - 1))
+        dt = x.dtype
+        # Variance: mean of squared deviations (two passes over the row).
+        init = self.e.filled(mean.shape, dt, 0.0)
+        out_map = affine_map(rank, [f"d{i}" for i in rows])
+
+        def var_body(a):
+            d, q, r = self.e.fresh("t"), self.e.fresh("t"), self.e.fresh("t")
+            return [f"{d} = arith.subf {a[0]}, {a[1]} : {dt}", f"{q} = arith.mulf {d}, {d} : {dt}",
+                    f"{r} = arith.addf {q}, {a[2]} : {dt}"], r
+        sq = self.e.generic(rank, ["parallel"] * (rank - 1) + ["reduction"],
+                            [(x, list(range(rank))), (mean, rows)], mean.shape, dt, out_map,
+                            var_body, init=init)
+        sq = self.plain(sq, mean.shape, dt)
+        ins = [(x, list(range(rank))), (mean, rows), (sq, rows)]
+        if weight is not None:
+            ins.append((self.arg(weight), [rank - 1]))
+        if bias is not None:
+            ins.append((self.arg(bias), [rank - 1]))
+
+        def body(a):
+            lines = []
+            def op(o, *xs):
+                r = self.e.fresh("t")
+                lines.append(f"{r} = {o} {', '.join(xs)} : {dt}")
+                return r
+            kn, ke = self.e.fresh("k"), self.e.fresh("k")
+            lines += [f"{kn} = arith.constant {float_literal(n, dt)} : {dt}",
+                      f"{ke} = arith.constant {float_literal(eps, dt)} : {dt}"]
+            var = op("arith.divf", a[2], kn)
+            rs = op("math.rsqrt", op("arith.addf", var, ke))
+            y = op("arith.mulf", op("arith.subf", a[0], a[1]), rs)
+            i = 3
+            if weight is not None:
+                y = op("arith.mulf", y, a[i])
+                i += 1
+            if bias is not None:
+                y = op("arith.addf", y, a[i])
+            return lines, y
+        name = self.e.generic(rank, ["parallel"] * rank, ins, x.shape, dt,
+                              affine_map(rank, [f"d{i}" for i in range(rank)]), body)
+        return (self.plain(name, x.shape, dt), None, None)
+
+    # -- driver ---------------------------------------------------------------
+
+    def run(self, graph, placeholders):
+        import operator
+        sig = []
+        for node in placeholders:
+            dtype, shape = self.dtype_of(node), self.shape_of(node)
+            name = f"%{sanitize(node.name)}"
+            self.values[node.name] = self.plain(name, shape, dtype)
+            sig.append(f"{name}: {tensor_type(shape, dtype)}")
+        results = None
+        for node in graph.nodes:
+            if node.op == "placeholder":
+                continue
+            if node.op == "output":
+                results = [self.materialize(self.arg(a)) for a in node.args[0]]
+                continue
+            if node.op != "call_function":
+                raise UnsupportedOp(f"graph node {node.format_node()}")
+            if node.target is operator.getitem:
+                self.values[node.name] = self.values[node.args[0].name][node.args[1]]
+                continue
+            self.values[node.name] = self.op_call(node)
+        rets = ", ".join(r.name for r in results)
+        types = ", ".join(tensor_type(r.shape, r.dtype) for r in results)
+        text = [f"func.func @{self.name}({', '.join(sig)}) -> ({types}) {{"]
+        text += self.e.lines
+        text.append(f"  return {rets} : {types}")
+        text.append("}")
+        return "\n".join(text) + "\n", len(results)
+
+
+def sanitize(name):
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+
+
+def import_module(model, example_inputs, name="forward"):
+    """Exports `model` on `example_inputs` and translates it; returns an
+    ImportedModule. Raises UnsupportedOp naming the first op it cannot take."""
+    import torch
+    model = model.eval()
+    with torch.no_grad():
+        ep = torch.export.export(model, tuple(example_inputs))
+        ep = ep.run_decompositions()
+    placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"]
+    # Argument tensors in placeholder order: lifted parameters, buffers and
+    # constants first, then the user inputs.
+    sig = ep.graph_signature
+    lifted = {}
+    lifted.update({k: v for k, v in sig.inputs_to_parameters.items()})
+    lifted.update({k: v for k, v in sig.inputs_to_buffers.items()})
+    lifted.update({k: v for k, v in getattr(sig, "inputs_to_lifted_tensor_constants", {}).items()})
+    state = dict(ep.state_dict)
+    state.update(getattr(ep, "constants", {}) or {})
+    user = iter(example_inputs)
+    arg_values, arg_names = [], []
+    for p in placeholders:
+        if p.name in lifted:
+            arg_names.append(lifted[p.name])
+            arg_values.append(state[lifted[p.name]])
+        else:
+            arg_names.append(p.name)
+            arg_values.append(next(user))
+    text, count = Importer(name).run(ep.graph, placeholders)
+    return ImportedModule(text, name, arg_names, arg_values, count)
+
+
+def to_mlir(model, example_inputs, name="forward"):
+    """The MLIR text alone."""
+    return import_module(model, example_inputs, name).mlir
