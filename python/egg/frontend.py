@@ -41,6 +41,7 @@ class ImportedModule:
     arg_names: list  # parameters/buffers/constants, then user inputs
     arg_values: list  # the tensors for those arguments (user inputs as given)
     result_count: int
+    num_lifted: int = 0  # leading arguments that are parameters/buffers/constants
 
 
 def tensor_type(shape, dtype):
@@ -709,7 +710,8 @@ def import_module(model, example_inputs, name="forward"):
             arg_names.append(p.name)
             arg_values.append(next(user))
     text, count = Importer(name).run(ep.graph, placeholders)
-    return ImportedModule(text, name, arg_names, arg_values, count)
+    lifted_count = sum(1 for p in placeholders if p.name in lifted)
+    return ImportedModule(text, name, arg_names, arg_values, count, lifted_count)
 
 
 def to_mlir(model, example_inputs, name="forward"):

@@ -1,0 +1,131 @@
+"""egg.compile: a PyTorch module compiled by EGG, run on CUDA tensors.
+
+The manifest (docs/manifest.md) says everything needed: PTX modules loaded
+with the CUDA driver (ctypes, in PyTorch's context), buffers bound to the
+function's arguments or allocated as temporaries, and steps launched in
+order on PyTorch's current stream with bare-pointer arguments. Weights are
+moved to the GPU once, at compile time."""
+import ctypes
+import json
+import tempfile
+from pathlib import Path
+
+from .frontend import import_module
+from .tools import compile_mlir
+
+_TORCH_DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64"}
+
+
+class _Driver:
+    """The few CUDA driver entry points the runtime needs."""
+
+    def __init__(self):
+        self.lib = ctypes.CDLL("libcuda.so.1")
+        self.lib.cuModuleLoadData.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p]
+        self.lib.cuModuleGetFunction.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p,
+                                                 ctypes.c_char_p]
+        self.lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [
+            ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
+        self.lib.cuFuncSetAttribute.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+
+    def check(self, result, what):
+        if result != 0:
+            name = ctypes.c_char_p()
+            self.lib.cuGetErrorName(result, ctypes.byref(name))
+            raise RuntimeError(f"{what}: {name.value.decode() if name.value else result}")
+
+
+class CompiledModule:
+    """Calls the compiled function: inputs in, outputs out (CUDA tensors)."""
+
+    def __init__(self, imported, manifest_path, device="cuda"):
+        import torch
+        self.torch = torch
+        self.manifest = json.loads(Path(manifest_path).read_text())
+        self.function = next(f for f in self.manifest["functions"] if f["name"] == imported.function)
+        torch.cuda.init()
+        torch.empty(1, device=device)  # PyTorch's context becomes current.
+        self.cu = _Driver()
+        self.kernels = {}
+        for m in self.manifest["modules"]:
+            module = ctypes.c_void_p()
+            self.cu.check(self.cu.lib.cuModuleLoadData(ctypes.byref(module), m["ptx"].encode() + b"\0"),
+                          f"loading {m['name']}")
+            self.kernels[m["name"]] = module
+        self.functions = {}
+        for step in self.function["steps"]:
+            if step["kind"] == "launch":
+                key = (step["module"], step["kernel"])
+                if key not in self.functions:
+                    f = ctypes.c_void_p()
+                    self.cu.check(self.cu.lib.cuModuleGetFunction(
+                        ctypes.byref(f), self.kernels[step["module"]], step["kernel"].encode()),
+                        f"kernel {step['kernel']}")
+                    if step.get("shared_bytes", 0) > 48 * 1024:
+                        # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+                        self.cu.check(self.cu.lib.cuFuncSetAttribute(f, 8, step["shared_bytes"]),
+                                      "shared memory size")
+                    self.functions[key] = f
+        # Lifted parameters and buffers: on the GPU once.
+        self.bound = [x.detach().to(device).contiguous()
+                      for x in imported.arg_values[:imported.num_lifted]]
+        self.buffers = self.function["buffers"]
+        self.inputs = sorted((b for b in self.buffers if b["role"] == "input"), key=lambda b: b["arg"])
+        self.outputs = sorted((b for b in self.buffers if b["role"] == "output"), key=lambda b: b["arg"])
+
+    def _tensor(self, b):
+        dtype = getattr(self.torch, _TORCH_DTYPES[b["element_type"]])
+        return self.torch.empty(b["shape"], dtype=dtype, device="cuda")
+
+    def __call__(self, *user_inputs):
+        torch = self.torch
+        args = self.bound + [x.to("cuda").contiguous() for x in user_inputs]
+        if len(args) != len(self.inputs):
+            raise TypeError(f"expected {len(self.inputs) - len(self.bound)} inputs, got {len(user_inputs)}")
+        tensors = {}
+        for b, x in zip(self.inputs, args):
+            want = getattr(torch, _TORCH_DTYPES[b["element_type"]])
+            if list(x.shape) != b["shape"] or x.dtype != want:
+                raise TypeError(f"argument {b['arg']}: expected {b['shape']} {want}, "
+                                f"got {list(x.shape)} {x.dtype}")
+            tensors[b["id"]] = x
+        for b in self.buffers:
+            if b["role"] != "input":
+                tensors[b["id"]] = self._tensor(b)
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        for step in self.function["steps"]:
+            if step["kind"] == "copy":
+                tensors[step["dst"]].copy_(tensors[step["src"]])
+                continue
+            values = []
+            for a in step["args"]:
+                if "buffer" in a:
+                    values.append(ctypes.c_uint64(tensors[a["buffer"]].data_ptr()))
+                elif a["scalar"] in ("i64", "index"):
+                    values.append(ctypes.c_int64(int(a["value"])))
+                elif a["scalar"] == "i32":
+                    values.append(ctypes.c_int32(int(a["value"])))
+                elif a["scalar"] == "f32":
+                    values.append(ctypes.c_float(float(a["value"])))
+                else:
+                    raise RuntimeError(f"kernel argument of type {a['scalar']}")
+            params = (ctypes.c_void_p * len(values))(*[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p)
+                                                       for v in values])
+            g, b = step["grid"], step["block"]
+            self.cu.check(self.cu.lib.cuLaunchKernel(
+                self.functions[(step["module"], step["kernel"])], g[0], g[1], g[2], b[0], b[1], b[2],
+                step.get("shared_bytes", 0), stream, params, None), f"launching {step['kernel']}")
+        outs = [tensors[b["id"]] for b in self.outputs]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def compile(model, example_inputs, agent="expert", chip="sm_90a", decisions=None, workdir=None):
+    """Imports `model`, compiles it with EGG and returns a callable that runs
+    the kernels on CUDA tensors (same inputs as `model`, CUDA outputs)."""
+    imported = import_module(model, example_inputs, name="forward")
+    work = Path(workdir or tempfile.mkdtemp(prefix="egg-"))
+    source = work / "forward.mlir"
+    work.mkdir(parents=True, exist_ok=True)
+    source.write_text(imported.mlir)
+    manifest, _ = compile_mlir(source, work, chip=chip, agent=agent, decisions=decisions)
+    return CompiledModule(imported, manifest)
