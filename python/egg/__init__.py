@@ -5,3 +5,9 @@ KernelBench problem format (``python -m egg.bench``). See python/README.md."""
 from .frontend import UnsupportedOp, import_module, to_mlir  # noqa: F401
 from .runtime import compile  # noqa: F401
 from .tools import compile_mlir, find_tool  # noqa: F401
+
+try:  # torch.compile(backend="egg") where PyTorch is installed.
+    from .backend import register as _register_backend
+    _register_backend()
+except ImportError:
+    pass
