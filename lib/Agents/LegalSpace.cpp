@@ -361,19 +361,14 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
         break;
     }
   }
+  // Points are distinct by construction; the anchor is the only one at
+  // distance 0, so it comes first.
   if (llvm::none_of(found, [&](auto &f) { return f.second == anchor; }))
     found.push_back({0.0, anchor});
-  std::stable_sort(found.begin(), found.end(), [&](auto &x, auto &y) {
-    if (x.second == anchor || y.second == anchor)
-      return x.second == anchor && y.second != anchor;
-    return x.first < y.first;
-  });
-  for (auto &[distance, tuning] : found) {
-    if (result.size() >= limit)
-      break;
-    if (!llvm::is_contained(result, tuning))
-      result.push_back(tuning);
-  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](auto &x, auto &y) { return x.first < y.first; });
+  for (auto &entry : ArrayRef(found).take_front(std::min(limit, found.size())))
+    result.push_back(entry.second);
   return result;
 }
 

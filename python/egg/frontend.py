@@ -216,10 +216,7 @@ class Importer:
         return self.plain(name, out_shape, dtype)
 
     def unary(self, node, x, expr):
-        def body(n, t):
-            lines, r = expr(n[0], t)
-            return lines, r
-        return self.elementwise(node, [x], body)
+        return self.elementwise(node, [x], lambda n, t: expr(n[0], t))
 
     # -- ops ------------------------------------------------------------------
 
@@ -279,10 +276,9 @@ class Importer:
         if t == aten.relu.default:
             return self.elementwise(node, [A(0), 0.0], binop("maximumf"))
         if t in (aten.clamp.default, aten.hardtanh.default):
-            lo = args[1] if len(args) > 1 else node.kwargs.get("min", -1.0 if t == aten.hardtanh.default else None)
-            hi = args[2] if len(args) > 2 else node.kwargs.get("max", 1.0 if t == aten.hardtanh.default else None)
-            if t == aten.hardtanh.default and len(args) == 1:
-                lo, hi = -1.0, 1.0
+            default = (-1.0, 1.0) if t == aten.hardtanh.default else (None, None)
+            lo = args[1] if len(args) > 1 else node.kwargs.get("min", default[0])
+            hi = args[2] if len(args) > 2 else node.kwargs.get("max", default[1])
             ops = [A(0)] + [x for x in (lo, hi) if x is not None]
 
             def body(n, dt):

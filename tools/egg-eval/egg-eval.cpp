@@ -43,11 +43,11 @@ namespace cl = llvm::cl;
 
 static cl::opt<std::string> manifestPath(cl::Positional, cl::Optional,
                                          cl::desc("<manifest.json>"));
-static cl::opt<bool> deviceInfo(
-    "device-info",
-    cl::desc("Print the GPUs this process sees (JSON: name, "
-             "compute_capability, sm_count, count) and exit"),
-    cl::init(false));
+static cl::opt<bool>
+    deviceInfo("device-info",
+               cl::desc("Print the GPUs this process sees (JSON: name, "
+                        "compute_capability, sm_count, count) and exit"),
+               cl::init(false));
 static cl::opt<std::string> referenceIo(
     "reference-io",
     cl::desc("Only run the float64 reference of --source on the CPU: read "
@@ -149,42 +149,27 @@ struct Report {
 std::vector<double> drawInputs(int64_t n, unsigned t, std::mt19937_64 &rng,
                                std::string &name) {
   std::vector<double> v(n);
+  auto fill = [&](const char *label, auto distribution) {
+    name = label;
+    for (double &x : v)
+      x = distribution(rng);
+  };
   switch (t % 5) {
-  case 0: {
-    name = "normal(0,1)";
-    std::normal_distribution<double> d(0, 1);
-    for (double &x : v)
-      x = d(rng);
+  case 0:
+    fill("normal(0,1)", std::normal_distribution<double>(0, 1));
     break;
-  }
-  case 1: {
-    name = "uniform(-1,1)";
-    std::uniform_real_distribution<double> d(-1, 1);
-    for (double &x : v)
-      x = d(rng);
+  case 1:
+    fill("uniform(-1,1)", std::uniform_real_distribution<double>(-1, 1));
     break;
-  }
-  case 2: {
-    name = "uniform(-8,8)";
-    std::uniform_real_distribution<double> d(-8, 8);
-    for (double &x : v)
-      x = d(rng);
+  case 2:
+    fill("uniform(-8,8)", std::uniform_real_distribution<double>(-8, 8));
     break;
-  }
-  case 3: {
-    name = "normal(1,3)";
-    std::normal_distribution<double> d(1, 3);
-    for (double &x : v)
-      x = d(rng);
+  case 3:
+    fill("normal(1,3)", std::normal_distribution<double>(1, 3));
     break;
-  }
-  default: {
-    name = "uniform(0,1)";
-    std::uniform_real_distribution<double> d(0, 1);
-    for (double &x : v)
-      x = d(rng);
+  default:
+    fill("uniform(0,1)", std::uniform_real_distribution<double>(0, 1));
     break;
-  }
   }
   return v;
 }
@@ -223,8 +208,9 @@ static int runReferenceOnly() {
     std::memcpy(t.data.data(), (*buffer)->getBufferStart(), n * sizeof(double));
     args.push_back(std::move(t));
   }
-  unsigned threads = cpuThreads ? cpuThreads.getValue()
-                                : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = cpuThreads
+                         ? cpuThreads.getValue()
+                         : std::max(1u, std::thread::hardware_concurrency());
   auto results = (*reference)->run(args, threads);
   if (!results)
     return fail(llvm::toString(results.takeError()));

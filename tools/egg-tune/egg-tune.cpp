@@ -55,6 +55,7 @@
 #include <chrono>
 #include <csignal>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -271,10 +272,20 @@ private:
   LogicalResult setUpEvaluator();
   // The loop.
   void tuneKernel(size_t k);
-  SmallVector<CandidateRecord *> evaluate(std::vector<Candidate> &batch);
+  void evaluate(std::vector<Candidate> &batch);
   void evaluateOnGpu(Candidate &c, unsigned gpu);
   void estimate(Candidate &c);
-  std::string decisionsFor(size_t k, const Decision &d);
+  /// The decisions file with every kernel at its best so far, kernel `k`
+  /// (if any) at `d` instead.
+  std::string decisionsFor(std::optional<size_t> k, const Decision &d = {});
+  /// Where a candidate's decisions, manifest and egg-eval output live.
+  std::string candidateDir(const KernelInfo &k, StringRef structure,
+                           StringRef tuning) const {
+    return outDir + "/candidates/" +
+           sha256(
+               (llvm::Twine(k.fingerprint) + device + structure + tuning).str())
+               .substr(0, 16);
+  }
   TuningAttr expertTuning(size_t k, StructureAttr structure);
   // Output.
   void progress(size_t k, StringRef what);
@@ -444,7 +455,7 @@ LogicalResult Tuner::setUpEvaluator() {
   return success();
 }
 
-std::string Tuner::decisionsFor(size_t k, const Decision &d) {
+std::string Tuner::decisionsFor(std::optional<size_t> k, const Decision &d) {
   for (size_t i = 0; i < kernels.size(); ++i) {
     const Decision &use = i == k ? d : kernels[i].best;
     kernels[i].op.setStructureAttr(use.structure);
@@ -572,7 +583,7 @@ void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
   }
 }
 
-SmallVector<CandidateRecord *> Tuner::evaluate(std::vector<Candidate> &batch) {
+void Tuner::evaluate(std::vector<Candidate> &batch) {
   // 1. Records first: what is known is not built or measured again.
   SmallVector<Candidate *> todo;
   for (Candidate &c : batch) {
@@ -594,8 +605,7 @@ SmallVector<CandidateRecord *> Tuner::evaluate(std::vector<Candidate> &batch) {
     c.record.stage = c.stage;
     c.record.round = c.round;
     c.decisionsText = decisionsFor(c.kernel, c.decision);
-    c.dir = (outDir + "/candidates/" +
-             sha256(k.fingerprint + device + s + t).substr(0, 16));
+    c.dir = candidateDir(k, s, t);
     llvm::sys::fs::create_directories(c.dir);
     std::string error;
     if (!writeFile(c.dir + "/decisions.json", c.decisionsText, error)) {
@@ -668,7 +678,6 @@ SmallVector<CandidateRecord *> Tuner::evaluate(std::vector<Candidate> &batch) {
     if (c->record.compileStatus != "ok")
       recordOne(*c);
 
-  SmallVector<CandidateRecord *> records;
   for (Candidate &c : batch) {
     KernelInfo &k = kernels[c.kernel];
     ++k.candidates;
@@ -696,9 +705,7 @@ SmallVector<CandidateRecord *> Tuner::evaluate(std::vector<Candidate> &batch) {
                        {"kernel_ms", c.record.kernelMs},
                        {"estimate", c.record.estimate},
                        {"cached", c.record.cached}});
-    records.push_back(&c.record);
   }
-  return records;
 }
 
 void Tuner::tuneKernel(size_t index) {
@@ -897,7 +904,7 @@ int Tuner::finish() {
   std::string error;
   std::string stem = llvm::sys::path::stem(inputPath).str();
   // The best decisions, replayable by egg-opt.
-  std::string decisions = decisionsFor(kernels.size(), Decision());
+  std::string decisions = decisionsFor(std::nullopt);
   std::string decisionsPath = outDir + "/" + stem + ".decisions.json";
   if (!writeFile(decisionsPath, decisions, error)) {
     llvm::errs() << "egg-tune: " << error << "\n";
@@ -932,18 +939,13 @@ int Tuner::finish() {
   json::Value replay = nullptr;
   const KernelInfo &last = kernels.back();
   std::string lastDir =
-      outDir + "/candidates/" +
-      sha256(last.fingerprint + device + last.bestRecord.structure +
-             last.bestRecord.tuning)
-          .substr(0, 16);
+      candidateDir(last, last.bestRecord.structure, last.bestRecord.tuning);
   if (auto measuredManifest =
           llvm::MemoryBuffer::getFile(lastDir + "/manifest.json"))
     replay = (*measuredManifest)->getBuffer() == final.manifest;
 
-  double initialMs = 0, bestMs = 0;
   json::Array kernelJson;
   for (const KernelInfo &k : kernels) {
-    initialMs = k.initialRecord.functionMs;
     auto pick = [](const CandidateRecord &r, const Decision &d) {
       return json::Object{{"time_ms", r.kernelMs},
                           {"function_ms", r.functionMs},
@@ -963,8 +965,10 @@ int Tuner::finish() {
                      {"best", pick(k.bestRecord, k.best)},
                      {"trajectory", json::Array(k.trajectory)}});
   }
-  initialMs = kernels.front().initialRecord.functionMs;
-  bestMs = kernels.back().bestRecord.functionMs;
+  // The first candidate ran the expert's choices everywhere; the last
+  // kernel's best ran every kernel's best.
+  double initialMs = kernels.front().initialRecord.functionMs;
+  double bestMs = kernels.back().bestRecord.functionMs;
   double wall = std::chrono::duration<double>(Clock::now() - start).count();
   json::Object report{
       {"format", "egg-tune-report"},
