@@ -6,8 +6,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${EGG_BUILD_DIR:-$here/build}
-# Chromium: the egg-tune report is tested in a real browser.
-EGG_EXTRA_PACKAGES="chromium ${EGG_EXTRA_PACKAGES:-}" "$here/scripts/setup.sh" "$build"
+# Chromium: the egg-tune report is tested in a real browser; python3-venv:
+# the Python tests run in a venv.
+EGG_EXTRA_PACKAGES="chromium python3-venv ${EGG_EXTRA_PACKAGES:-}" "$here/scripts/setup.sh" "$build"
 cd "$build"
 ctest --output-on-failure -j "${EGG_JOBS:-2}"
 
