@@ -34,11 +34,36 @@ public:
     // The legal set is ordered best first by the principles.
     if (legal.empty())
       return kernel.emitOpError("has no structure the compiler can build");
+    // Rows shared by lanes: a warp per row when there are rows enough for
+    // 16 warps per SM; fewer, long rows get a block each (principle 5 of
+    // structure.md).
+    auto has = [&](Formulation f) {
+      return llvm::any_of(
+          legal, [&](StructureAttr s) { return s.getFormulation() == f; });
+    };
+    std::optional<int64_t> row = cooperativeRowLength(kernel);
+    TargetAttr target = lookupTarget(kernel);
+    if (row && target && has(Formulation::reduce_row_per_block)) {
+      auto quiet = [&]() { return kernel.emitOpError(); };
+      ScopedDiagnosticHandler silence(kernel.getContext(),
+                                      [](Diagnostic &) { return success(); });
+      FailureOr<RootLoops> loops = analyzeRootLoops(kernel, quiet);
+      int64_t rows = 1;
+      if (succeeded(loops))
+        for (unsigned pos : loops->parallelPositions)
+          if (!loops->reducedByProducer[pos])
+            rows = mulSat(rows, loops->extents[pos]);
+      if (rows < 16 * target.getSmCount() && *row >= 2048)
+        return StructureAttr::get(kernel.getContext(),
+                                  Formulation::reduce_row_per_block, 1);
+    }
     return legal.front();
   }
 
   FailureOr<TuningAttr> chooseTuning(KernelOp kernel,
                                      TargetAttr target) override {
+    if (isCooperativeRow(kernel.getStructureAttr()))
+      return chooseRow(kernel);
     // Widest accesses first (16 bytes per thread, principle 7); if the
     // kernel cannot take them, the same choice with scalar accesses.
     if (classifyKernel(kernel) == KernelClass::Elementwise) {
@@ -64,6 +89,64 @@ public:
   }
 
 private:
+  /// Rows shared by lanes: 16-byte accesses (principle 7), four rows (warps)
+  /// per block, or for a block per row about eight vectors per thread.
+  FailureOr<TuningAttr> chooseRow(KernelOp kernel) {
+    auto emitError = [&]() { return kernel.emitOpError(); };
+    FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
+    std::optional<int64_t> row = cooperativeRowLength(kernel);
+    if (failed(loops) || !row)
+      return failure();
+    bool perWarp = kernel.getStructureAttr().getFormulation() ==
+                   Formulation::reduce_row_per_warp;
+    int64_t bits = 8;
+    kernel.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        if (auto shaped = dyn_cast<ShapedType>(t))
+          bits = std::max<int64_t>(bits, shaped.getElementTypeBitWidth());
+    });
+    for (Type t : kernel.getInputs().getTypes())
+      if (auto shaped = dyn_cast<ShapedType>(t))
+        bits = std::max<int64_t>(bits, shaped.getElementTypeBitWidth());
+    int64_t vector = std::max<int64_t>(1, 128 / bits);
+    while (vector > 1 && *row % vector != 0)
+      vector /= 2;
+
+    size_t numParallel = loops->parallelPositions.size();
+    SmallVector<int64_t> block(numParallel, 0), warp;
+    std::optional<size_t> inner;
+    for (size_t p = 0; p < numParallel; ++p) {
+      if (loops->reducedByProducer[loops->parallelPositions[p]])
+        continue;
+      block[p] = 1;
+      inner = p;
+    }
+    if (!inner)
+      return kernel.emitOpError("has no loop to spread rows over");
+    int64_t threads;
+    if (perWarp) {
+      int64_t extent = loops->extents[loops->parallelPositions[*inner]];
+      block[*inner] = largestDivisorAtMost(extent, 4);
+      threads = 32 * block[*inner];
+      warp = llvm::map_to_vector(block, [](int64_t b) -> int64_t {
+        return b > 0 ? 1 : 0;
+      });
+    } else {
+      threads = 32;
+      while (threads < 1024 && threads * vector * 8 < *row)
+        threads *= 2;
+    }
+    TuningAttr tuning = TuningAttr::getChecked(
+        function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
+        ArrayRef<int64_t>{threads}, ArrayRef<int64_t>(block),
+        ArrayRef<int64_t>(warp), ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
+        ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0), Swizzle::none,
+        vector, CopyEngine::sync, int64_t(1));
+    if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
+      return failure();
+    return tuning;
+  }
+
   FailureOr<TuningAttr> choose(KernelOp kernel, TargetAttr target,
                                int64_t vector) {
     auto emitError = [&]() { return kernel.emitOpError(); };

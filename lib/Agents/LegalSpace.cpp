@@ -68,13 +68,63 @@ SmallVector<StructureAttr> mlir::egg::enumerateStructures(KernelOp kernel) {
   case KernelClass::Convolution:
     return {make(Formulation::conv_direct)};
   case KernelClass::Reduction:
-    return {make(Formulation::reduce_serial)};
   case KernelClass::Normalization:
-    return {make(Formulation::norm_two_pass)};
   case KernelClass::Softmax:
-    return {make(Formulation::softmax_three_pass)};
+    break;
   }
-  llvm_unreachable("unknown kernel class");
+  // Row-wise kernels: rows shared by a warp or a block when the reductions
+  // run along the innermost loop; one thread per row always works.
+  Formulation serial = Formulation::reduce_serial;
+  if (classifyKernel(kernel) == KernelClass::Normalization)
+    serial = Formulation::norm_two_pass;
+  else if (classifyKernel(kernel) == KernelClass::Softmax)
+    serial = Formulation::softmax_three_pass;
+  if (!cooperativeRowLength(kernel))
+    return {make(serial)};
+  return {make(Formulation::reduce_row_per_warp),
+          make(Formulation::reduce_row_per_block), make(serial)};
+}
+
+bool mlir::egg::isCooperativeRow(Formulation formulation) {
+  return formulation == Formulation::reduce_row_per_warp ||
+         formulation == Formulation::reduce_row_per_block;
+}
+
+bool mlir::egg::isCooperativeRow(StructureAttr structure) {
+  return structure && isCooperativeRow(structure.getFormulation());
+}
+
+std::optional<int64_t> mlir::egg::cooperativeRowLength(KernelOp kernel) {
+  KernelClass kind = classifyKernel(kernel);
+  if (kind != KernelClass::Reduction && kind != KernelClass::Normalization &&
+      kind != KernelClass::Softmax)
+    return std::nullopt;
+  int64_t length = 0;
+  for (Operation &op : kernel.getBodyBlock()) {
+    int64_t n;
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+      auto type = dyn_cast<RankedTensorType>(softmax.getInput().getType());
+      if (!type || !type.hasStaticShape() ||
+          softmax.getDimension() + 1 != uint64_t(type.getRank()))
+        return std::nullopt;
+      n = type.getShape().back();
+    } else if (isPlainReduction(&op)) {
+      auto linalgOp = cast<linalg::LinalgOp>(op);
+      if (linalgOp.getNumLoops() == 0 ||
+          linalgOp.getIteratorTypesArray().back() !=
+              utils::IteratorType::reduction)
+        return std::nullopt;
+      n = linalgOp.getStaticLoopRanges().back();
+    } else {
+      continue;
+    }
+    if (ShapedType::isDynamic(n) || (length && n != length))
+      return std::nullopt;
+    length = n;
+  }
+  if (length < 2)
+    return std::nullopt;
+  return length;
 }
 
 FailureOr<RootLoops>
@@ -184,6 +234,104 @@ checkVectorizable(KernelOp kernel, const RootLoops &loops,
   return success();
 }
 
+/// Widest element, in bits, of any shaped value the kernel's body touches.
+static int64_t widestElementBits(KernelOp kernel) {
+  int64_t bits = 8;
+  auto see = [&](Type t) {
+    if (auto shaped = dyn_cast<ShapedType>(t))
+      bits = std::max<int64_t>(bits, shaped.getElementTypeBitWidth());
+  };
+  for (Type t : kernel.getInputs().getTypes())
+    see(t);
+  kernel.getBodyBlock().walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      see(t);
+  });
+  return bits;
+}
+
+/// Rows shared by lanes (docs/pipeline.md, "Rows shared by lanes"): every
+/// parallel loop but the row is tiled by blocks; a warp owns one row
+/// (`reduce_row_per_warp`: warp tile 1) or a block does (`_per_block`:
+/// block tile 1); there is no thread tile; threads are one dimension.
+static LogicalResult
+checkCooperativeRow(KernelOp kernel, Formulation formulation,
+                    TuningAttr tuning,
+                    function_ref<InFlightDiagnostic()> emitError) {
+  StringRef name = stringifyFormulation(formulation);
+  std::optional<int64_t> row = cooperativeRowLength(kernel);
+  if (!row)
+    return emitError() << name
+                       << " needs reductions along the innermost loop, all "
+                          "over rows of one static length";
+  if (!tuning.getThread().empty())
+    return emitError() << name
+                       << " has no thread tile: the lanes stride over the row";
+  if (!tuning.getReduction().empty() || !tuning.getShared().empty() ||
+      !tuning.getRegisters().empty())
+    return emitError() << name
+                       << " does not take reduction tiles or memory promotion";
+  FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
+  if (failed(loops))
+    return failure();
+  bool perWarp = formulation == Formulation::reduce_row_per_warp;
+  size_t numParallel = loops->parallelPositions.size();
+  ArrayRef<int64_t> block = tuning.getBlock(), warp = tuning.getWarp();
+  if (block.size() != numParallel)
+    return emitError() << name << " needs a block tile entry for each of the "
+                       << numParallel << " parallel loops";
+  if (perWarp ? warp.size() != numParallel : !warp.empty())
+    return emitError() << name
+                       << (perWarp ? " needs a warp tile entry per parallel "
+                                     "loop"
+                                   : " has no warp tile");
+  int64_t tiled = 0, rowsPerBlock = 1;
+  for (auto [p, pos] : llvm::enumerate(loops->parallelPositions)) {
+    int64_t b = block[p], w = perWarp ? warp[p] : 0;
+    if (loops->reducedByProducer[pos]) {
+      if (b || w)
+        return emitError() << "loop " << pos
+                           << " is the row the lanes share: it cannot be "
+                              "tiled";
+      continue;
+    }
+    if (b < 1 || loops->extents[pos] % b != 0)
+      return emitError() << name << " needs a block tile that divides loop "
+                         << pos << " (extent " << loops->extents[pos]
+                         << "), got " << b;
+    if (perWarp && w != 1)
+      return emitError() << "a warp owns one row: the warp tile of loop "
+                         << pos << " must be 1, got " << w;
+    if (!perWarp && b != 1)
+      return emitError() << "a block owns one row: the block tile of loop "
+                         << pos << " must be 1, got " << b;
+    rowsPerBlock *= b;
+    ++tiled;
+  }
+  if (tiled == 0)
+    return emitError() << name << " needs a parallel loop to spread rows over";
+  if (tiled > 3)
+    return emitError() << "block tile tiles " << tiled
+                       << " loops but a grid has 3 dimensions";
+  ArrayRef<int64_t> threads = tuning.getThreads();
+  if (threads.size() != 1)
+    return emitError() << name << " takes a one-dimensional block of threads";
+  if (perWarp && threads[0] != 32 * rowsPerBlock)
+    return emitError() << "threads [" << threads[0] << "] must be 32 per row: "
+                       << 32 * rowsPerBlock << " for " << rowsPerBlock
+                       << " rows per block";
+  if (!perWarp && (threads[0] % 32 != 0))
+    return emitError() << "threads [" << threads[0]
+                       << "] must be whole warps";
+  int64_t v = tuning.getVector();
+  if (*row % v != 0)
+    return emitError() << "vector = " << v << " does not divide the row of "
+                       << *row;
+  if (v * widestElementBits(kernel) > 128)
+    return emitError() << "vector = " << v << " exceeds 16-byte accesses";
+  return success();
+}
+
 LogicalResult
 mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
                           function_ref<InFlightDiagnostic()> emitError) {
@@ -191,6 +339,10 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
     return emitError() << "the generic lowering does not implement " << knob
                        << " yet";
   };
+  if (StructureAttr structure = kernel.getStructureAttr();
+      isCooperativeRow(structure))
+    return checkCooperativeRow(kernel, structure.getFormulation(), tuning,
+                               emitError);
   if (!tuning.getWarp().empty())
     return unsupported("warp tiles");
   if (!tuning.getReduction().empty())
@@ -272,6 +424,61 @@ static SmallVector<int64_t> tileChoices(int64_t extent, int64_t keep) {
   return choices;
 }
 
+/// Rows shared by lanes: rows per block (a warp each) or threads per block
+/// (one row each), and vector widths up to the anchor's.
+static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
+                                                   const RootLoops &loops,
+                                                   TuningAttr anchor,
+                                                   size_t limit) {
+  auto emitError = [&]() { return kernel.emitOpError(); };
+  bool perWarp = kernel.getStructureAttr().getFormulation() ==
+                 Formulation::reduce_row_per_warp;
+  SmallVector<int64_t> block = llvm::to_vector(anchor.getBlock());
+  // The innermost loop tiled by blocks is the one that varies.
+  std::optional<size_t> inner;
+  for (size_t p = block.size(); p-- > 0 && !inner;)
+    if (block[p] > 0)
+      inner = p;
+  SmallVector<std::pair<double, TuningAttr>> found;
+  for (int64_t v = 1; v <= anchor.getVector(); v *= 2) {
+    for (int64_t n = 1; n <= 1024; n *= 2) {
+      SmallVector<int64_t> b = block;
+      int64_t threads = n;
+      if (perWarp) {
+        if (!inner || n > 32)
+          break;
+        int64_t rowsPerBlock = n;
+        for (size_t p = 0; p < b.size(); ++p)
+          if (p != *inner && b[p] > 0)
+            rowsPerBlock *= b[p];
+        b[*inner] = n;
+        threads = 32 * rowsPerBlock;
+        if (threads > 1024)
+          break;
+      } else if (n < 32) {
+        continue;
+      }
+      TuningAttr tuning = TuningAttr::getChecked(
+          function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
+          ArrayRef<int64_t>{threads}, ArrayRef<int64_t>(b), anchor.getWarp(),
+          ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
+          ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, v, CopyEngine::sync,
+          int64_t(1));
+      if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
+        continue;
+      found.push_back({tuningDistance(tuning, anchor), tuning});
+    }
+  }
+  if (llvm::none_of(found, [&](auto &f) { return f.second == anchor; }))
+    found.push_back({0.0, anchor});
+  std::stable_sort(found.begin(), found.end(),
+                   [](auto &x, auto &y) { return x.first < y.first; });
+  SmallVector<TuningAttr> result;
+  for (auto &entry : ArrayRef(found).take_front(std::min(limit, found.size())))
+    result.push_back(entry.second);
+  return result;
+}
+
 SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
                                                     TargetAttr target,
                                                     TuningAttr anchor,
@@ -287,6 +494,8 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
   if (failed(loops))
     return result;
   size_t numParallel = loops->parallelPositions.size();
+  if (isCooperativeRow(kernel.getStructureAttr()))
+    return enumerateRowTunings(kernel, *loops, anchor, limit);
   SmallVector<int64_t> block = llvm::to_vector(anchor.getBlock());
   SmallVector<int64_t> thread = llvm::to_vector(anchor.getThread());
   block.resize(numParallel, 0);
@@ -386,7 +595,11 @@ double mlir::egg::tuningDistance(TuningAttr a, TuningAttr b) {
       d += steps(i < x.size() ? x[i] : 0, i < y.size() ? y[i] : 0);
     return d;
   };
+  // Without thread tiles (rows shared by lanes) the block size is free.
+  double threads = a.getThread().empty() && b.getThread().empty()
+                       ? steps(a.getNumThreads(), b.getNumThreads())
+                       : 0;
   return lists(a.getBlock(), b.getBlock()) +
          lists(a.getThread(), b.getThread()) +
-         steps(a.getVector(), b.getVector());
+         steps(a.getVector(), b.getVector()) + threads;
 }

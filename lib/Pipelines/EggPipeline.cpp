@@ -47,6 +47,9 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   // Tensors -> buffers. Kernel functions write their results in place;
   // the host function's results become out-parameters tagged
   // `bufferize.result` for the manifest.
+  // A tile computed into a fresh empty tensor and inserted into the
+  // kernel's output is computed in the output instead (no private copy).
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -64,8 +67,10 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addNestedPass<func::FuncOp>(createEggForwardResultCopies());
 
-  // Loops -> gpu.launch; per-thread temporaries move to the stack there.
+  // Loops -> gpu.launch; per-thread temporaries move to the stack there;
+  // rows shared by lanes get their own loops.
   pm.addPass(createEggMapToGPU());
+  pm.addPass(createEggDistributeRows());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());

@@ -95,6 +95,9 @@ def main(argv=None):
         row["status"] = result.get("status")
         row["reason"] = result.get("reason", "")
         row["egg_ms"] = result.get("timing", {}).get("median_ms")
+        roof = result.get("roofline", {})
+        row["floor_ms"] = max(roof.get("memory_floor_ms", 0), roof.get("compute_floor_ms", 0)) or None
+        row["bytes"] = roof.get("bytes")
         if args.tune and row["status"] == "ok":
             r = subprocess.run([find_tool("egg-tune"), str(source), "-o", str(work / "tune"),
                                 f"--max-candidates={args.tune}", "--quiet",
@@ -130,15 +133,25 @@ def summarize(rows, ps):
             "geomean_vs_compile": geo([r["compile_ms"] / r["best_ms"] for r in ok if r.get("compile_ms")])}
 
 
+def floor_pct(r, key):
+    """Time `key` as a fraction of the problem's floor (bytes moved at the
+    measured copy bandwidth, or the compute floor if larger)."""
+    f, t = r.get("floor_ms"), r.get(key)
+    return f"{100 * f / t:.0f}%" if f and t else "-"
+
+
 def print_table(rows, summary):
-    print("\n| problem | status | egg ms | tuned ms | eager ms | torch.compile ms | vs eager | vs compile |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| problem | status | egg ms | tuned ms | eager ms | torch.compile ms | floor ms | "
+          "egg GB/s | egg / floor | eager / floor | compile / floor | vs eager | vs compile |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         b = r.get("best_ms")
         ve = f"{r['eager_ms'] / b:.2f}x" if b and r.get("eager_ms") else "-"
         vc = f"{r['compile_ms'] / b:.2f}x" if b and r.get("compile_ms") else "-"
+        gbps = f"{r['bytes'] / (b * 1e6):.0f}" if b and r.get("bytes") else "-"
         print(f"| {r['problem']} | {r.get('status')} | {fmt(r.get('egg_ms'))} | {fmt(r.get('tuned_ms'))} | "
-              f"{fmt(r.get('eager_ms'))} | {fmt(r.get('compile_ms'))} | {ve} | {vc} |")
+              f"{fmt(r.get('eager_ms'))} | {fmt(r.get('compile_ms'))} | {fmt(r.get('floor_ms'))} | {gbps} | "
+              f"{floor_pct(r, 'best_ms')} | {floor_pct(r, 'eager_ms')} | {floor_pct(r, 'compile_ms')} | {ve} | {vc} |")
     s = summary
     fast = ", ".join(f"{k} = {v:.2f}" for k, v in s.items() if k.startswith("fast_"))
     ge = s.get("geomean_vs_eager")

@@ -1,4 +1,4 @@
-// RUN: egg-opt %s -split-input-file -egg-form-kernels -egg-algorithm-structure | FileCheck %s
+// RUN: egg-opt %s -split-input-file -egg-attach-target -egg-form-kernels -egg-algorithm-structure | FileCheck %s
 
 // The expert picks, per op class, the first structure of the legal set.
 
@@ -30,8 +30,9 @@ func.func @convolution(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>, %o: ten
 
 // -----
 
+// Reductions along the innermost loop share each row among a warp's lanes.
 // CHECK-LABEL: func.func @reduction
-// CHECK: structure = #egg.structure<reduce_serial>
+// CHECK: structure = #egg.structure<reduce_row_per_warp>
 func.func @reduction(%x: tensor<8x16xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
   %r = linalg.reduce ins(%x : tensor<8x16xf32>) outs(%acc : tensor<8xf32>) dimensions = [1]
     (%a: f32, %b: f32) {
@@ -44,7 +45,7 @@ func.func @reduction(%x: tensor<8x16xf32>, %acc: tensor<8xf32>) -> tensor<8xf32>
 // -----
 
 // CHECK-LABEL: func.func @softmax
-// CHECK: structure = #egg.structure<softmax_three_pass>
+// CHECK: structure = #egg.structure<reduce_row_per_warp>
 func.func @softmax(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %e = tensor.empty() : tensor<8x16xf32>
   %r = linalg.softmax dimension(1) ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
@@ -55,7 +56,7 @@ func.func @softmax(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 
 // Two reductions over the same rows make a normalisation.
 // CHECK-LABEL: func.func @normalization
-// CHECK: structure = #egg.structure<norm_two_pass>
+// CHECK: structure = #egg.structure<reduce_row_per_warp>
 func.func @normalization(%x: tensor<8x16xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
   %s = linalg.reduce ins(%x : tensor<8x16xf32>) outs(%acc : tensor<8xf32>) dimensions = [1]
     (%a: f32, %b: f32) {
@@ -72,4 +73,32 @@ func.func @normalization(%x: tensor<8x16xf32>, %acc: tensor<8xf32>) -> tensor<8x
     linalg.yield %t : f32
   } -> tensor<8xf32>
   return %q : tensor<8xf32>
+}
+
+// -----
+
+// A reduction over a non-contiguous axis keeps one thread per output.
+// CHECK-LABEL: func.func @column_reduction
+// CHECK: structure = #egg.structure<reduce_serial>
+func.func @column_reduction(%x: tensor<16x8xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.reduce ins(%x : tensor<16x8xf32>) outs(%acc : tensor<8xf32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// Few long rows (fewer than 16 warps per SM): a block per row.
+// CHECK-LABEL: func.func @long_rows
+// CHECK: structure = #egg.structure<reduce_row_per_block>
+func.func @long_rows(%x: tensor<64x65536xf32>, %acc: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.reduce ins(%x : tensor<64x65536xf32>) outs(%acc : tensor<64xf32>) dimensions = [1]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<64xf32>
 }

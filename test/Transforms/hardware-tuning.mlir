@@ -33,10 +33,10 @@ func.func @small_gemm(%a: tensor<1024x64xf32>, %b: tensor<64x256xf32>, %c: tenso
 
 // -----
 
-// Softmax rows stay whole (the reduced loop is never tiled); 32 rows per
-// block give 256 blocks, about two per SM.
+// Softmax rows stay whole (the reduced loop is never tiled): a warp per
+// row, four per block, 16-byte accesses along the row.
 // CHECK-LABEL: func.func @softmax
-// CHECK: tuning = #egg.tuning<threads = [32], block = [32], thread = [1]>
+// CHECK: tuning = #egg.tuning<threads = [128], block = [4], warp = [1], vector = 4>
 func.func @softmax(%x: tensor<8192x1024xf32>) -> tensor<8192x1024xf32> {
   %e = tensor.empty() : tensor<8192x1024xf32>
   %r = linalg.softmax dimension(1) ins(%x : tensor<8192x1024xf32>) outs(%e : tensor<8192x1024xf32>) -> tensor<8192x1024xf32>
@@ -64,4 +64,32 @@ func.func @half(%x: tensor<4096x4096xf16>) -> tensor<4096x4096xf16> {
   %e = tensor.empty() : tensor<4096x4096xf16>
   %r = linalg.exp ins(%x : tensor<4096x4096xf16>) outs(%e : tensor<4096x4096xf16>) -> tensor<4096x4096xf16>
   return %r : tensor<4096x4096xf16>
+}
+
+// -----
+
+// A block per long row: about eight 16-byte accesses per thread.
+// CHECK-LABEL: func.func @long_rows
+// CHECK: tuning = #egg.tuning<threads = [1024], block = [1], vector = 4>
+func.func @long_rows(%x: tensor<64x65536xf32>, %acc: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.reduce ins(%x : tensor<64x65536xf32>) outs(%acc : tensor<64xf32>) dimensions = [1]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// Serial rows (a column reduction): one thread per output column.
+// CHECK-LABEL: func.func @column_max
+// CHECK: tuning = #egg.tuning<threads = [32], block = [32], thread = [1]>
+func.func @column_max(%x: tensor<1024x4096xf32>, %acc: tensor<4096xf32>) -> tensor<4096xf32> {
+  %r = linalg.reduce ins(%x : tensor<1024x4096xf32>) outs(%acc : tensor<4096xf32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %m = arith.maximumf %a, %b : f32
+      linalg.yield %m : f32
+    }
+  return %r : tensor<4096xf32>
 }

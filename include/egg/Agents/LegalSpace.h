@@ -28,6 +28,18 @@ KernelClass classifyKernel(KernelOp kernel);
 /// Structures the lowering implements for `kernel`, best first.
 SmallVector<StructureAttr> enumerateStructures(KernelOp kernel);
 
+/// Whether `structure` shares each row among the lanes of a warp
+/// (`reduce_row_per_warp`) or of a block (`reduce_row_per_block`): lanes
+/// stride over the row and combine partial reductions with shuffles.
+bool isCooperativeRow(StructureAttr structure);
+bool isCooperativeRow(Formulation formulation);
+
+/// The row a row-wise kernel's reductions run along, when lanes can share
+/// it: every reduction (and softmax) in the body reduces its innermost loop
+/// and all have the same static extent, which is returned. Otherwise
+/// nullopt (for example a reduction over a non-contiguous axis).
+std::optional<int64_t> cooperativeRowLength(KernelOp kernel);
+
 /// Static extents of the root op's loops and which are parallel; fails with
 /// a diagnostic on dynamic shapes.
 struct RootLoops {

@@ -35,19 +35,29 @@ namespace mlir::egg {
 using namespace mlir;
 using namespace mlir::egg;
 
-/// Block or thread mapping attributes for `numLoops` tiled loops, the
-/// innermost on x (consecutive threads touch consecutive elements).
+namespace {
+/// What the loops of one tiling level are mapped to.
+enum class Level { Blocks, Warps, Threads };
+} // namespace
+
+/// Mapping attributes for `numLoops` tiled loops of `level`, the innermost
+/// on x (consecutive threads touch consecutive elements).
 static SmallVector<Attribute> mappingFor(MLIRContext *ctx, unsigned numLoops,
-                                         bool threads) {
+                                         Level level) {
   SmallVector<Attribute> mapping;
   for (unsigned i = 0; i < numLoops; ++i) {
-    unsigned dim = numLoops - 1 - i;
-    if (threads)
-      mapping.push_back(gpu::GPUThreadMappingAttr::get(
-          ctx, static_cast<gpu::MappingId>(dim)));
-    else
-      mapping.push_back(
-          gpu::GPUBlockMappingAttr::get(ctx, static_cast<gpu::MappingId>(dim)));
+    auto dim = static_cast<gpu::MappingId>(numLoops - 1 - i);
+    switch (level) {
+    case Level::Blocks:
+      mapping.push_back(gpu::GPUBlockMappingAttr::get(ctx, dim));
+      break;
+    case Level::Warps:
+      mapping.push_back(gpu::GPUWarpMappingAttr::get(ctx, dim));
+      break;
+    case Level::Threads:
+      mapping.push_back(gpu::GPUThreadMappingAttr::get(ctx, dim));
+      break;
+    }
   }
   return mapping;
 }
@@ -76,13 +86,13 @@ tileCountsFor(OpBuilder &b, const RootLoops &loops, ArrayRef<int64_t> extents,
 static FailureOr<Operation *> tileAndFuse(RewriterBase &rewriter,
                                           TilingInterface root,
                                           ArrayRef<OpFoldResult> counts,
-                                          unsigned numTiled, bool threads) {
+                                          unsigned numTiled, Level level) {
   if (numTiled == 0)
     return root.getOperation();
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setNumThreads(counts)
       .setLoopType(scf::SCFTilingOptions::LoopType::ForallOp)
-      .setMapping(mappingFor(rewriter.getContext(), numTiled, threads));
+      .setMapping(mappingFor(rewriter.getContext(), numTiled, level));
   Region *scope = root->getParentRegion();
   options.setFusionControlFn(
       [&](tensor::ExtractSliceOp, OpResult producer,
@@ -236,7 +246,7 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
                           "least one block loop");
   rewriter.setInsertionPoint(root);
   FailureOr<Operation *> blockRoot =
-      tileAndFuse(rewriter, root, blockCounts, numTiled, /*threads=*/false);
+      tileAndFuse(rewriter, root, blockCounts, numTiled, Level::Blocks);
   if (failed(blockRoot))
     return failure();
   // Inside a block, each loop spans its block tile (or all of it if untiled).
@@ -244,12 +254,21 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   for (auto [p, pos] : llvm::enumerate(loops->parallelPositions))
     if (p < tuning.getBlock().size() && tuning.getBlock()[p] != 0)
       blockExtents[pos] = tuning.getBlock()[p];
-  SmallVector<OpFoldResult> threadCounts = tileCountsFor(
-      rewriter, *loops, blockExtents, tuning.getThread(), numTiled);
-  rewriter.setInsertionPoint(*blockRoot);
-  if (failed(tileAndFuse(rewriter, cast<TilingInterface>(*blockRoot),
-                         threadCounts, numTiled, /*threads=*/true)))
-    return failure();
+  // Rows shared by lanes: a warp per row (warp-mapped loop; its lanes are
+  // distributed after bufferization by egg-distribute-rows), or a block per
+  // row (no second level at all).
+  bool cooperative = isCooperativeRow(structure);
+  bool perWarp = structure.getFormulation() == Formulation::reduce_row_per_warp;
+  if (!cooperative || perWarp) {
+    SmallVector<OpFoldResult> threadCounts = tileCountsFor(
+        rewriter, *loops, blockExtents,
+        perWarp ? tuning.getWarp() : tuning.getThread(), numTiled);
+    rewriter.setInsertionPoint(*blockRoot);
+    if (failed(tileAndFuse(rewriter, cast<TilingInterface>(*blockRoot),
+                           threadCounts, numTiled,
+                           perWarp ? Level::Warps : Level::Threads)))
+      return failure();
+  }
 
   // Aggregate ops (softmax) become their loop nests inside each thread.
   SmallVector<linalg::AggregatedOpInterface> aggregates;
@@ -263,10 +282,22 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
     rewriter.replaceOp(op, *values);
   }
 
+  // Shared rows: fuse the decomposed elementwise steps (softmax's exp) into
+  // the reductions and maps that read them, so that no row-sized temporary
+  // is left; each lane then streams its part of the row.
+  if (cooperative && !aggregates.empty()) {
+    RewritePatternSet fusion(func.getContext());
+    linalg::populateElementwiseOpsFusionPatterns(
+        fusion, [](OpOperand *) { return true; });
+    if (failed(applyPatternsGreedily(func, std::move(fusion))))
+      return func.emitError("could not fuse the decomposed row steps");
+  }
+
   // Vector accesses: each thread's tile (V contiguous elements on the
   // innermost loop, checked by checkLowerable) becomes vector code; after
-  // bufferization its transfers become V-wide loads and stores.
-  if (tuning.getVector() > 1) {
+  // bufferization its transfers become V-wide loads and stores. Shared rows
+  // take their vector width in egg-distribute-rows instead.
+  if (tuning.getVector() > 1 && !cooperative) {
     SmallVector<linalg::LinalgOp> tiles;
     func.walk([&](linalg::LinalgOp op) { tiles.push_back(op); });
     for (linalg::LinalgOp op : tiles) {

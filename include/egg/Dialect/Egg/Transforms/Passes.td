@@ -147,6 +147,28 @@ def EggMapToGPU : Pass<"egg-map-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def EggDistributeRows : Pass<"egg-distribute-rows", "::mlir::ModuleOp"> {
+  let summary = "Share each row of a row-wise kernel among the lanes of a warp or block";
+  let description = [{
+    For kernel functions whose structure is `reduce_row_per_warp` or
+    `reduce_row_per_block`, lowers the linalg ops inside each `gpu.launch`
+    to loops in which the lanes of a row (the 32 lanes of a warp, or every
+    thread of the block) stride over the row (the ops' innermost loop) with
+    `vector`-wide accesses. Reductions along the row keep one partial per
+    lane, combined with `gpu.subgroup_reduce` (lowered here to shuffles)
+    and, across the warps of a block, through a workgroup buffer; every lane
+    then holds the result. Ops not along the row run on every lane. When a
+    launch would have a lane read row elements another lane holds, nothing
+    in it is distributed and a warning says why. Runs after
+    `egg-map-to-gpu`, before linalg ops become loops.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect"
+  ];
+}
+
 def EggForwardResultCopies : Pass<"egg-forward-result-copies", "::mlir::func::FuncOp"> {
   let summary = "Compute results directly in their out-parameter buffers";
   let description = [{

@@ -1,0 +1,19 @@
+"""Memory-bound suite (issue 7): fusion: gelu(layer_norm(x)), f32."""
+import torch
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(4096)
+
+    def forward(self, x):
+        return torch.nn.functional.gelu(self.norm(x))
+
+
+def get_inputs():
+    return [torch.randn(4096, 4096)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,18 @@
+"""Memory-bound suite (issue 7): softmax along rows, f16."""
+import torch
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.softmax(x, -1)
+
+
+def get_inputs():
+    return [torch.randn(8192, 2048, dtype=torch.float16)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,655 @@
+//===- DistributeRows.cpp - Share rows among the lanes of a warp/block ----===//
+//
+// For kernels whose structure shares each row among lanes
+// (`reduce_row_per_warp`: the 32 lanes of a warp; `reduce_row_per_block`: all
+// threads of a block), the linalg ops of each gpu.launch are lowered to loops
+// here rather than by convert-linalg-to-loops: along the row (the op's
+// innermost loop), lane l visits positions l*V, (l+L)*V, ... with V-wide
+// accesses. A reduction along the row keeps one partial per lane, combined by
+// gpu.subgroup_reduce (and, across the warps of a block, through a small
+// workgroup buffer), so every lane ends with the whole result.
+//
+// Consistency: a lane only ever reads the row elements it wrote itself, or
+// values every lane holds (reduction results, ops run redundantly). When a
+// launch does not satisfy that, nothing in it is distributed (every lane runs
+// the whole row: correct, slower) and a warning says why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Agents/LegalSpace.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::egg {
+#define GEN_PASS_DEF_EGGDISTRIBUTEROWS
+#include "egg/Dialect/Egg/Transforms/Passes.h.inc"
+} // namespace mlir::egg
+
+using namespace mlir;
+using namespace mlir::egg;
+
+namespace {
+/// How the rows of one launch are shared.
+struct RowPlan {
+  int64_t length = 0; // Row length N (innermost loop extent).
+  int64_t lanes = 32; // Lanes per row L.
+  int64_t vector = 1; // Elements per access V.
+  bool perWarp = true;
+};
+
+/// Lane coordinates, computed once at the top of a launch.
+struct LaneIds {
+  Value lane;       // Position among the L lanes of the row.
+  Value laneInWarp; // Position in the warp (shuffles).
+  Value warp;       // Warp within the block (block-level combination).
+};
+
+/// The combining op of a reduction output: the yield of output `o` is
+/// `combiner(out, value)` where `out` (the output's block argument) is used
+/// by nothing else.
+struct Combiner {
+  Operation *op = nullptr;
+  gpu::AllReduceOperation kind;
+  TypedAttr neutral;
+};
+} // namespace
+
+/// The allocation or argument a memref view reads from.
+static Value baseBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    value = view.getViewSource();
+  }
+  return value;
+}
+
+static std::optional<gpu::AllReduceOperation> reductionKind(Operation *op) {
+  using K = gpu::AllReduceOperation;
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return K::ADD; })
+      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return K::MUL; })
+      .Case<arith::MaximumFOp>([](auto) { return K::MAXIMUMF; })
+      .Case<arith::MinimumFOp>([](auto) { return K::MINIMUMF; })
+      .Case<arith::MaxNumFOp>([](auto) { return K::MAXNUMF; })
+      .Case<arith::MinNumFOp>([](auto) { return K::MINNUMF; })
+      .Case<arith::MaxSIOp>([](auto) { return K::MAXSI; })
+      .Case<arith::MinSIOp>([](auto) { return K::MINSI; })
+      .Case<arith::MaxUIOp>([](auto) { return K::MAXUI; })
+      .Case<arith::MinUIOp>([](auto) { return K::MINUI; })
+      .Case<arith::AndIOp>([](auto) { return K::AND; })
+      .Case<arith::OrIOp>([](auto) { return K::OR; })
+      .Case<arith::XOrIOp>([](auto) { return K::XOR; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// Whether `type` can cross lanes: 32-bit values shuffle directly, 16-bit
+/// floats are widened exactly to f32 first.
+static bool shufflable(Type type) {
+  if (isa<FloatType>(type))
+    return type.getIntOrFloatBitWidth() == 16 ||
+           type.getIntOrFloatBitWidth() == 32;
+  return type.isInteger(32);
+}
+
+static FailureOr<Combiner> matchCombiner(linalg::GenericOp op, unsigned o,
+                                         std::string &why) {
+  Block *body = op.getBlock();
+  BlockArgument out = op.getMatchingBlockArgument(op.getDpsInitOperand(o));
+  Value yielded = body->getTerminator()->getOperand(o);
+  Operation *c = yielded.getDefiningOp();
+  if (!c || c->getBlock() != body || c->getNumOperands() != 2 ||
+      !out.hasOneUse() || *out.getUsers().begin() != c ||
+      !c->getResult(0).hasOneUse()) {
+    why = "a reduction whose output is not combined by one binary op";
+    return failure();
+  }
+  std::optional<gpu::AllReduceOperation> kind = reductionKind(c);
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(c);
+  if (!kind || !neutral || !shufflable(out.getType())) {
+    why = "a reduction combined by " + c->getName().getStringRef().str() +
+          ", which has no shuffle reduction";
+    return failure();
+  }
+  return Combiner{c, *kind, *neutral};
+}
+
+/// Whether an operand map reads the row along its last dimension only:
+/// `d_last` appears, if at all, as the whole last result.
+static bool rowIsLast(AffineMap map, unsigned last) {
+  for (unsigned r = 0; r < map.getNumResults(); ++r) {
+    if (!map.getResult(r).isFunctionOfDim(last))
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(r));
+    if (r + 1 != map.getNumResults() || !dim || dim.getPosition() != last)
+      return false;
+  }
+  return true;
+}
+
+/// V-wide accesses need a unit innermost stride and every other stride a
+/// multiple of V (rows then start on V-element boundaries).
+static bool vectorizableLayout(Value memref, int64_t v) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      strides.back() != 1)
+    return false;
+  for (int64_t s : ArrayRef(strides).drop_back())
+    if (ShapedType::isDynamic(s) || s % v != 0)
+      return false;
+  return ShapedType::isDynamic(offset) || offset % v == 0;
+}
+
+/// Decides whether the generics of a launch can share rows; fills
+/// `distributed` (ops to lower here) or returns a reason.
+static LogicalResult planLaunch(ArrayRef<linalg::GenericOp> ops,
+                                RowPlan &plan,
+                                SmallVectorImpl<linalg::GenericOp> &distributed,
+                                std::string &why) {
+  for (linalg::GenericOp op : ops)
+    if (op.getNumLoops() > 0)
+      plan.length =
+          std::max(plan.length, op.getStaticLoopRanges().back());
+  if (plan.length < 2) {
+    why = "no op runs along a row";
+    return failure();
+  }
+  // Buffers whose row elements are spread over the lanes.
+  DenseSet<Value> owned;
+  DenseSet<Operation *> lowered;
+  for (linalg::GenericOp op : ops) {
+    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    if (llvm::any_of(extents, ShapedType::isDynamic)) {
+      why = "an op with dynamic loops";
+      return failure();
+    }
+    bool shared = !extents.empty() && extents.back() == plan.length;
+    unsigned last = extents.size() - 1;
+    bool alongRow = shared && op.getIteratorTypesArray().back() ==
+                                  utils::IteratorType::parallel;
+    for (OpOperand &operand : op->getOpOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      bool usesRow = shared && map.isFunctionOfDim(last);
+      if (usesRow && !rowIsLast(map, last)) {
+        why = "an operand indexed by the row other than along its last "
+              "dimension";
+        return failure();
+      }
+      if (!usesRow && owned.contains(baseBuffer(operand.get()))) {
+        why = "an op reading a row that the lanes hold in parts as a whole";
+        return failure();
+      }
+      if (shared && plan.vector > 1 && usesRow &&
+          !vectorizableLayout(operand.get(), plan.vector))
+        plan.vector = 1;
+      if (alongRow && op.isDpsInit(&operand) && !usesRow) {
+        why = "an output that does not follow the row";
+        return failure();
+      }
+    }
+    if (!shared)
+      continue;
+    if (!alongRow)
+      for (unsigned o = 0; o < op.getNumDpsInits(); ++o)
+        if (failed(matchCombiner(op, o, why)))
+          return failure();
+    if (alongRow)
+      for (OpOperand &init : op.getDpsInitsMutable())
+        owned.insert(baseBuffer(init.get()));
+    distributed.push_back(op);
+    lowered.insert(op);
+  }
+  if (plan.length % plan.vector != 0)
+    plan.vector = 1;
+  // Anything else that touches a row held in parts would see other lanes'
+  // elements missing.
+  if (!owned.empty()) {
+    Operation *launch = ops.front()->getParentOfType<gpu::LaunchOp>();
+    WalkResult walk = launch->walk([&](Operation *user) {
+      if (lowered.contains(user) || isa<ViewLikeOpInterface>(user) ||
+          isa<linalg::GenericOp>(user) || user == launch)
+        return WalkResult::advance();
+      for (Value v : user->getOperands())
+        if (isa<MemRefType>(v.getType()) && owned.contains(baseBuffer(v)))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted()) {
+      why = "a non-linalg op reading a row that the lanes hold in parts";
+      return failure();
+    }
+  }
+  return success();
+}
+
+/// Index values of an operand for loop indices `ivs` (one per loop).
+static SmallVector<Value> operandIndices(OpBuilder &b, Location loc,
+                                         AffineMap map, ValueRange ivs) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      indices.push_back(ivs[dim.getPosition()]);
+      continue;
+    }
+    indices.push_back(affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(map.getNumDims(), 0, expr), ivs));
+  }
+  return indices;
+}
+
+/// Loads operand `operand` of `op` at loop indices `ivs` (the row index
+/// being the first of V): V elements along the row, else one broadcast
+/// value. Returns V values.
+static SmallVector<Value> loadElements(OpBuilder &b, Location loc,
+                                       linalg::GenericOp op,
+                                       OpOperand &operand, ValueRange ivs,
+                                       int64_t v) {
+  unsigned last = op.getNumLoops() - 1;
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  Value memref = operand.get();
+  SmallVector<Value> indices = operandIndices(b, loc, map, ivs);
+  Type elem = getElementTypeOrSelf(memref.getType());
+  if (!map.isFunctionOfDim(last) || v == 1) {
+    Value scalar = memref::LoadOp::create(b, loc, memref, indices);
+    return SmallVector<Value>(map.isFunctionOfDim(last) ? 1 : v, scalar);
+  }
+  auto vecType = VectorType::get({v}, elem);
+  auto load = vector::LoadOp::create(b, loc, vecType, memref, indices);
+  load.setAlignment(v * ((elem.getIntOrFloatBitWidth() + 7) / 8));
+  SmallVector<Value> elems;
+  for (int64_t e = 0; e < v; ++e)
+    elems.push_back(vector::ExtractOp::create(b, loc, load, e));
+  return elems;
+}
+
+/// Clones the payload of `op` for one iteration: block arguments take
+/// `args`, linalg.index takes `ivs`. Returns the yielded values.
+static SmallVector<Value> clonePayload(OpBuilder &b, linalg::GenericOp op,
+                                       ValueRange args, ValueRange ivs) {
+  IRMapping mapping;
+  Block *body = op.getBlock();
+  mapping.map(body->getArguments(), args);
+  for (Operation &inner : body->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      mapping.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, mapping);
+  }
+  return llvm::map_to_vector(body->getTerminator()->getOperands(),
+                             [&](Value v) { return mapping.lookup(v); });
+}
+
+/// Loop indices with the row index advanced by `e` elements.
+static SmallVector<Value> shiftRow(OpBuilder &b, Location loc, ValueRange ivs,
+                                   int64_t e) {
+  SmallVector<Value> shifted(ivs);
+  if (e > 0)
+    shifted.back() = arith::AddIOp::create(
+        b, loc, ivs.back(), arith::ConstantIndexOp::create(b, loc, e));
+  return shifted;
+}
+
+/// The row loop of one lane: k in [0, ceil(N / (L*V))), row index
+/// (k*L + lane)*V, guarded when L*V does not divide N. `body` gets the row
+/// index and the carried values and returns the new ones.
+static SmallVector<Value> buildRowLoop(
+    OpBuilder &b, Location loc, const RowPlan &plan, const LaneIds &ids,
+    ValueRange init,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)>
+        body) {
+  int64_t chunk = plan.lanes * plan.vector;
+  int64_t trips = (plan.length + chunk - 1) / chunk;
+  bool guarded = plan.length % chunk != 0;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value ub = arith::ConstantIndexOp::create(b, loc, trips);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, ub, one, init,
+      [&](OpBuilder &lb, Location l, Value k, ValueRange carried) {
+        Value lanes = arith::ConstantIndexOp::create(lb, l, plan.lanes);
+        Value pos = arith::AddIOp::create(
+            lb, l, arith::MulIOp::create(lb, l, k, lanes), ids.lane);
+        Value row = arith::MulIOp::create(
+            lb, l, pos, arith::ConstantIndexOp::create(lb, l, plan.vector));
+        if (!guarded) {
+          scf::YieldOp::create(lb, l, body(lb, l, row, carried));
+          return;
+        }
+        Value inside = arith::CmpIOp::create(
+            lb, l, arith::CmpIPredicate::ult, row,
+            arith::ConstantIndexOp::create(lb, l, plan.length));
+        auto guard = scf::IfOp::create(
+            lb, l, inside,
+            [&](OpBuilder &ib, Location il) {
+              scf::YieldOp::create(ib, il, body(ib, il, row, carried));
+            },
+            [&](OpBuilder &ib, Location il) {
+              scf::YieldOp::create(ib, il, carried);
+            });
+        scf::YieldOp::create(lb, l, guard.getResults());
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+/// Combines one partial per lane into the row's result, held by every lane.
+static Value combineLanes(OpBuilder &b, Location loc, Value partial,
+                          const Combiner &combiner, const RowPlan &plan,
+                          const LaneIds &ids, gpu::LaunchOp launch) {
+  Type type = partial.getType();
+  Type f32 = b.getF32Type();
+  bool widen = isa<FloatType>(type) && type.getIntOrFloatBitWidth() == 16;
+  Value x = widen ? arith::ExtFOp::create(b, loc, f32, partial) : partial;
+  x = gpu::SubgroupReduceOp::create(b, loc, x, combiner.kind,
+                                    /*uniform=*/true);
+  if (!plan.perWarp && plan.lanes > 32) {
+    // One partial per warp through workgroup memory, then every warp
+    // reduces those partials again. The trailing barrier lets the buffer be
+    // rewritten for the next row.
+    int64_t warps = plan.lanes / 32;
+    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+    auto bufType = MemRefType::get({warps}, x.getType(), MemRefLayoutAttrInterface{}, space);
+    Value buffer = launch.addWorkgroupAttribution(bufType, loc);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        ids.laneInWarp, zero);
+    scf::IfOp::create(b, loc, first, [&](OpBuilder &ib, Location il) {
+      memref::StoreOp::create(ib, il, x, buffer, ids.warp);
+      scf::YieldOp::create(ib, il);
+    });
+    gpu::BarrierOp::create(b, loc);
+    Value inRange = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, ids.laneInWarp,
+        arith::ConstantIndexOp::create(b, loc, warps));
+    Value slot = arith::SelectOp::create(b, loc, inRange, ids.laneInWarp, zero);
+    Value loaded = memref::LoadOp::create(b, loc, buffer, slot);
+    Value neutral = arith::ConstantOp::create(b, loc, combiner.neutral);
+    if (widen)
+      neutral = arith::ExtFOp::create(b, loc, f32, neutral);
+    x = arith::SelectOp::create(b, loc, inRange, loaded, neutral);
+    x = gpu::SubgroupReduceOp::create(b, loc, x, combiner.kind,
+                                      /*uniform=*/true);
+    gpu::BarrierOp::create(b, loc);
+  }
+  return widen ? arith::TruncFOp::create(b, loc, type, x).getResult() : x;
+}
+
+/// Lowers a generic whose innermost loop is the row, parallel along it:
+/// each lane computes (and owns) its elements of the row.
+static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
+                          const RowPlan &plan, const LaneIds &ids) {
+  Location loc = op.getLoc();
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t extent : ArrayRef(extents).drop_back()) {
+    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    ubs.push_back(arith::ConstantIndexOp::create(b, loc, extent));
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+  }
+  int64_t v = plan.vector;
+  scf::buildLoopNest(
+      b, loc, lbs, ubs, steps,
+      [&](OpBuilder &nb, Location l, ValueRange outer) {
+        buildRowLoop(
+            nb, l, plan, ids, {},
+            [&](OpBuilder &rb, Location rl, Value row,
+                ValueRange) -> SmallVector<Value> {
+              SmallVector<Value> ivs(outer);
+              ivs.push_back(row);
+              SmallVector<SmallVector<Value>> args;
+              for (OpOperand &operand : op->getOpOperands()) {
+                bool needed =
+                    !op.isDpsInit(&operand) ||
+                    !op.getMatchingBlockArgument(&operand).use_empty();
+                args.push_back(
+                    needed ? loadElements(rb, rl, op, operand, ivs, v)
+                           : SmallVector<Value>(v, Value()));
+              }
+              SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
+              for (int64_t e = 0; e < v; ++e) {
+                SmallVector<Value> elementArgs;
+                for (auto &values : args)
+                  elementArgs.push_back(values[values.size() == 1 ? 0 : e]);
+                // Unused output arguments still need a value of their type.
+                for (auto [i, arg] : llvm::enumerate(elementArgs))
+                  if (!arg)
+                    arg = arith::ConstantOp::create(
+                        rb, rl,
+                        rb.getZeroAttr(
+                            op.getBlock()->getArgument(i).getType()));
+                SmallVector<Value> yielded = clonePayload(
+                    rb, op, elementArgs, shiftRow(rb, rl, ivs, e));
+                for (auto [o, value] : llvm::enumerate(yielded))
+                  results[o].push_back(value);
+              }
+              for (auto [o, values] : llvm::enumerate(results)) {
+                OpOperand *init = op.getDpsInitOperand(o);
+                SmallVector<Value> indices = operandIndices(
+                    rb, rl, op.getMatchingIndexingMap(init), ivs);
+                if (v == 1) {
+                  memref::StoreOp::create(rb, rl, values[0], init->get(),
+                                          indices);
+                  continue;
+                }
+                auto vecType = VectorType::get({v}, values[0].getType());
+                Value vec =
+                    vector::FromElementsOp::create(rb, rl, vecType, values);
+                auto store = vector::StoreOp::create(rb, rl, vec, init->get(),
+                                                     indices);
+                store.setAlignment(
+                    v * ((values[0].getType().getIntOrFloatBitWidth() + 7) /
+                         8));
+              }
+              return {};
+            });
+      });
+}
+
+/// Lowers a generic that reduces along the row: each lane folds its part of
+/// the row into neutral-initialised partials, the lanes combine them, and
+/// the result is combined into the output.
+static void lowerReducingRow(OpBuilder &b, linalg::GenericOp op,
+                             const RowPlan &plan, const LaneIds &ids,
+                             gpu::LaunchOp launch) {
+  Location loc = op.getLoc();
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned numLoops = extents.size(), last = numLoops - 1;
+  SmallVector<Combiner> combiners;
+  std::string unused;
+  for (unsigned o = 0; o < op.getNumDpsInits(); ++o)
+    combiners.push_back(*matchCombiner(op, o, unused));
+  SmallVector<unsigned> parallelDims, reductionDims;
+  for (unsigned d = 0; d < last; ++d)
+    (iterators[d] == utils::IteratorType::parallel ? parallelDims
+                                                   : reductionDims)
+        .push_back(d);
+  auto bounds = [&](OpBuilder &nb, ArrayRef<unsigned> dims,
+                    SmallVectorImpl<Value> &lbs, SmallVectorImpl<Value> &ubs,
+                    SmallVectorImpl<Value> &steps) {
+    for (unsigned d : dims) {
+      lbs.push_back(arith::ConstantIndexOp::create(nb, loc, 0));
+      ubs.push_back(arith::ConstantIndexOp::create(nb, loc, extents[d]));
+      steps.push_back(arith::ConstantIndexOp::create(nb, loc, 1));
+    }
+  };
+  SmallVector<Value> plbs, pubs, psteps;
+  bounds(b, parallelDims, plbs, pubs, psteps);
+  int64_t v = plan.vector;
+  scf::buildLoopNest(
+      b, loc, plbs, pubs, psteps,
+      [&](OpBuilder &nb, Location l, ValueRange pivs) {
+        Value zero = arith::ConstantIndexOp::create(nb, l, 0);
+        SmallVector<Value> ivs(numLoops, zero);
+        for (auto [d, iv] : llvm::zip(parallelDims, pivs))
+          ivs[d] = iv;
+        SmallVector<Value> partials = llvm::map_to_vector(
+            combiners, [&](const Combiner &c) -> Value {
+              return arith::ConstantOp::create(nb, l, c.neutral);
+            });
+        SmallVector<Value> rlbs, rubs, rsteps;
+        bounds(nb, reductionDims, rlbs, rubs, rsteps);
+        scf::LoopNest nest = scf::buildLoopNest(
+            nb, l, rlbs, rubs, rsteps, partials,
+            [&](OpBuilder &rb, Location rl, ValueRange rivs,
+                ValueRange accs) -> scf::ValueVector {
+              for (auto [d, iv] : llvm::zip(reductionDims, rivs))
+                ivs[d] = iv;
+              return buildRowLoop(
+                  rb, rl, plan, ids, accs,
+                  [&](OpBuilder &eb, Location el, Value row,
+                      ValueRange carried) -> SmallVector<Value> {
+                    SmallVector<Value> here(ivs);
+                    here.back() = row;
+                    SmallVector<SmallVector<Value>> args;
+                    for (OpOperand *input : op.getDpsInputOperands())
+                      args.push_back(
+                          loadElements(eb, el, op, *input, here, v));
+                    SmallVector<Value> current(carried);
+                    for (int64_t e = 0; e < v; ++e) {
+                      SmallVector<Value> elementArgs;
+                      for (auto &values : args)
+                        elementArgs.push_back(
+                            values[values.size() == 1 ? 0 : e]);
+                      llvm::append_range(elementArgs, current);
+                      current = clonePayload(eb, op, elementArgs,
+                                             shiftRow(eb, el, here, e));
+                    }
+                    return current;
+                  });
+            });
+        SmallVector<Value> folded =
+            nest.loops.empty()
+                ? SmallVector<Value>(nest.results)
+                : SmallVector<Value>(nest.loops.front()->getResults());
+        if (folded.empty())
+          folded = partials;
+        // Outputs are indexed by the parallel loops only.
+        for (unsigned d : reductionDims)
+          ivs[d] = zero;
+        ivs.back() = zero;
+        for (auto [o, c] : llvm::enumerate(combiners)) {
+          Value total = combineLanes(nb, l, folded[o], c, plan, ids, launch);
+          OpOperand *init = op.getDpsInitOperand(o);
+          SmallVector<Value> indices = operandIndices(
+              nb, l, op.getMatchingIndexingMap(init), ivs);
+          Value old = memref::LoadOp::create(nb, l, init->get(), indices);
+          // The combiner with the output's old value in its place.
+          BlockArgument out = op.getMatchingBlockArgument(init);
+          IRMapping mapping;
+          for (Value operand : c.op->getOperands())
+            mapping.map(operand, operand == out ? old : total);
+          Value result = nb.clone(*c.op, mapping)->getResult(0);
+          memref::StoreOp::create(nb, l, result, init->get(), indices);
+        }
+      });
+}
+
+namespace {
+struct DistributeRowsPass
+    : public egg::impl::EggDistributeRowsBase<DistributeRowsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (auto func : module.getOps<func::FuncOp>()) {
+      auto structure = func->getAttrOfType<StructureAttr>(
+          EggDialect::getStructureAttrName());
+      auto tuning =
+          func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName());
+      if (!isCooperativeRow(structure) || !tuning)
+        continue;
+      SmallVector<gpu::LaunchOp> launches(func.getOps<gpu::LaunchOp>());
+      func.walk([&](gpu::LaunchOp launch) {
+        if (!llvm::is_contained(launches, launch))
+          launches.push_back(launch);
+      });
+      for (gpu::LaunchOp launch : launches) {
+        RowPlan plan;
+        plan.perWarp =
+            structure.getFormulation() == Formulation::reduce_row_per_warp;
+        plan.lanes = plan.perWarp ? 32 : tuning.getNumThreads();
+        plan.vector = tuning.getVector();
+        if (failed(distribute(launch, plan)))
+          return signalPassFailure();
+      }
+    }
+  }
+
+  LogicalResult distribute(gpu::LaunchOp launch, RowPlan plan) {
+    IRRewriter rewriter(launch.getContext());
+    SmallVector<linalg::LinalgOp> named;
+    launch.walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp>(op))
+        named.push_back(op);
+    });
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      if (failed(linalg::generalizeNamedOp(rewriter, op)))
+        return op->emitOpError("could not be generalized for row sharing");
+    }
+    SmallVector<linalg::GenericOp> ops;
+    launch.walk([&](linalg::GenericOp op) { ops.push_back(op); });
+    if (ops.empty())
+      return success();
+    SmallVector<linalg::GenericOp> distributed;
+    std::string why;
+    if (failed(planLaunch(ops, plan, distributed, why))) {
+      launch.emitWarning("rows are not shared among lanes (")
+          << why << "): every lane computes whole rows";
+      return success();
+    }
+
+    // Lane coordinates at the top of the launch body.
+    OpBuilder b(launch.getContext());
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Location loc = launch.getLoc();
+    LaneIds ids;
+    Value warpSize = arith::ConstantIndexOp::create(b, loc, 32);
+    if (plan.perWarp) {
+      ids.lane = gpu::LaneIdOp::create(b, loc, IntegerAttr());
+      ids.laneInWarp = ids.lane;
+      ids.warp = arith::ConstantIndexOp::create(b, loc, 0);
+    } else {
+      ids.lane = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+      ids.laneInWarp = arith::RemUIOp::create(b, loc, ids.lane, warpSize);
+      ids.warp = arith::DivUIOp::create(b, loc, ids.lane, warpSize);
+    }
+    for (linalg::GenericOp op : distributed) {
+      b.setInsertionPoint(op);
+      if (op.getIteratorTypesArray().back() == utils::IteratorType::parallel)
+        lowerAlongRow(b, op, plan, ids);
+      else
+        lowerReducingRow(b, op, plan, ids, launch);
+      op.erase();
+    }
+
+    // Subgroup reductions become butterfly shuffles of 32-bit values.
+    RewritePatternSet patterns(launch.getContext());
+    populateGpuLowerSubgroupReduceToShufflePatterns(patterns,
+                                                    /*subgroupSize=*/32,
+                                                    /*shuffleBitwidth=*/32);
+    if (failed(applyPatternsGreedily(launch, std::move(patterns))))
+      return launch.emitError("could not lower the lane reductions");
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,157 @@
+// RUN: egg-opt %s -split-input-file -egg-distribute-rows -verify-diagnostics | FileCheck %s
+
+// A warp per row: the lanes stride over the row with 16-byte loads, keep a
+// partial sum each, and combine them with five butterfly shuffles; the
+// elementwise op along the row is strided the same way.
+// CHECK-LABEL: func.func private @warp_row
+// CHECK: %[[LANE:.*]] = gpu.lane_id
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK: %[[POS:.*]] = arith.addi %{{.*}}, %[[LANE]] : index
+// CHECK: %[[ROW:.*]] = arith.muli %[[POS]], %{{.*}} : index
+// CHECK: vector.load %{{.*}}[%{{.*}}, %[[ROW]]] {alignment = 16 : i64} : memref<1x1024xf32{{.*}}>, vector<4xf32>
+// CHECK-COUNT-4: arith.addf
+// CHECK: scf.yield
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: memref.store
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<1x1024xf32{{.*}}>, vector<4xf32>
+// CHECK-NOT: linalg.generic
+func.func private @warp_row(%in: memref<1x1024xf32>, %sum: memref<1xf32>, %out: memref<1x1024xf32>)
+    attributes {egg.structure = #egg.structure<reduce_row_per_warp>,
+                egg.tuning = #egg.tuning<threads = [32], block = [1], warp = [1], vector = 4>} {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%in : memref<1x1024xf32>) outs(%sum : memref<1xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%in, %sum : memref<1x1024xf32>, memref<1xf32>) outs(%out : memref<1x1024xf32>) {
+    ^bb0(%a: f32, %s: f32, %o: f32):
+      %t = arith.subf %a, %s : f32
+      linalg.yield %t : f32
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A block per row: per-warp shuffles, one partial per warp in workgroup
+// memory, barriers around it. 16-bit accumulators cross lanes as f32.
+// CHECK-LABEL: func.func private @block_row
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%[[WG:.*]] : memref<8xf32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.thread_id  x
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: memref.store %{{.*}}, %[[WG]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[WG]]
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: gpu.barrier
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func private @block_row(%in: memref<1x4096xbf16>, %max: memref<1xbf16>)
+    attributes {egg.structure = #egg.structure<reduce_row_per_block>,
+                egg.tuning = #egg.tuning<threads = [256], block = [1], vector = 8>} {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%in : memref<1x4096xbf16>) outs(%max : memref<1xbf16>) {
+    ^bb0(%a: bf16, %b: bf16):
+      %t = arith.maximumf %a, %b : bf16
+      linalg.yield %t : bf16
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Rows that do not divide into whole chunks of lanes x vector are guarded.
+// CHECK-LABEL: func.func private @ragged_row
+// CHECK: arith.cmpi ult
+// CHECK: scf.if
+// CHECK: memref.load %{{.*}} : memref<1x100xf32>
+func.func private @ragged_row(%in: memref<1x100xf32>, %sum: memref<1xf32>)
+    attributes {egg.structure = #egg.structure<reduce_row_per_warp>,
+                egg.tuning = #egg.tuning<threads = [32], block = [1], warp = [1]>} {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%in : memref<1x100xf32>) outs(%sum : memref<1xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A row written in parts by the lanes and then read across (a reversal):
+// nothing is distributed, every lane computes whole rows, and a warning
+// says why.
+// CHECK-LABEL: func.func private @reversed
+// CHECK-NOT: gpu.lane_id
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+func.func private @reversed(%in: memref<1x64xf32>, %tmp: memref<1x64xf32>, %out: memref<1x64xf32>)
+    attributes {egg.structure = #egg.structure<reduce_row_per_warp>,
+                egg.tuning = #egg.tuning<threads = [32], block = [1], warp = [1]>} {
+  %c1 = arith.constant 1 : index
+  // expected-warning @+1 {{rows are not shared among lanes (an operand indexed by the row other than along its last dimension): every lane computes whole rows}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%in : memref<1x64xf32>) outs(%tmp : memref<1x64xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      linalg.yield %a : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, 63 - j)>, affine_map<(i, j) -> (i, j)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%tmp : memref<1x64xf32>) outs(%out : memref<1x64xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      linalg.yield %a : f32
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Kernels whose rows are not shared are left alone.
+// CHECK-LABEL: func.func private @serial
+// CHECK-NOT: gpu.lane_id
+// CHECK: linalg.generic
+func.func private @serial(%in: memref<1x64xf32>, %sum: memref<1xf32>)
+    attributes {egg.structure = #egg.structure<reduce_serial>,
+                egg.tuning = #egg.tuning<threads = [32], block = [32], thread = [1]>} {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%in : memref<1x64xf32>) outs(%sum : memref<1xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    }
+    gpu.terminator
+  }
+  return
+}
