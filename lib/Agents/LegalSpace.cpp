@@ -127,6 +127,36 @@ std::optional<int64_t> mlir::egg::cooperativeRowLength(KernelOp kernel) {
   return length;
 }
 
+/// Marks the root loops that a reduction's result is broadcast along:
+/// `value` is read by the root (through elementwise steps) with `rootToValue`
+/// mapping root loops to its dimensions; where it comes from a plain
+/// reduction, root loops absent from that map run along the reduced row.
+static void lockReducedRows(Value value, AffineMap rootToValue,
+                            KernelOp kernel, SmallVectorImpl<bool> &locked,
+                            unsigned depth = 0) {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getParentOp() != kernel || depth > 32)
+    return;
+  if (isPlainReduction(def)) {
+    for (unsigned d = 0; d < rootToValue.getNumDims(); ++d)
+      if (!rootToValue.isFunctionOfDim(d))
+        locked[d] = true;
+    return;
+  }
+  auto producer = dyn_cast<linalg::LinalgOp>(def);
+  if (!producer || producer.getNumReductionLoops() > 0)
+    return;
+  AffineMap out =
+      producer.getIndexingMapMatchingResult(cast<OpResult>(value));
+  if (!out.isPermutation())
+    return;
+  AffineMap rootToLoops = inversePermutation(out).compose(rootToValue);
+  for (OpOperand *input : producer.getDpsInputOperands())
+    lockReducedRows(input->get(),
+                    producer.getMatchingIndexingMap(input).compose(rootToLoops),
+                    kernel, locked, depth + 1);
+}
+
 FailureOr<RootLoops>
 mlir::egg::analyzeRootLoops(KernelOp kernel,
                             function_ref<InFlightDiagnostic()> emitError) {
@@ -159,15 +189,9 @@ mlir::egg::analyzeRootLoops(KernelOp kernel,
     loops.reducedByProducer[softmax.getDimension()] = true;
   } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(root.getOperation());
              linalgOp && linalgOp.getNumReductionLoops() == 0) {
-    for (OpOperand *input : linalgOp.getDpsInputOperands()) {
-      Operation *def = input->get().getDefiningOp();
-      if (!def || !isPlainReduction(def) || def->getParentOp() != kernel)
-        continue;
-      AffineMap map = linalgOp.getMatchingIndexingMap(input);
-      for (unsigned d = 0; d < map.getNumDims(); ++d)
-        if (!map.isFunctionOfDim(d))
-          loops.reducedByProducer[d] = true;
-    }
+    for (OpOperand *input : linalgOp.getDpsInputOperands())
+      lockReducedRows(input->get(), linalgOp.getMatchingIndexingMap(input),
+                      kernel, loops.reducedByProducer);
   }
   return loops;
 }
