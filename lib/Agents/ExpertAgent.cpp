@@ -43,6 +43,9 @@ public:
     };
     std::optional<int64_t> row = cooperativeRowLength(kernel);
     TargetAttr target = lookupTarget(kernel);
+    // Rows shorter than a warp would leave lanes idle: a thread per row.
+    if (row && *row < 32 && legal.size() > 1)
+      return legal.back();
     if (row && target && has(Formulation::reduce_row_per_block)) {
       auto quiet = [&]() { return kernel.emitOpError(); };
       ScopedDiagnosticHandler silence(kernel.getContext(),

@@ -434,6 +434,8 @@ class Importer:
             if t == aten.mean.dim:
                 count = math.prod(v.shape[d] for d in dims)
                 r = self.elementwise_plain(r, count, "divf")
+            if r.dtype != v.dtype:  # A 16-bit sum accumulated in f32.
+                r = self.truncate(r, v.dtype)
             if keep:
                 kept = [i for i in range(len(v.shape)) if i not in dims]
                 shape = tuple(1 if i in dims else v.shape[i] for i in range(len(v.shape)))
@@ -489,21 +491,35 @@ class Importer:
         return self.plain(out, shape, src.dtype)
 
     def reduce(self, v, dims, kind):
+        """Reduces `dims` of `v`. Sums of 16-bit floats accumulate in f32 (as
+        PyTorch does) and return f32; the caller truncates."""
         rank = len(v.shape)
         kept = [i for i in range(rank) if i not in dims]
         out_shape = tuple(v.shape[i] for i in kept)
+        acc = "f32" if kind == "sum" and v.dtype in ("f16", "bf16") else v.dtype
         init_value = {"sum": 0.0, "max": -math.inf, "min": math.inf}[kind]
-        init = self.e.filled(out_shape, v.dtype, init_value)
+        init = self.e.filled(out_shape, acc, init_value)
         out_map = affine_map(rank, [f"d{i}" for i in kept])
         op = {"sum": "addf", "max": "maximumf", "min": "minimumf"}[kind]
         iters = ["reduction" if i in dims else "parallel" for i in range(rank)]
 
         def body(a):
+            lines, x = [], a[0]
+            if acc != v.dtype:
+                lines, x = self.cast(a[0], "extf", v.dtype, acc)
+                lines = list(lines)
             r = self.e.fresh("t")
-            return [f"{r} = arith.{op} {a[0]}, {a[1]} : {v.dtype}"], r
-        name = self.e.generic(rank, iters, [(v, list(range(rank)))], out_shape, v.dtype,
+            return lines + [f"{r} = arith.{op} {x}, {a[1]} : {acc}"], r
+        name = self.e.generic(rank, iters, [(v, list(range(rank)))], out_shape, acc,
                               out_map, body, init=init)
-        return self.plain(name, out_shape, v.dtype)
+        return self.plain(name, out_shape, acc)
+
+    def truncate(self, v, dtype):
+        r = len(v.shape)
+        name = self.e.generic(r, ["parallel"] * r, [(v, list(range(r)))], v.shape, dtype,
+                              affine_map(r, [f"d{i}" for i in range(r)]),
+                              lambda x: self.cast(x[0], "truncf", v.dtype, dtype))
+        return self.plain(name, v.shape, dtype)
 
     def matmul(self, node, a, b):
         """[B..] x M x K times [B..] x K x N, f32 accumulation."""
@@ -535,11 +551,7 @@ class Importer:
                               out_map, body, init=init)
         result = self.plain(name, out_shape, acc_t)
         if dt != acc_t:
-            r = len(out_shape)
-            trunc = self.e.generic(r, ["parallel"] * r, [(result, list(range(r)))], out_shape, dt,
-                                   affine_map(r, [f"d{i}" for i in range(r)]),
-                                   lambda x: self.cast(x[0], "truncf", acc_t, dt))
-            result = self.plain(trunc, out_shape, dt)
+            result = self.truncate(result, dt)
         return result
 
     def convolution(self, node):
@@ -599,6 +611,8 @@ class Importer:
         n = x.shape[-1]
         s = self.reduce(x, [rank - 1], "sum")
         mean = self.elementwise_plain(s, n, "divf")
+        if mean.dtype != x.dtype:
+            mean = self.truncate(mean, x.dtype)
         rows = list(range(rank - 1))
         dt = x.dtype
         # Variance: mean of squared deviations (two passes over the row).
