@@ -33,8 +33,8 @@ func.func @convolution(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>, %o: ten
 // Reductions along the innermost loop share each row among a warp's lanes.
 // CHECK-LABEL: func.func @reduction
 // CHECK: structure = #egg.structure<reduce_row_per_warp>
-func.func @reduction(%x: tensor<8x16xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
-  %r = linalg.reduce ins(%x : tensor<8x16xf32>) outs(%acc : tensor<8xf32>) dimensions = [1]
+func.func @reduction(%x: tensor<8x64xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.reduce ins(%x : tensor<8x64xf32>) outs(%acc : tensor<8xf32>) dimensions = [1]
     (%a: f32, %b: f32) {
       %s = arith.addf %a, %b : f32
       linalg.yield %s : f32
@@ -46,10 +46,10 @@ func.func @reduction(%x: tensor<8x16xf32>, %acc: tensor<8xf32>) -> tensor<8xf32>
 
 // CHECK-LABEL: func.func @softmax
 // CHECK: structure = #egg.structure<reduce_row_per_warp>
-func.func @softmax(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
-  %e = tensor.empty() : tensor<8x16xf32>
-  %r = linalg.softmax dimension(1) ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
-  return %r : tensor<8x16xf32>
+func.func @softmax(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %r : tensor<8x64xf32>
 }
 
 // -----
@@ -57,15 +57,15 @@ func.func @softmax(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
 // Two reductions over the same rows make a normalisation.
 // CHECK-LABEL: func.func @normalization
 // CHECK: structure = #egg.structure<reduce_row_per_warp>
-func.func @normalization(%x: tensor<8x16xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
-  %s = linalg.reduce ins(%x : tensor<8x16xf32>) outs(%acc : tensor<8xf32>) dimensions = [1]
+func.func @normalization(%x: tensor<8x64xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
+  %s = linalg.reduce ins(%x : tensor<8x64xf32>) outs(%acc : tensor<8xf32>) dimensions = [1]
     (%a: f32, %b: f32) {
       %t = arith.addf %a, %b : f32
       linalg.yield %t : f32
     }
   %q = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
                        iterator_types = ["parallel", "reduction"]}
-      ins(%x, %s : tensor<8x16xf32>, tensor<8xf32>) outs(%acc : tensor<8xf32>) {
+      ins(%x, %s : tensor<8x64xf32>, tensor<8xf32>) outs(%acc : tensor<8xf32>) {
   ^bb0(%a: f32, %m: f32, %b: f32):
     %d = arith.subf %a, %m : f32
     %d2 = arith.mulf %d, %d : f32
