@@ -45,6 +45,29 @@ func.func @softmax(%x: tensor<8192x1024xf32>) -> tensor<8192x1024xf32> {
 
 // -----
 
+// Rows of 4096: a block per row, two 16-byte vectors per thread.
+// CHECK-LABEL: func.func @softmax_4096
+// CHECK: structure = #egg.structure<reduce_row_per_block>
+// CHECK-SAME: tuning = #egg.tuning<threads = [512], block = [1], vector = 4>
+func.func @softmax_4096(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %e = tensor.empty() : tensor<4096x4096xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<4096x4096xf32>) outs(%e : tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  return %r : tensor<4096x4096xf32>
+}
+
+// -----
+
+// Rows shorter than a warp's vectors: scalar lanes, eight rows per block.
+// CHECK-LABEL: func.func @short_rows
+// CHECK: tuning = #egg.tuning<threads = [256], block = [8], warp = [1]>
+func.func @short_rows(%x: tensor<65536x20xf32>) -> tensor<65536x20xf32> {
+  %e = tensor.empty() : tensor<65536x20xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<65536x20xf32>) outs(%e : tensor<65536x20xf32>) -> tensor<65536x20xf32>
+  return %r : tensor<65536x20xf32>
+}
+
+// -----
+
 // A transposed operand is not contiguous along the innermost loop: scalar
 // accesses.
 // CHECK-LABEL: func.func @transpose
@@ -68,7 +91,8 @@ func.func @half(%x: tensor<4096x4096xf16>) -> tensor<4096x4096xf16> {
 
 // -----
 
-// A block per long row: about eight 16-byte accesses per thread.
+// A block per long row: about two 16-byte accesses per thread, up to 1024
+// threads.
 // CHECK-LABEL: func.func @long_rows
 // CHECK: tuning = #egg.tuning<threads = [1024], block = [1], vector = 4>
 func.func @long_rows(%x: tensor<64x65536xf32>, %acc: tensor<64xf32>) -> tensor<64xf32> {
