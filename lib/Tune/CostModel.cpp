@@ -129,8 +129,10 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
   bool rowWise = kind == KernelClass::Reduction ||
                  kind == KernelClass::Normalization ||
                  kind == KernelClass::Softmax;
+  // Rows shared by the lanes of a warp or block read coalesced, like maps.
   bool walksRows = false;
-  if (rowWise && !loops->extents.empty()) {
+  if (rowWise && !loops->extents.empty() &&
+      !isCooperativeRow(kernel.getStructureAttr())) {
     size_t last = loops->extents.size() - 1;
     walksRows = !loops->parallel[last] || loops->reducedByProducer[last];
   }
