@@ -74,18 +74,7 @@ public:
     // Widest accesses first (16 bytes per thread, principle 7); if the
     // kernel cannot take them, the same choice with scalar accesses.
     if (classifyKernel(kernel) == KernelClass::Elementwise) {
-      int64_t widest = 1;
-      kernel.walk([&](Operation *op) {
-        for (Type t : op->getResultTypes())
-          if (auto shaped = dyn_cast<ShapedType>(t))
-            widest = std::max<int64_t>(
-                widest, (shaped.getElementTypeBitWidth() + 7) / 8);
-      });
-      for (Type t : kernel.getInputs().getTypes())
-        if (auto shaped = dyn_cast<ShapedType>(t))
-          widest = std::max<int64_t>(widest,
-                                     (shaped.getElementTypeBitWidth() + 7) / 8);
-      int64_t vector = std::max<int64_t>(1, 16 / widest);
+      int64_t vector = std::max<int64_t>(1, 128 / widestElementBits(kernel));
       ScopedDiagnosticHandler quiet(kernel.getContext(),
                                     [](Diagnostic &) { return success(); });
       FailureOr<TuningAttr> wide = choose(kernel, target, vector);
@@ -106,16 +95,7 @@ private:
       return failure();
     bool perWarp = kernel.getStructureAttr().getFormulation() ==
                    Formulation::reduce_row_per_warp;
-    int64_t bits = 8;
-    kernel.walk([&](Operation *op) {
-      for (Type t : op->getResultTypes())
-        if (auto shaped = dyn_cast<ShapedType>(t))
-          bits = std::max<int64_t>(bits, shaped.getElementTypeBitWidth());
-    });
-    for (Type t : kernel.getInputs().getTypes())
-      if (auto shaped = dyn_cast<ShapedType>(t))
-        bits = std::max<int64_t>(bits, shaped.getElementTypeBitWidth());
-    int64_t vector = std::max<int64_t>(1, 128 / bits);
+    int64_t vector = std::max<int64_t>(1, 128 / widestElementBits(kernel));
     while (vector > 1 && *row % vector != 0)
       vector /= 2;
     // Rows shorter than a warp's worth of vectors: scalar accesses, so that

@@ -258,8 +258,7 @@ checkVectorizable(KernelOp kernel, const RootLoops &loops,
   return success();
 }
 
-/// Widest element, in bits, of any shaped value the kernel's body touches.
-static int64_t widestElementBits(KernelOp kernel) {
+int64_t mlir::egg::widestElementBits(KernelOp kernel) {
   int64_t bits = 8;
   auto see = [&](Type t) {
     if (auto shaped = dyn_cast<ShapedType>(t))
@@ -448,6 +447,22 @@ static SmallVector<int64_t> tileChoices(int64_t extent, int64_t keep) {
   return choices;
 }
 
+/// The anchor and the `found` points (with their distance to it), closest
+/// first, at most `limit`. Points are distinct by construction; the anchor
+/// is the only one at distance 0, so it comes first.
+static SmallVector<TuningAttr>
+closestFirst(SmallVectorImpl<std::pair<double, TuningAttr>> &found,
+             TuningAttr anchor, size_t limit) {
+  if (llvm::none_of(found, [&](auto &f) { return f.second == anchor; }))
+    found.push_back({0.0, anchor});
+  std::stable_sort(found.begin(), found.end(),
+                   [](auto &x, auto &y) { return x.first < y.first; });
+  SmallVector<TuningAttr> result;
+  for (auto &entry : ArrayRef(found).take_front(std::min(limit, found.size())))
+    result.push_back(entry.second);
+  return result;
+}
+
 /// Rows shared by lanes: rows per block (a warp each) or threads per block
 /// (one row each), and vector widths up to the anchor's.
 static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
@@ -493,14 +508,7 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
       found.push_back({tuningDistance(tuning, anchor), tuning});
     }
   }
-  if (llvm::none_of(found, [&](auto &f) { return f.second == anchor; }))
-    found.push_back({0.0, anchor});
-  std::stable_sort(found.begin(), found.end(),
-                   [](auto &x, auto &y) { return x.first < y.first; });
-  SmallVector<TuningAttr> result;
-  for (auto &entry : ArrayRef(found).take_front(std::min(limit, found.size())))
-    result.push_back(entry.second);
-  return result;
+  return closestFirst(found, anchor, limit);
 }
 
 SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
@@ -594,15 +602,7 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
         break;
     }
   }
-  // Points are distinct by construction; the anchor is the only one at
-  // distance 0, so it comes first.
-  if (llvm::none_of(found, [&](auto &f) { return f.second == anchor; }))
-    found.push_back({0.0, anchor});
-  std::stable_sort(found.begin(), found.end(),
-                   [](auto &x, auto &y) { return x.first < y.first; });
-  for (auto &entry : ArrayRef(found).take_front(std::min(limit, found.size())))
-    result.push_back(entry.second);
-  return result;
+  return closestFirst(found, anchor, limit);
 }
 
 double mlir::egg::tuningDistance(TuningAttr a, TuningAttr b) {

@@ -40,6 +40,10 @@ bool isCooperativeRow(Formulation formulation);
 /// nullopt (for example a reduction over a non-contiguous axis).
 std::optional<int64_t> cooperativeRowLength(KernelOp kernel);
 
+/// Widest element, in bits (at least 8), of any shaped value the kernel's
+/// inputs and body carry: what bounds a 16-byte vector access.
+int64_t widestElementBits(KernelOp kernel);
+
 /// Static extents of the root op's loops and which are parallel; fails with
 /// a diagnostic on dynamic shapes.
 struct RootLoops {

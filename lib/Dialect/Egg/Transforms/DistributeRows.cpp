@@ -175,7 +175,6 @@ static LogicalResult planLaunch(ArrayRef<linalg::GenericOp> ops,
   }
   // Buffers whose row elements are spread over the lanes.
   DenseSet<Value> owned;
-  DenseSet<Operation *> lowered;
   for (linalg::GenericOp op : ops) {
     SmallVector<int64_t> extents = op.getStaticLoopRanges();
     if (llvm::any_of(extents, ShapedType::isDynamic)) {
@@ -216,7 +215,6 @@ static LogicalResult planLaunch(ArrayRef<linalg::GenericOp> ops,
       for (OpOperand &init : op.getDpsInitsMutable())
         owned.insert(baseBuffer(init.get()));
     distributed.push_back(op);
-    lowered.insert(op);
   }
   if (plan.length % plan.vector != 0)
     plan.vector = 1;
@@ -225,8 +223,8 @@ static LogicalResult planLaunch(ArrayRef<linalg::GenericOp> ops,
   if (!owned.empty()) {
     Operation *launch = ops.front()->getParentOfType<gpu::LaunchOp>();
     WalkResult walk = launch->walk([&](Operation *user) {
-      if (lowered.contains(user) || isa<ViewLikeOpInterface>(user) ||
-          isa<linalg::GenericOp>(user) || user == launch)
+      // Generics were checked above, views are followed to their base.
+      if (isa<ViewLikeOpInterface, linalg::GenericOp>(user) || user == launch)
         return WalkResult::advance();
       for (Value v : user->getOperands())
         if (isa<MemRefType>(v.getType()) && owned.contains(baseBuffer(v)))
@@ -394,6 +392,19 @@ static Value combineLanes(OpBuilder &b, Location loc, Value partial,
   return widen ? arith::TruncFOp::create(b, loc, type, x).getResult() : x;
 }
 
+/// Bounds 0..extent step 1 of the loops `dims` of an op with `extents`.
+static void appendLoopBounds(OpBuilder &b, Location loc,
+                             ArrayRef<int64_t> extents, ArrayRef<unsigned> dims,
+                             SmallVectorImpl<Value> &lbs,
+                             SmallVectorImpl<Value> &ubs,
+                             SmallVectorImpl<Value> &steps) {
+  for (unsigned d : dims) {
+    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    ubs.push_back(arith::ConstantIndexOp::create(b, loc, extents[d]));
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+  }
+}
+
 /// Lowers a generic whose innermost loop is the row, parallel along it:
 /// each lane computes (and owns) its elements of the row.
 static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
@@ -401,11 +412,9 @@ static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
   Location loc = op.getLoc();
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   SmallVector<Value> lbs, ubs, steps;
-  for (int64_t extent : ArrayRef(extents).drop_back()) {
-    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
-    ubs.push_back(arith::ConstantIndexOp::create(b, loc, extent));
-    steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
-  }
+  appendLoopBounds(b, loc, extents,
+                   llvm::to_vector(llvm::seq<unsigned>(0, extents.size() - 1)),
+                   lbs, ubs, steps);
   int64_t v = plan.vector;
   scf::buildLoopNest(
       b, loc, lbs, ubs, steps,
@@ -484,17 +493,8 @@ static void lowerReducingRow(OpBuilder &b, linalg::GenericOp op,
     (iterators[d] == utils::IteratorType::parallel ? parallelDims
                                                    : reductionDims)
         .push_back(d);
-  auto bounds = [&](OpBuilder &nb, ArrayRef<unsigned> dims,
-                    SmallVectorImpl<Value> &lbs, SmallVectorImpl<Value> &ubs,
-                    SmallVectorImpl<Value> &steps) {
-    for (unsigned d : dims) {
-      lbs.push_back(arith::ConstantIndexOp::create(nb, loc, 0));
-      ubs.push_back(arith::ConstantIndexOp::create(nb, loc, extents[d]));
-      steps.push_back(arith::ConstantIndexOp::create(nb, loc, 1));
-    }
-  };
   SmallVector<Value> plbs, pubs, psteps;
-  bounds(b, parallelDims, plbs, pubs, psteps);
+  appendLoopBounds(b, loc, extents, parallelDims, plbs, pubs, psteps);
   int64_t v = plan.vector;
   scf::buildLoopNest(
       b, loc, plbs, pubs, psteps,
@@ -508,7 +508,7 @@ static void lowerReducingRow(OpBuilder &b, linalg::GenericOp op,
               return arith::ConstantOp::create(nb, l, c.neutral);
             });
         SmallVector<Value> rlbs, rubs, rsteps;
-        bounds(nb, reductionDims, rlbs, rubs, rsteps);
+        appendLoopBounds(nb, l, extents, reductionDims, rlbs, rubs, rsteps);
         scf::LoopNest nest = scf::buildLoopNest(
             nb, l, rlbs, rubs, rsteps, partials,
             [&](OpBuilder &rb, Location rl, ValueRange rivs,
@@ -577,11 +577,8 @@ struct DistributeRowsPass
           func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName());
       if (!isCooperativeRow(structure) || !tuning)
         continue;
-      SmallVector<gpu::LaunchOp> launches(func.getOps<gpu::LaunchOp>());
-      func.walk([&](gpu::LaunchOp launch) {
-        if (!llvm::is_contained(launches, launch))
-          launches.push_back(launch);
-      });
+      SmallVector<gpu::LaunchOp> launches;
+      func.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
       for (gpu::LaunchOp launch : launches) {
         RowPlan plan;
         plan.perWarp =
@@ -623,12 +620,12 @@ struct DistributeRowsPass
     b.setInsertionPointToStart(&launch.getBody().front());
     Location loc = launch.getLoc();
     LaneIds ids;
-    Value warpSize = arith::ConstantIndexOp::create(b, loc, 32);
     if (plan.perWarp) {
       ids.lane = gpu::LaneIdOp::create(b, loc, IntegerAttr());
       ids.laneInWarp = ids.lane;
       ids.warp = arith::ConstantIndexOp::create(b, loc, 0);
     } else {
+      Value warpSize = arith::ConstantIndexOp::create(b, loc, 32);
       ids.lane = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
       ids.laneInWarp = arith::RemUIOp::create(b, loc, ids.lane, warpSize);
       ids.warp = arith::DivUIOp::create(b, loc, ids.lane, warpSize);
