@@ -56,9 +56,11 @@ public:
       // Rows of 2048 elements and more: a block per row keeps each
       // thread's part of the row in registers across the passes (egg-tune
       // on the H200: softmax 4096x4096 0.040 ms against 0.078 ms per warp).
-      // A single reduction reads the row once: no gain there (row sums and
-      // maxima measured the same or slower per block).
-      bool multiPass = classifyKernel(kernel) != KernelClass::Reduction;
+      // A kernel whose output runs along the row (a norm, a softmax) reads
+      // the row more than once; a plain reduction reads it once and gains
+      // nothing per block (row sums and maxima measured the same or slower).
+      bool multiPass = succeeded(loops) &&
+                       llvm::is_contained(loops->reducedByProducer, true);
       if ((multiPass && *row >= 2048) ||
           (rows < 16 * target.getSmCount() && *row >= 1024))
         return StructureAttr::get(kernel.getContext(),
