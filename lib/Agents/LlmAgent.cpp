@@ -1,18 +1,21 @@
 //===- LlmAgent.cpp - Decisions from an LLM -------------------------------===//
 //
-// The LLM sees the stage's principles (docs/principles/, compiled in), a
-// summary of the kernel, the target, the rules of the legal space and the
-// expert's proposal, and answers with a decision in the dialect's syntax.
-// Answers are data: parsed with the dialect's parser and verifiers, checked
-// against the lowering and reviewed by the critic (Critic.h); an answer
-// that fails goes back with the reasons (two more tries), then the expert's
-// choice is used and the fallback reported.
+// Both stages ask. The LLM sees the stage's principles (docs/principles/,
+// compiled in), a summary of the kernel (body, work, roofline floor), the
+// target, the legal choices and the expert's proposal; stage 2 also sees
+// what stage 1 chose and why, and egg-tune's measurements. It answers with
+// a decision in the dialect's syntax, asked for as JSON-schema structured
+// output. Answers are data: parsed with the dialect's parser and verifiers,
+// checked against the legal set or the lowering and reviewed by the critic
+// (Critic.h); an answer that fails goes back with the reasons (two more
+// tries), then the expert's choice is used and the fallback reported.
 //
 //===----------------------------------------------------------------------===//
 
 #include "egg/Agents/Agent.h"
 #include "egg/Agents/Critic.h"
 #include "egg/Agents/Decisions.h"
+#include "egg/Agents/KernelWork.h"
 #include "egg/Agents/LegalSpace.h"
 #include "egg/Agents/LlmClient.h"
 
@@ -27,6 +30,7 @@
 
 using namespace mlir;
 using namespace mlir::egg;
+namespace json = llvm::json;
 
 #include "Principles.inc"
 
@@ -50,8 +54,41 @@ public:
 
   FailureOr<StructureAttr>
   chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) override {
+    FailureOr<StructureAttr> fallback = expert->chooseStructure(kernel, legal);
     // One legal structure leaves nothing to ask.
-    return expert->chooseStructure(kernel, legal);
+    if (failed(fallback) || legal.size() < 2)
+      return fallback;
+    std::string system =
+        std::string("You are the algorithm-structure stage of EGG, an MLIR "
+                    "GPU kernel compiler. You choose how a kernel is "
+                    "formulated: one #egg.structure attribute from the legal "
+                    "set. Principles:\n\n") +
+        kStructurePrinciples;
+    std::string request = describeKernel(kernel, lookupTarget(kernel));
+    request += "\n\nLegal structures (choose exactly one):";
+    json::Array names;
+    for (StructureAttr s : legal) {
+      request += "\n- " + printDecision(s);
+      names.push_back(printDecision(s));
+    }
+    request += "\nThe built-in expert proposes: " + printDecision(*fallback) +
+               "\nAnswer with one JSON object: {\"structure\": "
+               "\"#egg.structure<...>\", \"why\": \"one sentence\"}.";
+    AnswerSchema schema = answerSchema(
+        "egg_structure", "structure",
+        json::Object{{"type", "string"}, {"enum", std::move(names)}});
+    std::string why;
+    FailureOr<StructureAttr> answer = ask<StructureAttr>(
+        kernel, system, request, schema, "structure", why,
+        [&](StructureAttr s) -> std::string {
+          return llvm::is_contained(legal, s)
+                     ? ""
+                     : "not one of the legal structures listed";
+        });
+    if (failed(answer))
+      return fallback;
+    setRationale(kernel, "structure", why);
+    return answer;
   }
 
   FailureOr<TuningAttr> chooseTuning(KernelOp kernel,
@@ -59,61 +96,49 @@ public:
     FailureOr<TuningAttr> fallback = expert->chooseTuning(kernel, target);
     if (failed(fallback))
       return failure();
-    if (networkDown)
-      return fallback;
     std::string system =
         std::string("You are the hardware-tuning stage of EGG, an MLIR GPU "
                     "kernel compiler. You choose one #egg.tuning attribute "
                     "for a kernel. Principles:\n\n") +
         kTuningPrinciples;
-    std::string request = describe(kernel, target, *fallback);
+    std::string request =
+        describeKernel(kernel, target) + describeStage1(kernel) + "\n" +
+        describeRules(kernel) +
+        "\nThe built-in expert proposes: " + printDecision(*fallback) +
+        "\nAnswer with one JSON object: {\"tuning\": "
+        "\"#egg.tuning<...>\", \"why\": \"one sentence\"}.";
     if (auto it = observations.find(kernel.getSymName().str());
         it != observations.end())
       request += "\n\n## Measurements so far (egg-tune's analyst)\n" +
                  it->second +
                  "\nPropose a tuning that has not been tried and is likely "
                  "to beat the best so far.";
-    std::vector<ChatMessage> messages = {{"user", request}};
-    std::string reason;
-    for (int round = 0; round < 3; ++round) {
-      if (std::string spent = budgetSpent(); !spent.empty()) {
-        if (!budgetWarned)
-          kernel.emitWarning("llm agent: ")
-              << spent << "; using the expert's choices from here on";
-        budgetWarned = true;
-        return fallback;
-      }
-      LlmReply reply = chat(config, system, messages);
-      ++requests;
-      cachedRequests += reply.cached;
-      promptTokens += reply.promptTokens;
-      completionTokens += reply.completionTokens;
-      if (!reply.ok) {
-        networkDown = true;
-        kernel.emitWarning("llm agent: ")
-            << reply.error
-            << "; using the expert's choices for this and later kernels";
-        return fallback;
-      }
-      FailureOr<TuningAttr> answer = parseAnswer(kernel, reply.content, reason);
-      if (succeeded(answer)) {
-        // The critic reviews what the verifiers let through.
-        std::vector<std::string> objections = critique(kernel, *answer, target);
-        if (objections.empty())
-          return answer;
-        reason = "the critic objects: " + llvm::join(objections, "; ");
-      }
-      messages.push_back({"assistant", reply.content});
-      messages.push_back(
-          {"user",
-           "That answer is invalid: " + reason +
-               ". Answer again with one JSON object "
-               "{\"tuning\": \"#egg.tuning<...>\", \"why\": \"...\"}."});
-    }
-    kernel.emitWarning("llm agent: three invalid answers (last: ")
-        << reason << "); using the expert's choice "
-        << printDecision(*fallback);
-    return fallback;
+    AnswerSchema schema =
+        answerSchema("egg_tuning", "tuning", json::Object{{"type", "string"}});
+    std::string why;
+    FailureOr<TuningAttr> answer = ask<TuningAttr>(
+        kernel, system, request, schema, "tuning", why,
+        [&](TuningAttr t) -> std::string {
+          std::string message;
+          ScopedDiagnosticHandler capture(kernel.getContext(),
+                                          [&](Diagnostic &d) {
+                                            if (message.empty())
+                                              message = d.str();
+                                            return success();
+                                          });
+          if (failed(checkLowerable(kernel, t,
+                                    [&]() { return kernel.emitOpError(); })))
+            return message;
+          // The critic reviews what the verifiers let through.
+          std::vector<std::string> objections = critique(kernel, t, target);
+          return objections.empty()
+                     ? ""
+                     : "the critic objects: " + llvm::join(objections, "; ");
+        });
+    if (failed(answer))
+      return fallback;
+    setRationale(kernel, "tuning", why);
+    return answer;
   }
 
   void observe(KernelOp kernel, StringRef summary) override {
@@ -124,69 +149,190 @@ private:
   /// Analyst summaries per kernel (egg-tune), sent with the next request.
   std::map<std::string, std::string> observations;
 
-  /// The kernel as the model sees it.
-  static std::string describe(KernelOp kernel, TargetAttr target,
-                              TuningAttr proposal) {
+  /// The JSON schema of an answer {"<field>": ..., "why": "..."}.
+  static AnswerSchema answerSchema(StringRef name, StringRef field,
+                                   json::Object fieldSchema) {
+    json::Object schema{
+        {"type", "object"},
+        {"properties", json::Object{{field, std::move(fieldSchema)},
+                                    {"why", json::Object{{"type", "string"}}}}},
+        {"required", json::Array{field, "why"}},
+        {"additionalProperties", false}};
     std::string text;
     llvm::raw_string_ostream os(text);
-    os << "Kernel @" << kernel.getSymName() << " ("
-       << stringifyKernelClass(classifyKernel(kernel)) << ", structure "
-       << printDecision(kernel.getStructureAttr()) << ").\nIts body:\n";
-    kernel.getBodyBlock().print(os);
-    FailureOr<RootLoops> loops =
-        analyzeRootLoops(kernel, [&]() { return kernel.emitOpError(); });
-    if (succeeded(loops)) {
-      os << "\nRoot op loops (extent, parallel?):";
-      for (auto [e, p] : llvm::zip(loops->extents, loops->parallel))
-        os << " " << e << (p ? "p" : "r");
-    }
-    os << "\nTarget: " << printDecision(target)
-       << "\nRules of the generic lowering: `block` and `thread` have one "
-          "entry per parallel loop of the root op, tiles divide the extents, "
-          "at most 3 tiled loops per level, `threads` (x innermost) equals "
-          "the block/thread tile ratios, no warp/reduction tiles, no shared "
-          "memory, `vector` > 1 only for elementwise kernels with the "
-          "innermost thread tile equal to it and 16 bytes at most.\n"
-          "The built-in expert proposes: "
-       << printDecision(proposal)
-       << "\nAnswer with one JSON object: {\"tuning\": \"#egg.tuning<...>\", "
-          "\"why\": \"one sentence\"}.";
-    return text;
+    os << json::Value(std::move(schema));
+    return {name.str(), text};
   }
 
-  /// Parses and checks an answer; `reason` says why when it fails.
-  FailureOr<TuningAttr> parseAnswer(KernelOp kernel, StringRef content,
-                                    std::string &reason) {
-    llvm::Expected<llvm::json::Value> value = llvm::json::parse(content);
+  /// Asks until an answer parses as an `AttrT` in `field` and `check`
+  /// accepts it (returns why not, or empty): the reasons go back to the
+  /// model twice, then a warning at the kernel and failure. Network
+  /// trouble and spent budgets end the asking for this and later kernels.
+  template <typename AttrT>
+  FailureOr<AttrT> ask(KernelOp kernel, const std::string &system,
+                       const std::string &request, const AnswerSchema &schema,
+                       StringRef field, std::string &why,
+                       function_ref<std::string(AttrT)> check) {
+    if (networkDown)
+      return failure();
+    std::vector<ChatMessage> messages = {{"user", request}};
+    std::string reason;
+    for (int round = 0; round < 3; ++round) {
+      if (std::string spent = budgetSpent(); !spent.empty()) {
+        if (!budgetWarned)
+          kernel.emitWarning("llm agent: ")
+              << spent << "; using the expert's choices from here on";
+        budgetWarned = true;
+        return failure();
+      }
+      LlmReply reply = chat(config, system, messages, schema);
+      ++requests;
+      cachedRequests += reply.cached;
+      promptTokens += reply.promptTokens;
+      completionTokens += reply.completionTokens;
+      if (!reply.ok) {
+        networkDown = true;
+        kernel.emitWarning("llm agent: ")
+            << reply.error
+            << "; using the expert's choices for this and later kernels";
+        return failure();
+      }
+      FailureOr<AttrT> answer =
+          parseAnswer<AttrT>(kernel, reply.content, field, why, reason);
+      if (succeeded(answer)) {
+        reason = check(*answer);
+        if (reason.empty())
+          return answer;
+      }
+      messages.push_back({"assistant", reply.content});
+      messages.push_back({"user", "That answer is invalid: " + reason +
+                                      ". Answer again with one JSON object "
+                                      "{\"" +
+                                      field.str() +
+                                      "\": \"...\", \"why\": \"...\"}."});
+    }
+    kernel.emitWarning("llm agent: three invalid answers (last: ")
+        << reason << "); using the expert's " << field;
+    return failure();
+  }
+
+  /// Parses the attribute in `field` of a JSON answer (with the dialect's
+  /// parser, so the attribute verifiers run); `reason` says why not.
+  template <typename AttrT>
+  static FailureOr<AttrT> parseAnswer(KernelOp kernel, StringRef content,
+                                      StringRef field, std::string &why,
+                                      std::string &reason) {
+    llvm::Expected<json::Value> value = json::parse(content);
     if (!value) {
       reason = "not a JSON object: " + llvm::toString(value.takeError());
       return failure();
     }
-    const llvm::json::Object *object = value->getAsObject();
+    const json::Object *object = value->getAsObject();
     std::optional<StringRef> text =
-        object ? object->getString("tuning") : std::nullopt;
+        object ? object->getString(field) : std::nullopt;
     if (!text) {
-      reason = "no \"tuning\" string in the answer";
+      reason = ("no \"" + field + "\" string in the answer").str();
       return failure();
     }
+    why = object->getString("why").value_or("").str();
     std::string message;
     ScopedDiagnosticHandler capture(kernel.getContext(), [&](Diagnostic &d) {
       if (message.empty())
         message = d.str();
       return success();
     });
-    auto tuning = dyn_cast_or_null<TuningAttr>(
-        parseAttribute(*text, kernel.getContext()));
-    if (!tuning) {
-      reason = message.empty() ? "not an #egg.tuning attribute" : message;
+    auto attr =
+        dyn_cast_or_null<AttrT>(parseAttribute(*text, kernel.getContext()));
+    if (!attr) {
+      reason = message.empty() ? ("not an #egg." + field + " attribute").str()
+                               : message;
       return failure();
     }
-    if (failed(checkLowerable(kernel, tuning,
-                              [&]() { return kernel.emitOpError(); }))) {
-      reason = message;
-      return failure();
+    return attr;
+  }
+
+  /// Keeps the model's reason on the kernel (egg.rationale), where the next
+  /// stage's request and the user read it.
+  static void setRationale(KernelOp kernel, StringRef stage, StringRef why) {
+    if (why.empty())
+      return;
+    MLIRContext *ctx = kernel.getContext();
+    NamedAttrList entries;
+    if (auto old = kernel->getAttrOfType<DictionaryAttr>(
+            EggDialect::getRationaleAttrName()))
+      entries.append(old.getValue());
+    // Bounded: a rambling model does not bloat the IR.
+    entries.set(stage, StringAttr::get(ctx, why.take_front(500)));
+    kernel->setAttr(EggDialect::getRationaleAttrName(),
+                    entries.getDictionary(ctx));
+  }
+
+  /// The kernel as the model sees it: ops, shapes and types, the least
+  /// work and its roofline floor, and the loops of the root op.
+  static std::string describeKernel(KernelOp kernel, TargetAttr target) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "Kernel @" << kernel.getSymName() << " ("
+       << stringifyKernelClass(classifyKernel(kernel)) << ")";
+    if (StructureAttr s = kernel.getStructureAttr())
+      os << ", structure " << printDecision(s);
+    os << ".\nIts body:\n";
+    kernel.getBodyBlock().print(os);
+    KernelWork work = measureWork(kernel);
+    os << llvm::formatv("\nLeast work: {0:f2} MB moved, {1:f3} GFLOP, "
+                        "arithmetic intensity {2:f2} FLOP/byte",
+                        work.bytes / 1e6, work.flops / 1e9,
+                        work.bytes > 0 ? work.flops / work.bytes : 0.0);
+    if (target)
+      os << llvm::formatv("; roofline floor {0:f4} ms on this target",
+                          rooflineFloorMs(work, target));
+    ScopedDiagnosticHandler silence(kernel.getContext(),
+                                    [](Diagnostic &) { return success(); });
+    FailureOr<RootLoops> loops =
+        analyzeRootLoops(kernel, [&]() { return kernel.emitOpError(); });
+    if (succeeded(loops)) {
+      os << "\nRoot op loops (extent, p = parallel, r = reduction):";
+      for (auto [e, p] : llvm::zip(loops->extents, loops->parallel))
+        os << " " << e << (p ? "p" : "r");
     }
-    return tuning;
+    if (target)
+      os << "\nTarget: " << printDecision(target);
+    return text;
+  }
+
+  /// What stage 1 decided and why, for stage 2.
+  static std::string describeStage1(KernelOp kernel) {
+    std::string text =
+        "\nStage 1 chose " + printDecision(kernel.getStructureAttr());
+    SmallVector<StructureAttr> legal = enumerateStructures(kernel);
+    if (legal.size() > 1)
+      text +=
+          " out of " + llvm::join(llvm::map_range(legal, printDecision), ", ");
+    else
+      text += " (the only legal structure)";
+    if (auto rationale = kernel->getAttrOfType<DictionaryAttr>(
+            EggDialect::getRationaleAttrName()))
+      if (auto why = rationale.getAs<StringAttr>("structure"))
+        text += ", because: " + why.getValue().str();
+    return text + ".";
+  }
+
+  /// The rules of the lowering the kernel's structure goes through.
+  static std::string describeRules(KernelOp kernel) {
+    if (isCooperativeRow(kernel.getStructureAttr()))
+      return "Rules of the row lowering: `block` has one entry per parallel "
+             "loop of the root op, tiles divide the extents, no thread "
+             "tiles, one-dimensional `threads`; a warp per row: warp tile 1 "
+             "on every row loop and threads = 32 x rows per block; a block "
+             "per row: block tile 1 on every row loop; `vector` divides the "
+             "row and moves 16 bytes at most.";
+    return "Rules of the generic lowering: `block` and `thread` have one "
+           "entry per parallel loop of the root op, tiles divide the "
+           "extents, at most 3 tiled loops per level, `threads` (x "
+           "innermost) equals the block/thread tile ratios, no warp or "
+           "reduction tiles, no shared memory, `vector` > 1 only for "
+           "elementwise kernels with the innermost thread tile equal to it "
+           "and 16 bytes at most.";
   }
 
   double cost() const {

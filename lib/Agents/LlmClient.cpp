@@ -4,15 +4,22 @@
 #include "egg/Agents/ExchangeLog.h"
 #include "egg/Support/RuntimeLibrary.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/ManagedStatic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <curl/curl.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <thread>
 
 using namespace mlir::egg;
@@ -72,34 +79,138 @@ size_t write(char *ptr, size_t size, size_t n, void *user) {
 }
 } // namespace
 
+llvm::cl::OptionCategory &mlir::egg::getLlmOptionCategory() {
+  static llvm::cl::OptionCategory category("EGG LLM agent options");
+  return category;
+}
+
+namespace {
+/// The --egg-llm-* flags; constructed only by tools that register them, so
+/// libraries and plugins add nothing to a host's command line.
+struct LlmOptions {
+  llvm::cl::opt<std::string> protocol{
+      "egg-llm-protocol", llvm::cl::desc("LLM protocol: openai or anthropic"),
+      llvm::cl::cat(getLlmOptionCategory())};
+  llvm::cl::opt<std::string> endpoint{
+      "egg-llm-endpoint", llvm::cl::desc("Full URL of the chat endpoint"),
+      llvm::cl::cat(getLlmOptionCategory())};
+  llvm::cl::opt<std::string> model{"egg-llm-model",
+                                   llvm::cl::desc("Model name to request"),
+                                   llvm::cl::cat(getLlmOptionCategory())};
+  llvm::cl::opt<std::string> keyEnv{
+      "egg-llm-key-env",
+      llvm::cl::desc("Name of the environment variable holding the API key"),
+      llvm::cl::cat(getLlmOptionCategory())};
+  llvm::cl::opt<std::string> temperature{
+      "egg-llm-temperature", llvm::cl::desc("Sampling temperature (0-2)"),
+      llvm::cl::cat(getLlmOptionCategory())};
+  llvm::cl::opt<std::string> timeout{
+      "egg-llm-timeout", llvm::cl::desc("Seconds per request (default 60)"),
+      llvm::cl::cat(getLlmOptionCategory())};
+  llvm::cl::opt<std::string> output{
+      "egg-llm-output",
+      llvm::cl::desc("Answer format asked for: schema, json or text"),
+      llvm::cl::cat(getLlmOptionCategory())};
+  llvm::cl::opt<std::string> cache{
+      "egg-llm-cache",
+      llvm::cl::desc("SQLite response cache and record of every exchange"),
+      llvm::cl::cat(getLlmOptionCategory())};
+  llvm::cl::opt<std::string> maxTokens{
+      "egg-llm-max-tokens", llvm::cl::desc("Token budget of a run (0: none)"),
+      llvm::cl::cat(getLlmOptionCategory())};
+  llvm::cl::opt<std::string> maxCost{
+      "egg-llm-max-cost", llvm::cl::desc("Cost budget of a run (0: none)"),
+      llvm::cl::cat(getLlmOptionCategory())};
+  llvm::cl::opt<std::string> priceIn{
+      "egg-llm-price-in",
+      llvm::cl::desc("Price per million prompt tokens, for the cost"),
+      llvm::cl::cat(getLlmOptionCategory())};
+  llvm::cl::opt<std::string> priceOut{
+      "egg-llm-price-out",
+      llvm::cl::desc("Price per million completion tokens, for the cost"),
+      llvm::cl::cat(getLlmOptionCategory())};
+};
+llvm::ManagedStatic<LlmOptions> llmOptions;
+} // namespace
+
+void mlir::egg::registerLlmCLOptions() { *llmOptions; }
+
 LlmConfig LlmConfig::fromEnvironment() {
   LlmConfig c;
-  auto get = [](const char *name) -> std::string {
-    const char *v = std::getenv(name);
-    return v ? v : "";
+  // Each setting: the flag when given, else the variable when set.
+  auto get = [](const llvm::cl::opt<std::string> *flag,
+                const char *var) -> std::optional<std::string> {
+    if (flag && flag->getNumOccurrences())
+      return flag->getValue();
+    if (const char *v = std::getenv(var); v && *v)
+      return std::string(v);
+    return std::nullopt;
   };
-  if (!get("EGG_LLM_PROTOCOL").empty())
-    c.protocol = get("EGG_LLM_PROTOCOL");
-  c.endpoint = get("EGG_LLM_ENDPOINT");
-  c.model = get("EGG_LLM_MODEL");
-  c.keyEnv = get("EGG_LLM_KEY_ENV");
-  if (!get("EGG_LLM_TIMEOUT").empty())
-    c.timeoutSeconds = std::atof(get("EGG_LLM_TIMEOUT").c_str());
-  c.cachePath = get("EGG_LLM_CACHE");
-  auto number = [&](const char *name) {
-    return get(name).empty() ? 0.0 : std::atof(get(name).c_str());
+  const LlmOptions *o = llmOptions.isConstructed() ? &*llmOptions : nullptr;
+  auto text = [&](std::string &field,
+                  llvm::cl::opt<std::string> LlmOptions::*member,
+                  const char *var) {
+    if (auto v = get(o ? &(o->*member) : nullptr, var))
+      field = *v;
   };
-  c.maxTokens = number("EGG_LLM_MAX_TOKENS");
-  c.maxCost = number("EGG_LLM_MAX_COST");
-  c.promptPricePerMTok = number("EGG_LLM_PRICE_IN");
-  c.completionPricePerMTok = number("EGG_LLM_PRICE_OUT");
+  auto number = [&](double &field,
+                    llvm::cl::opt<std::string> LlmOptions::*member,
+                    const char *var, const char *flag) {
+    std::optional<std::string> v = get(o ? &(o->*member) : nullptr, var);
+    if (!v)
+      return;
+    if (!llvm::to_float(*v, field) || !std::isfinite(field) || field < 0) {
+      if (c.error.empty())
+        c.error = std::string("--") + flag + " / " + var +
+                  " must be a non-negative number, got '" + *v + "'";
+      field = 0;
+    }
+  };
+  text(c.protocol, &LlmOptions::protocol, "EGG_LLM_PROTOCOL");
+  text(c.endpoint, &LlmOptions::endpoint, "EGG_LLM_ENDPOINT");
+  text(c.model, &LlmOptions::model, "EGG_LLM_MODEL");
+  text(c.keyEnv, &LlmOptions::keyEnv, "EGG_LLM_KEY_ENV");
+  text(c.output, &LlmOptions::output, "EGG_LLM_OUTPUT");
+  text(c.cachePath, &LlmOptions::cache, "EGG_LLM_CACHE");
+  number(c.temperature, &LlmOptions::temperature, "EGG_LLM_TEMPERATURE",
+         "egg-llm-temperature");
+  number(c.timeoutSeconds, &LlmOptions::timeout, "EGG_LLM_TIMEOUT",
+         "egg-llm-timeout");
+  number(c.maxTokens, &LlmOptions::maxTokens, "EGG_LLM_MAX_TOKENS",
+         "egg-llm-max-tokens");
+  number(c.maxCost, &LlmOptions::maxCost, "EGG_LLM_MAX_COST",
+         "egg-llm-max-cost");
+  number(c.promptPricePerMTok, &LlmOptions::priceIn, "EGG_LLM_PRICE_IN",
+         "egg-llm-price-in");
+  number(c.completionPricePerMTok, &LlmOptions::priceOut, "EGG_LLM_PRICE_OUT",
+         "egg-llm-price-out");
   return c;
 }
 
-/// The request body of either protocol.
+std::string LlmConfig::validate() const {
+  if (!error.empty())
+    return error;
+  if (endpoint.empty())
+    return "no endpoint configured (--egg-llm-endpoint or EGG_LLM_ENDPOINT)";
+  if (protocol != "openai" && protocol != "anthropic")
+    return "unknown protocol '" + protocol + "': expected openai or anthropic";
+  if (output != "schema" && output != "json" && output != "text")
+    return "unknown answer format '" + output +
+           "': expected schema, json or text";
+  if (timeoutSeconds <= 0)
+    return "the request timeout must be positive";
+  if (temperature > 2)
+    return "the temperature must be between 0 and 2";
+  return "";
+}
+
+/// The request body of either protocol; `output` is the configured answer
+/// format or the "json" fallback for servers that reject schemas.
 static std::string requestBody(const LlmConfig &config,
                                const std::string &system,
-                               const std::vector<ChatMessage> &messages) {
+                               const std::vector<ChatMessage> &messages,
+                               const AnswerSchema &schema,
+                               llvm::StringRef output) {
   json::Array list;
   if (config.protocol == "openai")
     list.push_back(json::Object{{"role", "system"}, {"content", system}});
@@ -108,10 +219,32 @@ static std::string requestBody(const LlmConfig &config,
   json::Object body{{"model", config.model},
                     {"messages", std::move(list)},
                     {"temperature", config.temperature}};
+  std::optional<json::Value> shape;
+  if (!schema.name.empty() && output == "schema")
+    if (llvm::Expected<json::Value> v = json::parse(schema.schema))
+      shape = std::move(*v);
+    else
+      llvm::consumeError(v.takeError()); // Our own schemas always parse.
   if (config.protocol == "anthropic") {
     body["system"] = system;
     body["max_tokens"] = 1024;
-  } else {
+    // Anthropic's structured output: one tool whose input is the answer,
+    // and the model made to call it.
+    if (shape) {
+      body["tools"] = json::Array{json::Object{
+          {"name", schema.name},
+          {"description", "Record the decision and the reason for it."},
+          {"input_schema", std::move(*shape)}}};
+      body["tool_choice"] =
+          json::Object{{"type", "tool"}, {"name", schema.name}};
+    }
+  } else if (shape) {
+    body["response_format"] = json::Object{
+        {"type", "json_schema"},
+        {"json_schema", json::Object{{"name", schema.name},
+                                     {"strict", true},
+                                     {"schema", std::move(*shape)}}}};
+  } else if (output != "text") {
     body["response_format"] = json::Object{{"type", "json_object"}};
   }
   std::string text;
@@ -132,8 +265,8 @@ static bool replyText(const LlmConfig &config, const std::string &body,
     return false;
   }
   const json::Object *root = value->getAsObject();
+  bool anthropic = config.protocol == "anthropic";
   if (const json::Object *usage = root ? root->getObject("usage") : nullptr) {
-    bool anthropic = config.protocol == "anthropic";
     reply.promptTokens =
         usage->getNumber(anthropic ? "input_tokens" : "prompt_tokens")
             .value_or(0);
@@ -142,22 +275,31 @@ static bool replyText(const LlmConfig &config, const std::string &body,
             .value_or(0);
   }
   const json::Array *list =
-      root ? root->getArray(config.protocol == "anthropic" ? "content"
-                                                           : "choices")
-           : nullptr;
-  const json::Object *first =
-      list && !list->empty() ? (*list)[0].getAsObject() : nullptr;
-  if (first && config.protocol == "anthropic") {
-    if (auto t = first->getString("text")) {
-      text = t->str();
-      return true;
-    }
-  } else if (first) {
-    if (const json::Object *message = first->getObject("message"))
-      if (auto t = message->getString("content")) {
-        text = t->str();
-        return true;
-      }
+      root ? root->getArray(anthropic ? "content" : "choices") : nullptr;
+  if (anthropic && list) {
+    // A forced tool call carries the answer as its input object; a plain
+    // text block is taken when there is no tool call.
+    for (const json::Value &block : *list)
+      if (const json::Object *b = block.getAsObject())
+        if (b->getString("type") == "tool_use")
+          if (const json::Value *input = b->get("input")) {
+            llvm::raw_string_ostream os(text);
+            os << *input;
+            return true;
+          }
+    for (const json::Value &block : *list)
+      if (const json::Object *b = block.getAsObject())
+        if (auto t = b->getString("text")) {
+          text = t->str();
+          return true;
+        }
+  } else if (list && !list->empty()) {
+    if (const json::Object *first = (*list)[0].getAsObject())
+      if (const json::Object *message = first->getObject("message"))
+        if (auto t = message->getString("content")) {
+          text = t->str();
+          return true;
+        }
   }
   error = "the endpoint's answer has no message text";
   return false;
@@ -166,33 +308,78 @@ static bool replyText(const LlmConfig &config, const std::string &body,
 static LlmReply send(const LlmConfig &config, const std::string &request,
                      const std::string &key);
 
+/// Endpoints that rejected a JSON schema: asked with "json" from then on.
+static bool rejectsSchemas(const std::string &endpoint, bool mark = false) {
+  static std::mutex mutex;
+  static std::set<std::string> endpoints;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (mark)
+    endpoints.insert(endpoint);
+  return endpoints.count(endpoint);
+}
+
+/// Sends the request; a server that answers a schema request with HTTP 400
+/// is asked again without the schema (many local servers support only
+/// json_object).
+static LlmReply sendShaped(const LlmConfig &config, const std::string &system,
+                           const std::vector<ChatMessage> &messages,
+                           const AnswerSchema &schema, const std::string &key) {
+  bool shaped = !schema.name.empty() && config.output == "schema";
+  if (shaped && !rejectsSchemas(config.endpoint)) {
+    LlmReply reply = send(
+        config, requestBody(config, system, messages, schema, "schema"), key);
+    if (reply.httpStatus != 400)
+      return reply;
+    rejectsSchemas(config.endpoint, /*mark=*/true);
+  }
+  return send(config,
+              requestBody(config, system, messages, schema,
+                          shaped ? "json" : config.output),
+              key);
+}
+
 LlmReply mlir::egg::chat(const LlmConfig &config, const std::string &system,
-                         const std::vector<ChatMessage> &messages) {
+                         const std::vector<ChatMessage> &messages,
+                         const AnswerSchema &schema) {
+  if (std::string problem = config.validate(); !problem.empty()) {
+    LlmReply reply;
+    reply.error = problem;
+    return reply;
+  }
   std::string key;
   if (!config.keyEnv.empty())
     if (const char *k = std::getenv(config.keyEnv.c_str()))
       key = k;
-  std::string request = requestBody(config, system, messages);
   if (config.cachePath.empty())
-    return send(config, request, key);
+    return sendShaped(config, system, messages, schema, key);
 
   // One open database per path for the whole process.
   // Never destroyed: at exit the SQLite library may already be unloaded,
   // and every record is committed when it is written.
   static auto *logs = new std::map<std::string, std::unique_ptr<ExchangeLog>>;
-  std::unique_ptr<ExchangeLog> &log = (*logs)[config.cachePath];
-  if (!log) {
-    std::string error;
-    log = ExchangeLog::open(config.cachePath, error);
-    if (!log) {
-      LlmReply reply;
-      reply.error = "response cache: " + error;
-      return reply;
+  static std::mutex logsMutex;
+  ExchangeLog *log;
+  {
+    std::lock_guard<std::mutex> lock(logsMutex);
+    std::unique_ptr<ExchangeLog> &entry = (*logs)[config.cachePath];
+    if (!entry) {
+      std::string error;
+      entry = ExchangeLog::open(config.cachePath, error);
+      if (!entry) {
+        logs->erase(config.cachePath);
+        LlmReply reply;
+        reply.error = "response cache: " + error;
+        return reply;
+      }
     }
+    log = entry.get();
   }
-  // Keyed by protocol and request body (which names the model), not by
-  // the endpoint: a recorded run replays wherever the endpoint went.
-  std::string cacheKey = config.protocol + "\n" + request;
+  // Keyed by protocol and the request as first asked (it names the model
+  // and holds the schema), not by the endpoint or by a schema fallback: a
+  // recorded run replays wherever the endpoint went.
+  std::string cacheKey =
+      config.protocol + "\n" +
+      requestBody(config, system, messages, schema, config.output);
   if (std::optional<std::string> hit = log->lookup(cacheKey)) {
     LlmReply reply;
     reply.ok = true;
@@ -201,7 +388,7 @@ LlmReply mlir::egg::chat(const LlmConfig &config, const std::string &system,
     log->record(cacheKey, *hit, "", 200, 0, /*cached=*/true, key);
     return reply;
   }
-  LlmReply reply = send(config, request, key);
+  LlmReply reply = sendShaped(config, system, messages, schema, key);
   log->record(cacheKey, reply.content, reply.ok ? "" : reply.error,
               reply.httpStatus, reply.attempts, /*cached=*/false, key);
   return reply;
@@ -213,15 +400,6 @@ static LlmReply send(const LlmConfig &config, const std::string &request,
   const Curl &curl = Curl::get();
   if (!curl.error.empty()) {
     reply.error = curl.error;
-    return reply;
-  }
-  if (config.endpoint.empty()) {
-    reply.error = "no endpoint configured (EGG_LLM_ENDPOINT)";
-    return reply;
-  }
-  if (config.protocol != "openai" && config.protocol != "anthropic") {
-    reply.error = "unknown protocol '" + config.protocol +
-                  "': expected openai or anthropic";
     return reply;
   }
   if (!config.keyEnv.empty() && key.empty()) {

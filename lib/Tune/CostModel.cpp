@@ -35,52 +35,13 @@ constexpr double kRowWalkBytesInFlight = 4 * 32, kRowWalkEfficiency = 0.25;
 constexpr double kLaunchMs = 0.002;
 } // namespace
 
-static double bytesOf(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasStaticShape())
-    return 0;
-  return double(shaped.getNumElements()) *
-         ((shaped.getElementTypeBitWidth() + 7) / 8);
-}
-
-KernelWork mlir::egg::measureWork(KernelOp kernel) {
-  KernelWork work;
-  for (Type t : kernel.getInputs().getTypes())
-    work.bytes += bytesOf(t);
-  for (Type t : kernel->getResultTypes())
-    work.bytes += bytesOf(t);
-  kernel.walk([&](Operation *op) {
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-      double iterations = 1;
-      for (int64_t extent : linalgOp.getStaticLoopRanges())
-        iterations *= ShapedType::isDynamic(extent) ? 1 : double(extent);
-      int64_t ops = 0;
-      for (Operation &inner : linalgOp.getBlock()->without_terminator())
-        if (llvm::any_of(inner.getResultTypes(),
-                         [](Type t) { return isa<FloatType>(t); }))
-          ++ops;
-      work.flops += iterations * ops;
-    } else if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
-      // max, subtract, exp, sum, divide per element.
-      work.flops += 5 * bytesOf(softmax.getOutput().getType()) /
-                    ((cast<ShapedType>(softmax.getOutput().getType())
-                          .getElementTypeBitWidth() +
-                      7) /
-                     8);
-    }
-  });
-  return work;
-}
-
 KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
                                          TargetAttr target) {
   KernelEstimate est;
   est.work = measureWork(kernel);
   double bandwidth = double(target.getDramGbps()) * 1e9; // bytes/s
   double peak = double(target.getFp32Gflops()) * 1e9;    // FLOP/s
-  double memoryFloor = est.work.bytes / bandwidth;
-  double computeFloor = est.work.flops / peak;
-  est.floorMs = 1e3 * std::max(memoryFloor, computeFloor);
+  est.floorMs = rooflineFloorMs(est.work, target);
 
   auto quiet = [&]() { return kernel.emitOpError(); };
   ScopedDiagnosticHandler silence(kernel.getContext(),

@@ -1,5 +1,6 @@
 //===- egg-opt.cpp - EGG optimizer driver ---------------------------------===//
 
+#include "egg/Agents/LlmClient.h"
 #include "egg/Tools/Registration.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -9,6 +10,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::egg::registerToolExtensions(registry);
   mlir::egg::registerToolPasses();
+  mlir::egg::registerLlmCLOptions();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "EGG optimizer driver\n", registry));
 }

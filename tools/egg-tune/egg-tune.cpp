@@ -20,6 +20,7 @@
 #include "egg/Agents/Agent.h"
 #include "egg/Agents/Decisions.h"
 #include "egg/Agents/LegalSpace.h"
+#include "egg/Agents/LlmClient.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 #include "egg/Pipelines/Pipelines.h"
@@ -1037,7 +1038,8 @@ int Tuner::finish() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(tuneCategory);
+  mlir::egg::registerLlmCLOptions();
+  cl::HideUnrelatedOptions({&tuneCategory, &mlir::egg::getLlmOptionCategory()});
   cl::ParseCommandLineOptions(
       argc, argv,
       "egg-tune: find the fastest correct kernels for an input, with "

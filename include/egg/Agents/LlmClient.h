@@ -14,6 +14,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm::cl {
+class OptionCategory;
+} // namespace llvm::cl
+
 namespace mlir::egg {
 
 struct LlmConfig {
@@ -22,6 +26,11 @@ struct LlmConfig {
   std::string model;
   std::string keyEnv; ///< Name of the variable holding the key.
   double temperature = 0;
+  /// How the answer's shape is asked for: "schema" (JSON-schema structured
+  /// output: OpenAI's response_format json_schema, Anthropic's forced tool
+  /// call), "json" (OpenAI's json_object), or "text" (the prompt only).
+  /// A server that rejects a schema (HTTP 400) is asked again with "json".
+  std::string output = "schema";
   double timeoutSeconds = 60;
   int maxAttempts = 3;               ///< Retries on 429, 5xx, timeouts.
   size_t maxResponseBytes = 1 << 20; ///< Larger bodies are refused.
@@ -31,12 +40,26 @@ struct LlmConfig {
   /// the currency of the prices (per million prompt / completion tokens).
   double maxTokens = 0, maxCost = 0;
   double promptPricePerMTok = 0, completionPricePerMTok = 0;
+  /// A setting that could not be read (fromEnvironment), or empty.
+  std::string error;
 
-  /// From EGG_LLM_PROTOCOL, EGG_LLM_ENDPOINT, EGG_LLM_MODEL, EGG_LLM_KEY_ENV,
-  /// EGG_LLM_TIMEOUT, EGG_LLM_CACHE, EGG_LLM_MAX_TOKENS, EGG_LLM_MAX_COST,
-  /// EGG_LLM_PRICE_IN, EGG_LLM_PRICE_OUT (docs/agents.md).
+  /// From the environment (EGG_LLM_PROTOCOL, _ENDPOINT, _MODEL, _KEY_ENV,
+  /// _TEMPERATURE, _TIMEOUT, _OUTPUT, _CACHE, _MAX_TOKENS, _MAX_COST,
+  /// _PRICE_IN, _PRICE_OUT), then the command-line flags a tool registered
+  /// with registerLlmCLOptions, which win (docs/agents.md).
   static LlmConfig fromEnvironment();
+
+  /// Why this configuration cannot be used, or empty.
+  std::string validate() const;
 };
+
+/// Registers the --egg-llm-* flags (one per configuration field except the
+/// key, which only ever comes from the environment). Tools call it before
+/// parsing their command line; idempotent.
+void registerLlmCLOptions();
+
+/// The category of those flags, for tools that hide unrelated options.
+llvm::cl::OptionCategory &getLlmOptionCategory();
 
 struct ChatMessage {
   std::string role; ///< "user" or "assistant".
@@ -53,11 +76,19 @@ struct LlmReply {
   double promptTokens = 0, completionTokens = 0; ///< As the endpoint says.
 };
 
-/// Sends `system` and `messages`; retries with backoff on 429/5xx/timeouts.
+/// The shape the answer must have: a JSON schema (serialised) under a name.
+struct AnswerSchema {
+  std::string name;
+  std::string schema;
+};
+
+/// Sends `system` and `messages`, asking for an answer of `schema` (none
+/// when its name is empty); retries with backoff on 429/5xx/timeouts.
 /// With a cache configured, a request seen before is answered from it and
 /// every exchange is recorded.
 LlmReply chat(const LlmConfig &config, const std::string &system,
-              const std::vector<ChatMessage> &messages);
+              const std::vector<ChatMessage> &messages,
+              const AnswerSchema &schema = {});
 
 } // namespace mlir::egg
 

@@ -12,19 +12,11 @@
 #ifndef EGG_TUNE_COSTMODEL_H
 #define EGG_TUNE_COSTMODEL_H
 
-#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Agents/KernelWork.h"
 
 #include <string>
 
 namespace mlir::egg {
-
-/// The least work a kernel must do: every operand read once and every
-/// result written once, and the floating-point operations of its loops.
-struct KernelWork {
-  double bytes = 0;
-  double flops = 0;
-};
-KernelWork measureWork(KernelOp kernel);
 
 struct KernelEstimate {
   double timeMs = 0;

@@ -5,12 +5,21 @@ against it; prints what a test checks.
     fake_llm.py MODE EGG_OPT INPUT [egg-opt args...]
 
 MODE: good, malformed, illegal, uncoalesced, http500, http429, truncated,
-badutf8, slow, oversized, anthropic, down, dns.
+badutf8, slow, oversized, anthropic, down, dns, noschema (HTTP 400 for a
+JSON-schema request, as servers without structured output answer),
+structure (stage-1 requests answered with the last structure the schema
+allows), badstructure (a structure outside the legal set).
 With EGG_LLM_CACHE set, also reports whether the cache holds the key.
+With FAKE_LLM_FLAGS=1 the endpoint, model, key variable and timeout go to
+egg-opt as --egg-llm-* flags (with wrong values in the environment, which
+the flags must override) instead of the environment.
 The server answers every request according to MODE, counts requests, and
 records whether the API key arrived in the expected header. Output: egg-opt's
-stdout and stderr, then 'requests: N', 'key-header: yes|no' and
-'key-leaked: yes|no' (the key must never appear in egg-opt's output).
+stdout and stderr, then 'requests: N', 'key-header: yes|no',
+'key-leaked: yes|no' (the key must never appear in egg-opt's output),
+'saw-measurements', 'schema-requests: N' (requests that asked for a JSON
+schema), 'structure-requests: N' and 'saw-stage1-why' (a stage-2 request
+that carried stage 1's reason).
 """
 import http.server
 import json
@@ -25,10 +34,16 @@ MODE, EGG_OPT, INPUT = sys.argv[1], sys.argv[2], sys.argv[3]
 EXTRA = sys.argv[4:]
 KEY = "sk-egg-test-0123456789"
 TUNING = "#egg.tuning<threads = [128], block = [1, 512], thread = [1, 4], vector = 4>"
-state = {"requests": 0, "key": False, "history": False}
+WHY = "rows of 1024 fit one block in registers"
+state = {"requests": 0, "key": False, "history": False, "schema": 0,
+         "structure": 0, "stage1why": False}
 
 
-def answer(text, anthropic=False):
+def answer(text, anthropic=False, tool=None):
+    if anthropic and tool:  # The forced tool call of structured output.
+        return {"content": [{"type": "tool_use", "id": "t1", "name": tool,
+                             "input": json.loads(text)}],
+                "usage": {"input_tokens": 100, "output_tokens": 20}}
     if anthropic:
         return {"content": [{"type": "text", "text": text}],
                 "usage": {"input_tokens": 100, "output_tokens": 20}}
@@ -49,6 +64,35 @@ class Handler(http.server.BaseHTTPRequestHandler):
         assert body["messages"], body
         state["history"] = state["history"] or any(
             "Measurements so far" in str(m.get("content")) for m in body["messages"])
+        # The answer's schema: OpenAI's response_format or Anthropic's tool.
+        fmt = body.get("response_format", {})
+        schema = fmt.get("json_schema", {}).get("schema") if fmt.get("type") == "json_schema" else None
+        tool = None
+        if body.get("tools"):
+            tool = body["tools"][0]["name"]
+            schema = body["tools"][0]["input_schema"]
+        state["schema"] += schema is not None
+        if MODE == "noschema" and schema is not None:
+            self.send_response(400)
+            self.end_headers()
+            return
+        prompt = str(body.get("system")) + str(body["messages"])
+        stage1 = "algorithm-structure stage" in prompt
+        state["structure"] += stage1
+        state["stage1why"] = state["stage1why"] or (
+            not stage1 and "because: " + WHY in prompt)
+        if stage1 and MODE in ("structure", "badstructure", "noschema"):
+            legal = schema["properties"]["structure"]["enum"] if schema else []
+            pick = (legal[-1] if legal else "#egg.structure<reduce_row_per_warp>")
+            if MODE == "badstructure":
+                pick = "#egg.structure<gemm_direct>"
+            text = json.dumps({"structure": pick, "why": WHY})
+            payload = json.dumps(answer(text, False)).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+            return
         if MODE == "http500":
             self.send_response(500)
             self.end_headers()
@@ -78,12 +122,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             text = {
                 "good": json.dumps({"tuning": TUNING, "why": "wider blocks"}),
+                "noschema": json.dumps({"tuning": TUNING, "why": "wider blocks"}),
+                "structure": json.dumps({"tuning": TUNING, "why": "wider blocks"}),
+                "badstructure": json.dumps({"tuning": TUNING, "why": "wider blocks"}),
                 "anthropic": json.dumps({"tuning": TUNING, "why": "wider blocks"}),
                 "malformed": "this is not json {",
                 "illegal": json.dumps({"tuning": "#egg.tuning<threads = [64], block = [1, 64], warp = [1, 32]>"}),
                 "uncoalesced": json.dumps({"tuning": "#egg.tuning<threads = [8, 16], block = [16, 32], thread = [1, 4], vector = 4>"}),
             }.get(MODE, "")
-            payload = json.dumps(answer(text, anthropic)).encode()
+            payload = json.dumps(answer(text, anthropic, tool)).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
@@ -102,16 +149,25 @@ env = dict(os.environ)
 endpoint = f"http://127.0.0.1:{port}/v1/chat/completions"
 if MODE == "dns":  # A name that cannot resolve (reserved TLD).
     endpoint = "http://egg-llm.invalid/v1/chat/completions"
-env.update({
-    "EGG_LLM_ENDPOINT": endpoint,
-    "EGG_LLM_MODEL": "test-model",
-    "EGG_LLM_KEY_ENV": "EGG_TEST_KEY",
-    "EGG_TEST_KEY": KEY,
-    "EGG_LLM_TIMEOUT": "1",
-    "EGG_LLM_PROTOCOL": "anthropic" if MODE == "anthropic" else "openai",
-})
-r = subprocess.run([EGG_OPT, INPUT] + EXTRA, capture_output=True, text=True,
-                   env=env, timeout=120)
+settings = {
+    "ENDPOINT": endpoint,
+    "MODEL": "test-model",
+    "KEY_ENV": "EGG_TEST_KEY",
+    "TIMEOUT": "1",
+    "PROTOCOL": "anthropic" if MODE == "anthropic" else "openai",
+}
+env["EGG_TEST_KEY"] = KEY
+flags = []
+for name, value in settings.items():
+    if os.environ.get("FAKE_LLM_FLAGS") == "1":
+        flags.append(f"--egg-llm-{name.lower().replace('_', '-')}={value}")
+        env[f"EGG_LLM_{name}"] = "http://127.0.0.1:9/wrong" if name == "ENDPOINT" else "wrong"
+        if name == "TIMEOUT":
+            env["EGG_LLM_TIMEOUT"] = "1"
+    else:
+        env[f"EGG_LLM_{name}"] = value
+r = subprocess.run([EGG_OPT, INPUT] + flags + EXTRA, capture_output=True,
+                   text=True, env=env, timeout=120)
 print(r.stdout)
 print(r.stderr)
 print(f"exit: {r.returncode}")
@@ -119,6 +175,9 @@ print(f"requests: {state['requests']}")
 print(f"key-header: {'yes' if state['key'] else 'no'}")
 print(f"key-leaked: {'yes' if KEY in r.stdout + r.stderr else 'no'}")
 print(f"saw-measurements: {'yes' if state['history'] else 'no'}")
+print(f"schema-requests: {state['schema']}")
+print(f"structure-requests: {state['structure']}")
+print(f"saw-stage1-why: {'yes' if state['stage1why'] else 'no'}")
 cache = os.environ.get("EGG_LLM_CACHE")
 if cache:
     stored = b"".join(open(p, "rb").read() for p in (cache, cache + "-wal")

@@ -12,6 +12,11 @@ module attributes {egg.bogus = 1} {}
 
 // -----
 
+// expected-error @+1 {{'egg.rationale' must be a dictionary of strings}}
+module attributes {egg.rationale = {structure = 1}} {}
+
+// -----
+
 func.func @tuning_without_linalg(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{has a tuning attribute but no tileable op to apply it to}}
   %r = egg.kernel @k ins(%x : tensor<4xf32>) -> tensor<4xf32>

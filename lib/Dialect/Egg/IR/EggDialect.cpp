@@ -42,6 +42,15 @@ LogicalResult EggDialect::verifyOperationAttribute(Operation *op,
                              << "' must be an #egg.tuning attribute";
     return success();
   }
+  if (attr.getName() == getRationaleAttrName()) {
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict || !llvm::all_of(dict, [](NamedAttribute entry) {
+          return isa<StringAttr>(entry.getValue());
+        }))
+      return op->emitError() << "'" << getRationaleAttrName()
+                             << "' must be a dictionary of strings";
+    return success();
+  }
   return op->emitError() << "unknown egg attribute '"
                          << attr.getName().getValue() << "'";
 }

@@ -39,6 +39,11 @@ def Egg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTuningAttrName() {
       return "egg.tuning";
     }
+    /// Name of the kernel attribute where an agent keeps why it decided:
+    /// a dictionary from stage ("structure", "tuning") to a string.
+    static constexpr ::llvm::StringLiteral getRationaleAttrName() {
+      return "egg.rationale";
+    }
   }];
 }
 

@@ -1,0 +1,29 @@
+//===- KernelWork.h - The least work a kernel must do -----------*- C++ -*-===//
+//
+// Bytes moved and floating-point operations of a kernel, and the roofline
+// floor they give on a target: what the cost model ranks against and what
+// the LLM agents are told about a kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EGG_AGENTS_KERNELWORK_H
+#define EGG_AGENTS_KERNELWORK_H
+
+#include "egg/Dialect/Egg/IR/EggOps.h"
+
+namespace mlir::egg {
+
+/// Every operand read once and every result written once, and the
+/// floating-point operations of the kernel's loops.
+struct KernelWork {
+  double bytes = 0;
+  double flops = 0;
+};
+KernelWork measureWork(KernelOp kernel);
+
+/// The larger of bytes / DRAM bandwidth and FLOPs / fp32 peak, in ms.
+double rooflineFloorMs(const KernelWork &work, TargetAttr target);
+
+} // namespace mlir::egg
+
+#endif // EGG_AGENTS_KERNELWORK_H
