@@ -123,9 +123,8 @@ private:
       // flight per SM for the same number of resident blocks).
       block[*inner] = largestDivisorAtMost(extent, *row < 256 ? 8 : 4);
       threads = 32 * block[*inner];
-      warp = llvm::map_to_vector(block, [](int64_t b) -> int64_t {
-        return b > 0 ? 1 : 0;
-      });
+      warp = llvm::map_to_vector(
+          block, [](int64_t b) -> int64_t { return b > 0 ? 1 : 0; });
     } else {
       // About two vectors per thread: the row stays in registers between
       // the passes (egg-tune on the H200: 512 threads for rows of 4096 f32,

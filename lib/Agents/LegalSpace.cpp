@@ -131,9 +131,8 @@ std::optional<int64_t> mlir::egg::cooperativeRowLength(KernelOp kernel) {
 /// `value` is read by the root (through elementwise steps) with `rootToValue`
 /// mapping root loops to its dimensions; where it comes from a plain
 /// reduction, root loops absent from that map run along the reduced row.
-static void lockReducedRows(Value value, AffineMap rootToValue,
-                            KernelOp kernel, SmallVectorImpl<bool> &locked,
-                            unsigned depth = 0) {
+static void lockReducedRows(Value value, AffineMap rootToValue, KernelOp kernel,
+                            SmallVectorImpl<bool> &locked, unsigned depth = 0) {
   Operation *def = value.getDefiningOp();
   if (!def || def->getParentOp() != kernel || depth > 32)
     return;
@@ -146,8 +145,7 @@ static void lockReducedRows(Value value, AffineMap rootToValue,
   auto producer = dyn_cast<linalg::LinalgOp>(def);
   if (!producer || producer.getNumReductionLoops() > 0)
     return;
-  AffineMap out =
-      producer.getIndexingMapMatchingResult(cast<OpResult>(value));
+  AffineMap out = producer.getIndexingMapMatchingResult(cast<OpResult>(value));
   if (!out.isPermutation())
     return;
   AffineMap rootToLoops = inversePermutation(out).compose(rootToValue);
@@ -278,8 +276,7 @@ int64_t mlir::egg::widestElementBits(KernelOp kernel) {
 /// (`reduce_row_per_warp`: warp tile 1) or a block does (`_per_block`:
 /// block tile 1); there is no thread tile; threads are one dimension.
 static LogicalResult
-checkCooperativeRow(KernelOp kernel, Formulation formulation,
-                    TuningAttr tuning,
+checkCooperativeRow(KernelOp kernel, Formulation formulation, TuningAttr tuning,
                     function_ref<InFlightDiagnostic()> emitError) {
   StringRef name = stringifyFormulation(formulation);
   std::optional<int64_t> row = cooperativeRowLength(kernel);
@@ -323,8 +320,8 @@ checkCooperativeRow(KernelOp kernel, Formulation formulation,
                          << pos << " (extent " << loops->extents[pos]
                          << "), got " << b;
     if (perWarp && w != 1)
-      return emitError() << "a warp owns one row: the warp tile of loop "
-                         << pos << " must be 1, got " << w;
+      return emitError() << "a warp owns one row: the warp tile of loop " << pos
+                         << " must be 1, got " << w;
     if (!perWarp && b != 1)
       return emitError() << "a block owns one row: the block tile of loop "
                          << pos << " must be 1, got " << b;
@@ -340,12 +337,11 @@ checkCooperativeRow(KernelOp kernel, Formulation formulation,
   if (threads.size() != 1)
     return emitError() << name << " takes a one-dimensional block of threads";
   if (perWarp && threads[0] != 32 * rowsPerBlock)
-    return emitError() << "threads [" << threads[0] << "] must be 32 per row: "
-                       << 32 * rowsPerBlock << " for " << rowsPerBlock
-                       << " rows per block";
-  if (!perWarp && (threads[0] % 32 != 0))
     return emitError() << "threads [" << threads[0]
-                       << "] must be whole warps";
+                       << "] must be 32 per row: " << 32 * rowsPerBlock
+                       << " for " << rowsPerBlock << " rows per block";
+  if (!perWarp && (threads[0] % 32 != 0))
+    return emitError() << "threads [" << threads[0] << "] must be whole warps";
   int64_t v = tuning.getVector();
   if (*row % v != 0)
     return emitError() << "vector = " << v << " does not divide the row of "

@@ -18,6 +18,7 @@
 #include "egg/Agents/KernelWork.h"
 #include "egg/Agents/LegalSpace.h"
 #include "egg/Agents/LlmClient.h"
+#include "egg/Agents/Prompt.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
@@ -58,28 +59,26 @@ public:
     // One legal structure leaves nothing to ask.
     if (failed(fallback) || legal.size() < 2)
       return fallback;
-    std::string system =
-        std::string("You are the algorithm-structure stage of EGG, an MLIR "
-                    "GPU kernel compiler. You choose how a kernel is "
-                    "formulated: one #egg.structure attribute from the legal "
-                    "set. Principles:\n\n") +
-        kStructurePrinciples;
-    std::string request = describeKernel(kernel, lookupTarget(kernel));
-    request += "\n\nLegal structures (choose exactly one):";
+    std::string list;
     json::Array names;
     for (StructureAttr s : legal) {
-      request += "\n- " + printDecision(s);
+      list += "- " + printDecision(s) + "\n";
       names.push_back(printDecision(s));
     }
-    request += "\nThe built-in expert proposes: " + printDecision(*fallback) +
-               "\nAnswer with one JSON object: {\"structure\": "
-               "\"#egg.structure<...>\", \"why\": \"one sentence\"}.";
+    std::optional<Prompt> prompt =
+        render(kernel, "structure",
+               {{"principles", kStructurePrinciples},
+                {"kernel", describeKernel(kernel, lookupTarget(kernel))},
+                {"legal", list},
+                {"proposal", printDecision(*fallback)}});
+    if (!prompt)
+      return fallback;
     AnswerSchema schema = answerSchema(
         "egg_structure", "structure",
         json::Object{{"type", "string"}, {"enum", std::move(names)}});
     std::string why;
     FailureOr<StructureAttr> answer = ask<StructureAttr>(
-        kernel, system, request, schema, "structure", why,
+        kernel, *prompt, schema, "structure", why,
         [&](StructureAttr s) -> std::string {
           return llvm::is_contained(legal, s)
                      ? ""
@@ -96,28 +95,28 @@ public:
     FailureOr<TuningAttr> fallback = expert->chooseTuning(kernel, target);
     if (failed(fallback))
       return failure();
-    std::string system =
-        std::string("You are the hardware-tuning stage of EGG, an MLIR GPU "
-                    "kernel compiler. You choose one #egg.tuning attribute "
-                    "for a kernel. Principles:\n\n") +
-        kTuningPrinciples;
-    std::string request =
-        describeKernel(kernel, target) + describeStage1(kernel) + "\n" +
-        describeRules(kernel) +
-        "\nThe built-in expert proposes: " + printDecision(*fallback) +
-        "\nAnswer with one JSON object: {\"tuning\": "
-        "\"#egg.tuning<...>\", \"why\": \"one sentence\"}.";
+    std::string measurements;
     if (auto it = observations.find(kernel.getSymName().str());
         it != observations.end())
-      request += "\n\n## Measurements so far (egg-tune's analyst)\n" +
-                 it->second +
-                 "\nPropose a tuning that has not been tried and is likely "
-                 "to beat the best so far.";
+      measurements = "\n\n## Measurements so far (egg-tune's analyst)\n" +
+                     it->second +
+                     "\nPropose a tuning that has not been tried and is "
+                     "likely to beat the best so far.";
+    std::optional<Prompt> prompt =
+        render(kernel, "tuning",
+               {{"principles", kTuningPrinciples},
+                {"kernel", describeKernel(kernel, target)},
+                {"stage1", describeStage1(kernel)},
+                {"rules", describeRules(kernel)},
+                {"proposal", printDecision(*fallback)},
+                {"measurements", measurements}});
+    if (!prompt)
+      return fallback;
     AnswerSchema schema =
         answerSchema("egg_tuning", "tuning", json::Object{{"type", "string"}});
     std::string why;
     FailureOr<TuningAttr> answer = ask<TuningAttr>(
-        kernel, system, request, schema, "tuning", why,
+        kernel, *prompt, schema, "tuning", why,
         [&](TuningAttr t) -> std::string {
           std::string message;
           ScopedDiagnosticHandler capture(kernel.getContext(),
@@ -149,6 +148,37 @@ private:
   /// Analyst summaries per kernel (egg-tune), sent with the next request.
   std::map<std::string, std::string> observations;
 
+  /// A rendered request: the system text and the first user message.
+  struct Prompt {
+    std::string system, user;
+  };
+
+  /// Renders template `name` (Prompt.h) with `values`. A template that
+  /// cannot be read or filled is a located warning, once; the expert then
+  /// decides everything, as when the network is down.
+  std::optional<Prompt>
+  render(KernelOp kernel, const std::string &name,
+         const std::map<std::string, std::string> &values) {
+    if (networkDown)
+      return std::nullopt;
+    std::string error;
+    std::optional<PromptTemplate> tmpl =
+        loadPromptTemplate(name, config.promptDir, error);
+    std::optional<std::string> system, user;
+    if (tmpl)
+      system = renderPrompt(tmpl->system, values, error);
+    if (system)
+      user = renderPrompt(tmpl->user, values, error);
+    if (!user) {
+      networkDown = true;
+      kernel.emitWarning("llm agent: ")
+          << error << "; using the expert's choices for this and later "
+          << "kernels";
+      return std::nullopt;
+    }
+    return Prompt{*system, *user};
+  }
+
   /// The JSON schema of an answer {"<field>": ..., "why": "..."}.
   static AnswerSchema answerSchema(StringRef name, StringRef field,
                                    json::Object fieldSchema) {
@@ -169,13 +199,13 @@ private:
   /// model twice, then a warning at the kernel and failure. Network
   /// trouble and spent budgets end the asking for this and later kernels.
   template <typename AttrT>
-  FailureOr<AttrT> ask(KernelOp kernel, const std::string &system,
-                       const std::string &request, const AnswerSchema &schema,
-                       StringRef field, std::string &why,
+  FailureOr<AttrT> ask(KernelOp kernel, const Prompt &prompt,
+                       const AnswerSchema &schema, StringRef field,
+                       std::string &why,
                        function_ref<std::string(AttrT)> check) {
     if (networkDown)
       return failure();
-    std::vector<ChatMessage> messages = {{"user", request}};
+    std::vector<ChatMessage> messages = {{"user", prompt.user}};
     std::string reason;
     for (int round = 0; round < 3; ++round) {
       if (std::string spent = budgetSpent(); !spent.empty()) {
@@ -185,7 +215,7 @@ private:
         budgetWarned = true;
         return failure();
       }
-      LlmReply reply = chat(config, system, messages, schema);
+      LlmReply reply = chat(config, prompt.system, messages, schema);
       ++requests;
       cachedRequests += reply.cached;
       promptTokens += reply.promptTokens;
@@ -205,11 +235,11 @@ private:
           return answer;
       }
       messages.push_back({"assistant", reply.content});
-      messages.push_back({"user", "That answer is invalid: " + reason +
-                                      ". Answer again with one JSON object "
-                                      "{\"" +
-                                      field.str() +
-                                      "\": \"...\", \"why\": \"...\"}."});
+      std::optional<Prompt> retry =
+          render(kernel, "retry", {{"reason", reason}, {"field", field.str()}});
+      if (!retry)
+        return failure();
+      messages.push_back({"user", retry->user});
     }
     kernel.emitWarning("llm agent: three invalid answers (last: ")
         << reason << "); using the expert's " << field;
@@ -303,7 +333,7 @@ private:
   /// What stage 1 decided and why, for stage 2.
   static std::string describeStage1(KernelOp kernel) {
     std::string text =
-        "\nStage 1 chose " + printDecision(kernel.getStructureAttr());
+        "Stage 1 chose " + printDecision(kernel.getStructureAttr());
     SmallVector<StructureAttr> legal = enumerateStructures(kernel);
     if (legal.size() > 1)
       text +=

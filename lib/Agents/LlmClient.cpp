@@ -111,6 +111,11 @@ struct LlmOptions {
       "egg-llm-output",
       llvm::cl::desc("Answer format asked for: schema, json or text"),
       llvm::cl::cat(getLlmOptionCategory())};
+  llvm::cl::opt<std::string> prompts{
+      "egg-llm-prompts",
+      llvm::cl::desc("Directory of prompt templates replacing the built-in "
+                     "ones"),
+      llvm::cl::cat(getLlmOptionCategory())};
   llvm::cl::opt<std::string> cache{
       "egg-llm-cache",
       llvm::cl::desc("SQLite response cache and record of every exchange"),
@@ -172,6 +177,7 @@ LlmConfig LlmConfig::fromEnvironment() {
   text(c.keyEnv, &LlmOptions::keyEnv, "EGG_LLM_KEY_ENV");
   text(c.output, &LlmOptions::output, "EGG_LLM_OUTPUT");
   text(c.cachePath, &LlmOptions::cache, "EGG_LLM_CACHE");
+  text(c.promptDir, &LlmOptions::prompts, "EGG_LLM_PROMPTS");
   number(c.temperature, &LlmOptions::temperature, "EGG_LLM_TEMPERATURE",
          "egg-llm-temperature");
   number(c.timeoutSeconds, &LlmOptions::timeout, "EGG_LLM_TIMEOUT",

@@ -77,8 +77,7 @@ SmallVector<int64_t> impliedThreads(const RootLoops &loops,
 /// at most `limit` of them. Every entry passes the dialect's verifier and
 /// checkLowerable.
 SmallVector<TuningAttr> enumerateTunings(KernelOp kernel, TargetAttr target,
-                                         TuningAttr anchor,
-                                         size_t limit = 512);
+                                         TuningAttr anchor, size_t limit = 512);
 
 /// Steps between two tunings of one kernel: each halving or doubling of a
 /// tile or of the vector width counts one.

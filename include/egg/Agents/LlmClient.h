@@ -34,6 +34,9 @@ struct LlmConfig {
   double timeoutSeconds = 60;
   int maxAttempts = 3;               ///< Retries on 429, 5xx, timeouts.
   size_t maxResponseBytes = 1 << 20; ///< Larger bodies are refused.
+  /// A directory of prompt templates replacing the compiled-in ones
+  /// (Prompt.h; empty: the compiled-in ones).
+  std::string promptDir;
   /// SQLite response cache and exchange record (empty: none).
   std::string cachePath;
   /// Budgets over all requests of an agent (0: none): tokens, and cost in
@@ -44,7 +47,7 @@ struct LlmConfig {
   std::string error;
 
   /// From the environment (EGG_LLM_PROTOCOL, _ENDPOINT, _MODEL, _KEY_ENV,
-  /// _TEMPERATURE, _TIMEOUT, _OUTPUT, _CACHE, _MAX_TOKENS, _MAX_COST,
+  /// _TEMPERATURE, _TIMEOUT, _OUTPUT, _PROMPTS, _CACHE, _MAX_TOKENS, _MAX_COST,
   /// _PRICE_IN, _PRICE_OUT), then the command-line flags a tool registered
   /// with registerLlmCLOptions, which win (docs/agents.md).
   static LlmConfig fromEnvironment();

@@ -17,7 +17,8 @@ The server answers every request according to MODE, counts requests, and
 records whether the API key arrived in the expected header. Output: egg-opt's
 stdout and stderr, then 'requests: N', 'key-header: yes|no',
 'key-leaked: yes|no' (the key must never appear in egg-opt's output),
-'saw-measurements', 'schema-requests: N' (requests that asked for a JSON
+'saw-measurements', 'saw-custom-prompt' (CUSTOM-PROMPT-MARKER in a
+request), 'schema-requests: N' (requests that asked for a JSON
 schema), 'structure-requests: N' and 'saw-stage1-why' (a stage-2 request
 that carried stage 1's reason).
 """
@@ -36,7 +37,7 @@ KEY = "sk-egg-test-0123456789"
 TUNING = "#egg.tuning<threads = [128], block = [1, 512], thread = [1, 4], vector = 4>"
 WHY = "rows of 1024 fit one block in registers"
 state = {"requests": 0, "key": False, "history": False, "schema": 0,
-         "structure": 0, "stage1why": False}
+         "structure": 0, "stage1why": False, "marker": False}
 
 
 def answer(text, anthropic=False, tool=None):
@@ -78,6 +79,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         prompt = str(body.get("system")) + str(body["messages"])
         stage1 = "algorithm-structure stage" in prompt
+        state["marker"] = state["marker"] or "CUSTOM-PROMPT-MARKER" in prompt
         state["structure"] += stage1
         state["stage1why"] = state["stage1why"] or (
             not stage1 and "because: " + WHY in prompt)
@@ -178,6 +180,7 @@ print(f"saw-measurements: {'yes' if state['history'] else 'no'}")
 print(f"schema-requests: {state['schema']}")
 print(f"structure-requests: {state['structure']}")
 print(f"saw-stage1-why: {'yes' if state['stage1why'] else 'no'}")
+print(f"saw-custom-prompt: {'yes' if state['marker'] else 'no'}")
 cache = os.environ.get("EGG_LLM_CACHE")
 if cache:
     stored = b"".join(open(p, "rb").read() for p in (cache, cache + "-wal")
