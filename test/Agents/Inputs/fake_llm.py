@@ -32,6 +32,9 @@ import threading
 import time
 
 MODE, EGG_OPT, INPUT = sys.argv[1], sys.argv[2], sys.argv[3]
+# Every mode speaks either protocol: FAKE_LLM_PROTOCOL=anthropic (or the
+# mode "anthropic", a good answer) selects Anthropic's Messages API.
+ANTHROPIC = MODE == "anthropic" or os.environ.get("FAKE_LLM_PROTOCOL") == "anthropic"
 EXTRA = sys.argv[4:]
 KEY = "sk-egg-test-0123456789"
 TUNING = "#egg.tuning<threads = [128], block = [1, 512], thread = [1, 4], vector = 4>"
@@ -41,9 +44,13 @@ state = {"requests": 0, "key": False, "history": False, "schema": 0,
 
 
 def answer(text, anthropic=False, tool=None):
+    try:
+        data = json.loads(text)
+    except ValueError:  # Not JSON: a model that ignored the tool.
+        tool = None
     if anthropic and tool:  # The forced tool call of structured output.
         return {"content": [{"type": "tool_use", "id": "t1", "name": tool,
-                             "input": json.loads(text)}],
+                             "input": data}],
                 "usage": {"input_tokens": 100, "output_tokens": 20}}
     if anthropic:
         return {"content": [{"type": "text", "text": text}],
@@ -59,7 +66,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         state["requests"] += 1
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        anthropic = MODE == "anthropic"
+        anthropic = ANTHROPIC
         expected = ("x-api-key", KEY) if anthropic else ("Authorization", "Bearer " + KEY)
         state["key"] = state["key"] or self.headers.get(expected[0]) == expected[1]
         assert body["messages"], body
@@ -89,7 +96,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if MODE == "badstructure":
                 pick = "#egg.structure<gemm_direct>"
             text = json.dumps({"structure": pick, "why": WHY})
-            payload = json.dumps(answer(text, False)).encode()
+            payload = json.dumps(answer(text, ANTHROPIC, tool)).encode()
             self.send_response(200)
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
@@ -156,7 +163,7 @@ settings = {
     "MODEL": "test-model",
     "KEY_ENV": "EGG_TEST_KEY",
     "TIMEOUT": "1",
-    "PROTOCOL": "anthropic" if MODE == "anthropic" else "openai",
+    "PROTOCOL": "anthropic" if ANTHROPIC else "openai",
 }
 env["EGG_TEST_KEY"] = KEY
 flags = []
