@@ -7,9 +7,11 @@ order), then the user inputs. Views (permute, transpose, unsqueeze, squeeze,
 expand) cost nothing: they are carried as index maps and folded into the
 indexing maps of the ops that read them; a view is copied only where a named
 op or the function's result needs it laid out. Anything else raises
-``UnsupportedOp`` naming the op.
+``UnsupportedOp`` naming the op. ``check_node`` asks the same of one node
+(the torch.compile backend splits graphs with it).
 """
 import math
+import operator
 from dataclasses import dataclass, field
 
 MLIR_TYPES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16"}
@@ -658,8 +660,15 @@ class Importer:
 
     # -- driver ---------------------------------------------------------------
 
+    def translate(self, node):
+        """The Value (or tuple of them) of one call_function node."""
+        if node.op != "call_function":
+            raise UnsupportedOp(f"graph node {node.format_node()}")
+        if node.target is operator.getitem:
+            return self.values[node.args[0].name][node.args[1]]
+        return self.op_call(node)
+
     def run(self, graph, placeholders):
-        import operator
         sig = []
         for node in placeholders:
             dtype, shape = self.dtype_of(node), self.shape_of(node)
@@ -673,12 +682,7 @@ class Importer:
             if node.op == "output":
                 results = [self.materialize(self.arg(a)) for a in node.args[0]]
                 continue
-            if node.op != "call_function":
-                raise UnsupportedOp(f"graph node {node.format_node()}")
-            if node.target is operator.getitem:
-                self.values[node.name] = self.values[node.args[0].name][node.args[1]]
-                continue
-            self.values[node.name] = self.op_call(node)
+            self.values[node.name] = self.translate(node)
         rets = ", ".join(r.name for r in results)
         types = ", ".join(tensor_type(r.shape, r.dtype) for r in results)
         text = [f"func.func @{self.name}({', '.join(sig)}) -> ({types}) {{"]
@@ -686,6 +690,29 @@ class Importer:
         text.append(f"  return {rets} : {types}")
         text.append("}")
         return "\n".join(text) + "\n", len(results)
+
+
+def check_node(node):
+    """Whether the importer takes one node of a core-ATen graph (torch.export
+    + run_decompositions, "val" metadata on every node), found by translating
+    it alone with its inputs as plain tensors, so that the importer stays the
+    one list of what EGG takes. Returns (reason, computes): why the node is
+    refused (None when taken) and whether its translation does work (a linalg
+    op) rather than only carry a view, a reshape or a tuple element."""
+    # A tuple element is taken where its producer is and the element exists.
+    element = node.op == "call_function" and node.target is operator.getitem
+    producer = node.args[0] if element else node
+    importer = Importer("check")
+    try:
+        for i, a in enumerate(producer.all_input_nodes):
+            dtype = importer.dtype_of(a)  # First: it refuses non-tensors.
+            importer.values[a.name] = importer.plain(f"%in{i}", importer.shape_of(a), dtype)
+        value = importer.translate(producer)
+        if element and (not isinstance(value, tuple) or value[node.args[1]] is None):
+            raise UnsupportedOp(f"{node.format_node()}: an element EGG does not compute")
+    except UnsupportedOp as e:
+        return str(e), False
+    return None, not element and any("= linalg." in line for line in importer.e.lines)
 
 
 def sanitize(name):

@@ -29,29 +29,41 @@ def import_problem(path, seed=0):
     return name, model, inputs, import_module(model, inputs, name=name)
 
 
+def reference_run(imported, arg_values, workdir):
+    """Runs the imported MLIR with egg-eval's float64 reference interpreter
+    (--reference-io) on `arg_values` (imported.arg_names order); returns the
+    results as flat float64 numpy arrays."""
+    import numpy as np
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    source = workdir / f"{imported.function}.mlir"
+    source.write_text(imported.mlir)
+    for i, value in enumerate(arg_values):
+        value = value.detach().cpu().double().contiguous()
+        value.numpy().astype("<f8").tofile(workdir / f"arg{i}.f64")
+    r = subprocess.run([find_tool("egg-eval"), f"--source={source}", f"--reference-io={workdir}"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"egg-eval --reference-io failed: {r.stderr.strip()}")
+    return [np.fromfile(workdir / f"result{i}.f64", dtype="<f8")
+            for i in range(imported.result_count)]
+
+
 def reference_check(imported, model, inputs, workdir):
     """Runs the imported MLIR in float64 (egg-eval --reference-io) on the
     same argument values and PyTorch's model in float64; returns the largest
     relative L2 error over the results."""
     import numpy as np
     import torch
-    workdir = Path(workdir)
-    workdir.mkdir(parents=True, exist_ok=True)
-    source = workdir / f"{imported.function}.mlir"
-    source.write_text(imported.mlir)
-    for i, value in enumerate(imported.arg_values):
-        value.detach().double().contiguous().numpy().astype("<f8").tofile(workdir / f"arg{i}.f64")
-    r = subprocess.run([find_tool("egg-eval"), f"--source={source}", f"--reference-io={workdir}"],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"egg-eval --reference-io failed: {r.stderr.strip()}")
+    results = reference_run(imported, imported.arg_values, workdir)
     with torch.no_grad():
         expected = copy.deepcopy(model).double()(*[x.double() for x in inputs])
     if isinstance(expected, torch.Tensor):
         expected = [expected]
+    if len(results) != len(expected):
+        raise RuntimeError(f"{len(results)} results, expected {len(expected)}")
     worst = 0.0
-    for i, e in enumerate(expected):
-        got = np.fromfile(workdir / f"result{i}.f64", dtype="<f8")
+    for i, (got, e) in enumerate(zip(results, expected)):
         want = e.detach().numpy().reshape(-1)
         if got.shape != want.shape:
             raise RuntimeError(f"result {i}: {got.size} values, expected {want.size}")
