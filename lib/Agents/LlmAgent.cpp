@@ -246,39 +246,18 @@ private:
     return failure();
   }
 
-  /// Parses the attribute in `field` of a JSON answer (with the dialect's
-  /// parser, so the attribute verifiers run); `reason` says why not.
+  /// The answer's attribute, if it is an `AttrT`.
   template <typename AttrT>
   static FailureOr<AttrT> parseAnswer(KernelOp kernel, StringRef content,
                                       StringRef field, std::string &why,
                                       std::string &reason) {
-    llvm::Expected<json::Value> value = json::parse(content);
-    if (!value) {
-      reason = "not a JSON object: " + llvm::toString(value.takeError());
+    Attribute attr = parseLlmAnswer(kernel, content, field, why, reason);
+    if (!attr)
       return failure();
-    }
-    const json::Object *object = value->getAsObject();
-    std::optional<StringRef> text =
-        object ? object->getString(field) : std::nullopt;
-    if (!text) {
-      reason = ("no \"" + field + "\" string in the answer").str();
-      return failure();
-    }
-    why = object->getString("why").value_or("").str();
-    std::string message;
-    ScopedDiagnosticHandler capture(kernel.getContext(), [&](Diagnostic &d) {
-      if (message.empty())
-        message = d.str();
-      return success();
-    });
-    auto attr =
-        dyn_cast_or_null<AttrT>(parseAttribute(*text, kernel.getContext()));
-    if (!attr) {
-      reason = message.empty() ? ("not an #egg." + field + " attribute").str()
-                               : message;
-      return failure();
-    }
-    return attr;
+    if (auto typed = dyn_cast<AttrT>(attr))
+      return typed;
+    reason = ("not an #egg." + field + " attribute").str();
+    return failure();
   }
 
   /// Keeps the model's reason on the kernel (egg.rationale), where the next
@@ -388,6 +367,35 @@ private:
   double promptTokens = 0, completionTokens = 0;
 };
 } // namespace
+
+Attribute mlir::egg::parseLlmAnswer(KernelOp kernel, StringRef content,
+                                    StringRef field, std::string &why,
+                                    std::string &reason) {
+  llvm::Expected<json::Value> value = json::parse(content);
+  if (!value) {
+    reason = "not a JSON object: " + llvm::toString(value.takeError());
+    return {};
+  }
+  const json::Object *object = value->getAsObject();
+  std::optional<StringRef> text =
+      object ? object->getString(field) : std::nullopt;
+  if (!text) {
+    reason = ("no \"" + field + "\" string in the answer").str();
+    return {};
+  }
+  why = object->getString("why").value_or("").str();
+  std::string message;
+  ScopedDiagnosticHandler capture(kernel.getContext(), [&](Diagnostic &d) {
+    if (message.empty())
+      message = d.str();
+    return success();
+  });
+  Attribute attr = parseAttribute(*text, kernel.getContext());
+  if (!attr)
+    reason = message.empty() ? ("not an #egg." + field + " attribute").str()
+                             : message;
+  return attr;
+}
 
 std::unique_ptr<Agent> mlir::egg::createLlmAgent(LlmConfig config) {
   return std::make_unique<LlmAgent>(std::move(config));

@@ -259,9 +259,8 @@ static std::string requestBody(const LlmConfig &config,
   return text;
 }
 
-/// The model's text out of a response body of either protocol.
-static bool replyText(const LlmConfig &config, const std::string &body,
-                      LlmReply &reply) {
+bool mlir::egg::parseChatResponse(const LlmConfig &config,
+                                  const std::string &body, LlmReply &reply) {
   std::string &text = reply.content;
   std::string &error = reply.error;
   llvm::Expected<json::Value> value = json::parse(body);
@@ -461,7 +460,7 @@ static LlmReply send(const LlmConfig &config, const std::string &request,
       retry = true;
     } else if (status != 200) {
       reply.error = "the endpoint answered HTTP " + std::to_string(status);
-    } else if (replyText(config, body.data, reply)) {
+    } else if (parseChatResponse(config, body.data, reply)) {
       reply.ok = true;
       reply.error.clear();
       return reply;

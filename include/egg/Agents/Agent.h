@@ -50,6 +50,14 @@ struct LlmConfig;
 /// endpoint is unreachable or answers badly.
 std::unique_ptr<Agent> createLlmAgent(LlmConfig config);
 
+/// The attribute in `field` ("structure" or "tuning") of an LLM's JSON
+/// answer, parsed with the dialect's parser and verifiers; null with the
+/// reason in `reason` when there is none. `why` gets the answer's reason.
+/// (The LLM agent's parser, public for its fuzzer.)
+Attribute parseLlmAnswer(KernelOp kernel, llvm::StringRef content,
+                         llvm::StringRef field, std::string &why,
+                         std::string &reason);
+
 /// "expert", "replay" (with `decisionsPath`) or "llm" (configured from the
 /// environment, LlmConfig::fromEnvironment).
 FailureOr<std::unique_ptr<Agent>> createAgent(llvm::StringRef name,

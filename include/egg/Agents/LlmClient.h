@@ -79,6 +79,12 @@ struct LlmReply {
   double promptTokens = 0, completionTokens = 0; ///< As the endpoint says.
 };
 
+/// The model's text (and token use) out of a response body of the
+/// configured protocol into `reply`; false with `reply.error` when the body
+/// has none.
+bool parseChatResponse(const LlmConfig &config, const std::string &body,
+                       LlmReply &reply);
+
 /// The shape the answer must have: a JSON schema (serialised) under a name.
 struct AnswerSchema {
   std::string name;
