@@ -31,9 +31,9 @@ wait_rows() { # n seconds
 tuner=$!
 wait_rows 3 120 || echo "egg-tune recorded fewer than 3 candidates in 120 s"
 # The evaluator in flight: wait until one runs, then kill it.
-for _ in $(seq 100); do pgrep -x egg-eval >/dev/null && break; sleep 0.05; done
+for _ in $(seq 100); do pgrep -P $tuner -x egg-eval >/dev/null && break; sleep 0.05; done
 before=$(rows)
-pkill -9 -x egg-eval && echo "killed egg-eval with $before candidates recorded"
+pkill -9 -P $tuner -x egg-eval && echo "killed egg-eval with $before candidates recorded"
 wait_rows $((before + 3)) 120 || echo "egg-tune did not go on after the evaluator's death"
 kill -9 $tuner 2>/dev/null && echo "killed egg-tune with $(rows) candidates recorded"
 wait $tuner 2>/dev/null
