@@ -56,7 +56,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext ctx(*registry, MLIRContext::Threading::DISABLED);
   ctx.allowUnregisteredDialects(false);
   ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer reads up to a terminating NUL, as files read by egg-opt
+  // have; the fuzzer's buffer has none, so parse a NUL-terminated copy.
+  std::string text(reinterpret_cast<const char *>(data), size);
   if (hitsUpstreamParserCrash(text))
     return 0;
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);

@@ -49,7 +49,10 @@ run() {
   echo "== $1"
   ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0 "$out/$1-fuzzer" "$work" \
     -max_total_time="$2" -max_len=65536 -timeout=20 -rss_limit_mb=4096 \
-    -print_final_stats=1 -artifact_prefix="$out/$1-" 2>&1 | tail -8
+    -print_final_stats=1 -artifact_prefix="$out/$1-" >"$out/$1.log" 2>&1
+  # The whole log stays in $out; the report of a crash and the stats here.
+  grep -A40 -m1 "ERROR: \|deadly signal\|runtime error" "$out/$1.log" || true
+  tail -8 "$out/$1.log"
   rm -rf "$work"
 }
 for t in manifest decisions answer mlir; do
