@@ -29,8 +29,9 @@ using namespace mlir;
 /// docs/reliability.md). Such inputs are skipped so that the campaign goes
 /// on to find EGG's own bugs.
 static bool hitsUpstreamParserCrash(llvm::StringRef text) {
-  static llvm::Regex list("^(permutation|dimensions)[[:space:]]*=[[:space:]]*"
-                          "\\[[-0-9, ]*\\]");
+  static llvm::Regex list(
+      "^(permutation|dimensions)[[:space:]]*=[[:space:]]*\\[[[:space:]]*"
+      "(-?[0-9]+([[:space:]]*,[[:space:]]*-?[0-9]+)*)?[[:space:]]*\\]");
   for (llvm::StringRef key : {"permutation", "dimensions"}) {
     size_t pos = 0;
     while ((pos = text.find(key, pos)) != llvm::StringRef::npos) {

@@ -60,7 +60,16 @@ VARIANTS = {
                       "fault", "ILLEGAL_ADDRESS"),
     "hang": ("LOOP:\n  bra.uni LOOP;", "timeout", "did not finish"),
     "trap": ("  trap;", "fault", "CUDA_ERROR"),
+    # Shared memory beyond the SM's 227 KiB: declared in the kernel (the
+    # module does not load) or asked for at launch (refused); both end in a
+    # clean error, never a launch on a half-set-up context.
+    "smem_static": ("  .shared .align 4 .b8 egg_big[262144];\n"
+                    "  st.shared.f32 [egg_big], %f1;\n" + GOOD, "error",
+                    "loading module"),
+    "smem_dynamic": (GOOD, "error", "shared memory limit"),
 }
+# Variants launched with this much dynamic shared memory.
+SHARED_BYTES = {"smem_dynamic": 1 << 20}
 
 
 def run(cmd):
@@ -86,6 +95,8 @@ def main():
     for name, (body, status, words) in VARIANTS.items():
         m = json.loads(json.dumps(manifest))
         m["modules"][0]["ptx"] = PTX.format(name=step["kernel"], body=body)
+        if name in SHARED_BYTES:
+            m["functions"][0]["steps"][0]["shared_bytes"] = SHARED_BYTES[name]
         path = os.path.join(WORK, f"{name}.manifest.json")
         out = os.path.join(WORK, f"{name}.result.json")
         json.dump(m, open(path, "w"))

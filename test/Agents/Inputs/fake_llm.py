@@ -5,7 +5,9 @@ against it; prints what a test checks.
     fake_llm.py MODE EGG_OPT INPUT [egg-opt args...]
 
 MODE: good, malformed, illegal, uncoalesced, http500, http429, truncated,
-badutf8, slow, oversized, anthropic, down, dns, noschema (HTTP 400 for a
+badutf8, slow, drip (headers at once, then a byte every 0.3 s), tls (an
+https endpoint that speaks plain HTTP), oversized, anthropic, down, dns,
+noschema (HTTP 400 for a
 JSON-schema request, as servers without structured output answer),
 structure (stage-1 requests answered with the last structure the schema
 allows), badstructure (a structure outside the legal set).
@@ -126,6 +128,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if MODE == "slow":
             time.sleep(3)
+        if MODE == "drip":  # Slow drip: the body never completes in time.
+            payload = json.dumps(answer(json.dumps({"tuning": TUNING, "why": "x"}))).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            try:
+                for b in payload:
+                    self.wfile.write(bytes([b]))
+                    self.wfile.flush()
+                    time.sleep(0.3)
+            except OSError:  # The client gave up, as it should.
+                pass
+            return
         if MODE == "oversized":
             payload = b"x" * (2 << 20)
         else:
@@ -158,6 +173,8 @@ env = dict(os.environ)
 endpoint = f"http://127.0.0.1:{port}/v1/chat/completions"
 if MODE == "dns":  # A name that cannot resolve (reserved TLD).
     endpoint = "http://egg-llm.invalid/v1/chat/completions"
+if MODE == "tls":  # TLS to a server that answers in plain HTTP.
+    endpoint = endpoint.replace("http://", "https://")
 settings = {
     "ENDPOINT": endpoint,
     "MODEL": "test-model",
