@@ -18,8 +18,14 @@ import sys
 import time
 
 tool, source, seconds, out = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+out = os.path.abspath(out)
+tool = os.path.abspath(tool) if os.sep in tool else tool
 seeds = [open(p, "rb").read() for p in sys.argv[5:]]
 os.makedirs(out, exist_ok=True)
+# The tool runs in a scratch folder: the fuzzed options name files it
+# writes (--json=x), which must not land where the fuzzer was started.
+scratch = os.path.join(out, "cwd")
+os.makedirs(scratch, exist_ok=True)
 rng = random.Random(int(os.environ.get("CLI_FUZZ_SEED", "0")))
 ok_codes = {int(c) for c in os.environ.get("CLI_FUZZ_OK", "0,1,2,3").split(",")}
 
@@ -80,7 +86,7 @@ while time.time() - start < seconds:
     args = argv()
     runs += 1
     try:
-        r = subprocess.run(args, capture_output=True, timeout=30,
+        r = subprocess.run(args, capture_output=True, timeout=30, cwd=scratch,
                            env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
         text = r.stdout + r.stderr
         bad = (r.returncode not in ok_codes or b"Sanitizer" in text
