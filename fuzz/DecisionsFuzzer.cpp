@@ -6,17 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzSupport.h"
+
 #include "egg/Agents/Agent.h"
 #include "egg/Agents/LegalSpace.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
-#include "egg/Target/Profiles.h"
-#include "egg/Tools/Registration.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -33,19 +29,10 @@ func.func @f(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x16xf32>
 })mlir";
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static MLIRContext *ctx = [] {
-    DialectRegistry registry;
-    egg::registerToolExtensions(registry);
-    auto *c = new MLIRContext(registry);
-    c->loadAllAvailableDialects();
-    return c;
-  }();
+  MLIRContext *ctx = egg_fuzz::getContext();
   ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kKernel, ctx);
-  if (!module)
-    __builtin_trap();
-  module->getOperation()->setAttr(egg::EggDialect::getTargetAttrName(),
-                                  egg::getBuiltinTarget(ctx, "sm_90a"));
+  // Parsed afresh per input: the replayed decisions are set on the kernel.
+  OwningOpRef<ModuleOp> module = egg_fuzz::parseKernels(kKernel);
   llvm::SmallString<64> path;
   int fd;
   if (llvm::sys::fs::createTemporaryFile("egg-fuzz", "json", fd, path))
@@ -59,8 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     module->walk([&](egg::KernelOp kernel) {
       auto legal = egg::enumerateStructures(kernel);
       if (succeeded((*agent)->chooseStructure(kernel, legal))) {
-        auto tuning = (*agent)->chooseTuning(
-            kernel, egg::lookupTarget(kernel));
+        auto tuning = (*agent)->chooseTuning(kernel, egg::lookupTarget(kernel));
         if (succeeded(tuning)) {
           kernel.setTuningAttr(*tuning);
           (void)egg::checkLowerable(kernel, *tuning,

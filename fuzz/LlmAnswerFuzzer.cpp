@@ -10,19 +10,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzSupport.h"
+
 #include "egg/Agents/Agent.h"
 #include "egg/Agents/Critic.h"
 #include "egg/Agents/LegalSpace.h"
 #include "egg/Agents/LlmClient.h"
-#include "egg/Dialect/Egg/IR/EggOps.h"
-#include "egg/Target/Profiles.h"
-#include "egg/Tools/Registration.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 
 using namespace mlir;
 
@@ -61,22 +56,10 @@ static void tryAnswer(ModuleOp module, const std::string &content) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static MLIRContext *ctx = [] {
-    DialectRegistry registry;
-    egg::registerToolExtensions(registry);
-    auto *c = new MLIRContext(registry);
-    c->loadAllAvailableDialects();
-    return c;
-  }();
-  ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
-  static OwningOpRef<ModuleOp> module = [] {
-    OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(kKernels, ctx);
-    if (!m || failed(verify(*m)))
-      __builtin_trap();
-    m->getOperation()->setAttr(egg::EggDialect::getTargetAttrName(),
-                               egg::getBuiltinTarget(ctx, "sm_90a"));
-    return m;
-  }();
+  ScopedDiagnosticHandler quiet(egg_fuzz::getContext(),
+                                [](Diagnostic &) { return success(); });
+  // Parsed once: answers are only parsed and checked, never set.
+  static OwningOpRef<ModuleOp> module = egg_fuzz::parseKernels(kKernels);
   std::string bytes(reinterpret_cast<const char *>(data), size);
   for (const char *protocol : {"openai", "anthropic"}) {
     egg::LlmConfig config;

@@ -12,6 +12,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -160,13 +161,17 @@ LlmConfig LlmConfig::fromEnvironment() {
   };
   auto number = [&](double &field,
                     llvm::cl::opt<std::string> LlmOptions::*member,
-                    const char *var, const char *flag) {
+                    const char *var) {
     std::optional<std::string> v = get(o ? &(o->*member) : nullptr, var);
     if (!v)
       return;
     if (!llvm::to_float(*v, field) || !std::isfinite(field) || field < 0) {
+      // The flag's name follows from the variable's: EGG_LLM_X_Y is
+      // --egg-llm-x-y.
+      std::string flag = llvm::StringRef(var).lower();
+      std::replace(flag.begin(), flag.end(), '_', '-');
       if (c.error.empty())
-        c.error = std::string("--") + flag + " / " + var +
+        c.error = "--" + flag + " / " + var +
                   " must be a non-negative number, got '" + *v + "'";
       field = 0;
     }
@@ -178,18 +183,12 @@ LlmConfig LlmConfig::fromEnvironment() {
   text(c.output, &LlmOptions::output, "EGG_LLM_OUTPUT");
   text(c.cachePath, &LlmOptions::cache, "EGG_LLM_CACHE");
   text(c.promptDir, &LlmOptions::prompts, "EGG_LLM_PROMPTS");
-  number(c.temperature, &LlmOptions::temperature, "EGG_LLM_TEMPERATURE",
-         "egg-llm-temperature");
-  number(c.timeoutSeconds, &LlmOptions::timeout, "EGG_LLM_TIMEOUT",
-         "egg-llm-timeout");
-  number(c.maxTokens, &LlmOptions::maxTokens, "EGG_LLM_MAX_TOKENS",
-         "egg-llm-max-tokens");
-  number(c.maxCost, &LlmOptions::maxCost, "EGG_LLM_MAX_COST",
-         "egg-llm-max-cost");
-  number(c.promptPricePerMTok, &LlmOptions::priceIn, "EGG_LLM_PRICE_IN",
-         "egg-llm-price-in");
-  number(c.completionPricePerMTok, &LlmOptions::priceOut, "EGG_LLM_PRICE_OUT",
-         "egg-llm-price-out");
+  number(c.temperature, &LlmOptions::temperature, "EGG_LLM_TEMPERATURE");
+  number(c.timeoutSeconds, &LlmOptions::timeout, "EGG_LLM_TIMEOUT");
+  number(c.maxTokens, &LlmOptions::maxTokens, "EGG_LLM_MAX_TOKENS");
+  number(c.maxCost, &LlmOptions::maxCost, "EGG_LLM_MAX_COST");
+  number(c.promptPricePerMTok, &LlmOptions::priceIn, "EGG_LLM_PRICE_IN");
+  number(c.completionPricePerMTok, &LlmOptions::priceOut, "EGG_LLM_PRICE_OUT");
   return c;
 }
 
@@ -314,14 +313,28 @@ static LlmReply send(const LlmConfig &config, const std::string &request,
                      const std::string &key);
 
 /// Endpoints that rejected a JSON schema: asked with "json" from then on.
-static bool rejectsSchemas(const std::string &endpoint, bool mark = false) {
-  static std::mutex mutex;
-  static std::set<std::string> endpoints;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (mark)
+/// Shared by every agent of the process (egg-tune runs several).
+namespace {
+class SchemaRejections {
+public:
+  static SchemaRejections &get() {
+    static SchemaRejections instance;
+    return instance;
+  }
+  bool contains(const std::string &endpoint) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return endpoints.count(endpoint);
+  }
+  void add(const std::string &endpoint) {
+    std::lock_guard<std::mutex> lock(mutex);
     endpoints.insert(endpoint);
-  return endpoints.count(endpoint);
-}
+  }
+
+private:
+  std::mutex mutex;
+  std::set<std::string> endpoints;
+};
+} // namespace
 
 /// Sends the request; a server that answers a schema request with HTTP 400
 /// is asked again without the schema (many local servers support only
@@ -330,12 +343,12 @@ static LlmReply sendShaped(const LlmConfig &config, const std::string &system,
                            const std::vector<ChatMessage> &messages,
                            const AnswerSchema &schema, const std::string &key) {
   bool shaped = !schema.name.empty() && config.output == "schema";
-  if (shaped && !rejectsSchemas(config.endpoint)) {
+  if (shaped && !SchemaRejections::get().contains(config.endpoint)) {
     LlmReply reply = send(
         config, requestBody(config, system, messages, schema, "schema"), key);
     if (reply.httpStatus != 400)
       return reply;
-    rejectsSchemas(config.endpoint, /*mark=*/true);
+    SchemaRejections::get().add(config.endpoint);
   }
   return send(config,
               requestBody(config, system, messages, schema,
