@@ -9,6 +9,7 @@
 #include "egg/Agents/LegalSpace.h"
 #include "egg/Support/Saturating.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Diagnostics.h"
 
 using namespace mlir;
@@ -75,6 +76,13 @@ public:
       return chooseRow(kernel);
     // Widest accesses first (16 bytes per thread, principle 7); if the
     // kernel cannot take them, the same choice with scalar accesses.
+    if (classifyKernel(kernel) == KernelClass::Contraction) {
+      ScopedDiagnosticHandler quiet(kernel.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      FailureOr<TuningAttr> shared = chooseSharedGemm(kernel, target);
+      if (succeeded(shared))
+        return shared;
+    }
     if (classifyKernel(kernel) == KernelClass::Elementwise) {
       int64_t vector = std::max<int64_t>(1, 128 / widestElementBits(kernel));
       ScopedDiagnosticHandler quiet(kernel.getContext(),
@@ -87,6 +95,83 @@ public:
   }
 
 private:
+  /// Matrix products through shared memory (principle 8 of tuning.md): the
+  /// largest output tile that still gives every SM a block, 256 threads
+  /// with a register tile each, K steps of 16 (32-bit) or 32 (16-bit)
+  /// elements, 16-byte copies, and cp.async with three stages in flight
+  /// where the layouts allow it.
+  FailureOr<TuningAttr> chooseSharedGemm(KernelOp kernel, TargetAttr target) {
+    std::string why;
+    Operation *anchor = kernel.getAnchorOp();
+    FailureOr<GemmLoops> gemm = analyzeGemmLoops(anchor, why);
+    if (failed(gemm))
+      return failure();
+    auto op = cast<linalg::LinalgOp>(anchor);
+    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    int64_t bits = std::max(
+        getElementTypeOrSelf(op.getDpsInputOperand(0)->get()).getIntOrFloatBitWidth(),
+        getElementTypeOrSelf(op.getDpsInputOperand(1)->get()).getIntOrFloatBitWidth());
+    int64_t bk = bits <= 16 ? 32 : 16;
+    int64_t padding = 128 / bits;
+    int64_t batches = 1;
+    for (unsigned d : gemm->batch)
+      batches = mulSat(batches, extents[d]);
+    auto emitError = [&]() { return kernel.emitOpError(); };
+    const std::pair<int64_t, int64_t> tiles[] = {
+        {128, 128}, {128, 64}, {64, 128}, {64, 64}, {64, 32}, {32, 64}, {32, 32}};
+    struct Copy {
+      CopyEngine engine;
+      int64_t stages;
+    };
+    const Copy copies[] = {{CopyEngine::cp_async, 3},
+                           {CopyEngine::cp_async, 2},
+                           {CopyEngine::sync, 1}};
+    FailureOr<TuningAttr> best = failure();
+    int64_t bestBlocks = 0;
+    for (auto [bm, bn] : tiles) {
+      if (extents[gemm->m] % bm || extents[gemm->n] % bn)
+        continue;
+      int64_t blocks = mulSat(batches, (extents[gemm->m] / bm) *
+                                           (extents[gemm->n] / bn));
+      // Larger tiles first; a smaller one only for more blocks while the
+      // larger leaves SMs idle.
+      if (succeeded(best) &&
+          (bestBlocks >= target.getSmCount() || blocks <= bestBlocks))
+        continue;
+      // 16x16 threads; small tiles keep 4x4 per thread (fewer threads)
+      // so that each value read from shared memory feeds 4 FMAs.
+      int64_t tm = std::max<int64_t>(bm / 16, 4),
+              tn = std::max<int64_t>(bn / 16, 4);
+      SmallVector<int64_t> block, thread;
+      for (unsigned d = 0; d < extents.size(); ++d) {
+        if (d == gemm->k)
+          continue;
+        block.push_back(d == gemm->m ? bm : d == gemm->n ? bn : 1);
+        thread.push_back(d == gemm->m ? tm : d == gemm->n ? tn : 1);
+      }
+      for (const Copy &copy : copies) {
+        FailureOr<TuningAttr> found = failure();
+        for (int64_t v = 128 / bits; v >= 1 && failed(found); v /= 2) {
+          TuningAttr tuning = TuningAttr::getChecked(
+              function_ref<InFlightDiagnostic()>(emitError),
+              kernel.getContext(), ArrayRef<int64_t>{bn / tn, bm / tm},
+              ArrayRef<int64_t>(block), ArrayRef<int64_t>{},
+              ArrayRef<int64_t>(thread), ArrayRef<int64_t>{bk},
+              ArrayRef<int64_t>{0, 1}, ArrayRef<int64_t>{}, padding,
+              Swizzle::none, v, copy.engine, copy.stages);
+          if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
+            found = tuning;
+        }
+        if (succeeded(found)) {
+          best = found;
+          bestBlocks = blocks;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+
   /// Rows shared by lanes: 16-byte accesses (principle 7), four rows (warps)
   /// per block, or for a block per row about two vectors per thread.
   FailureOr<TuningAttr> chooseRow(KernelOp kernel) {

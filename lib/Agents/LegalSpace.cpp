@@ -351,6 +351,237 @@ checkCooperativeRow(KernelOp kernel, Formulation formulation, TuningAttr tuning,
   return success();
 }
 
+FailureOr<GemmLoops> mlir::egg::analyzeGemmLoops(Operation *op,
+                                                 std::string &why) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalg::isaContractionOpInterface(linalgOp)) {
+    why = "the anchor is not a contraction";
+    return failure();
+  }
+  if (linalgOp.getNumDpsInputs() != 2 || linalgOp.getNumDpsInits() != 1 ||
+      linalgOp.getNumReductionLoops() != 1) {
+    why = "the contraction does not have two inputs, one result and one "
+          "reduction loop";
+    return failure();
+  }
+  GemmLoops loops;
+  SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
+  if (!llvm::all_of(maps,
+                    [](AffineMap m) { return m.isProjectedPermutation(); })) {
+    why = "an operand is not indexed by a projected permutation of the loops";
+    return failure();
+  }
+  AffineMap out = maps[2];
+  if (out.getNumResults() == 0) {
+    why = "the contraction has a scalar result";
+    return failure();
+  }
+  // The result's dimensions in loop order, so that tile lists (one entry per
+  // parallel loop) address them in order.
+  for (unsigned r = 0; r + 1 < out.getNumResults(); ++r)
+    if (out.getDimPosition(r) > out.getDimPosition(r + 1)) {
+      why = "the result is not indexed by the parallel loops in order";
+      return failure();
+    }
+  SmallVector<utils::IteratorType> iterators =
+      linalgOp.getIteratorTypesArray();
+  unsigned nonBatch = 0;
+  bool haveM = false, haveN = false;
+  for (unsigned d = 0; d < linalgOp.getNumLoops(); ++d) {
+    bool inA = maps[0].isFunctionOfDim(d), inB = maps[1].isFunctionOfDim(d);
+    if (iterators[d] == utils::IteratorType::reduction) {
+      loops.k = d;
+      continue;
+    }
+    if (inA && inB) {
+      loops.batch.push_back(d);
+    } else if (inA != inB) {
+      ++nonBatch;
+      // N is the result's innermost loop; M the other.
+      bool isN = out.getDimPosition(out.getNumResults() - 1) == d;
+      (isN ? loops.n : loops.m) = d;
+      (isN ? haveN : haveM) = true;
+      if (isN) {
+        loops.rhs = inA ? 0 : 1;
+        loops.lhs = 1 - loops.rhs;
+      }
+    }
+  }
+  if (nonBatch != 2 || !haveM || !haveN ||
+      !maps[loops.lhs].isFunctionOfDim(loops.m)) {
+    why = "the contraction is not a (batched) matrix product with the "
+          "second matrix's column as the result's innermost index";
+    return failure();
+  }
+  return loops;
+}
+
+bool mlir::egg::isSharedGemm(TuningAttr tuning) {
+  return tuning && !tuning.getShared().empty();
+}
+
+int64_t mlir::egg::sharedGemmBytes(int64_t bm, int64_t bn, int64_t bk,
+                                   int64_t padding, int64_t stages, Type lhs,
+                                   Type rhs) {
+  int64_t a = mulSat(mulSat(bk, bm + padding),
+                     (lhs.getIntOrFloatBitWidth() + 7) / 8);
+  int64_t b = mulSat(mulSat(bk, bn + padding),
+                     (rhs.getIntOrFloatBitWidth() + 7) / 8);
+  return mulSat(stages, a + b);
+}
+
+/// Static shared memory a launch may declare without opting in to more.
+static constexpr int64_t kStaticSharedLimit = 48 * 1024;
+
+/// GEMM through shared memory (docs/pipeline.md): a block computes a
+/// [BM, BN] tile of the result, stepping K by BK; A and B tiles are copied to
+/// shared memory by all threads and each thread accumulates a [TM, TN] tile
+/// in registers.
+static LogicalResult
+checkSharedGemm(KernelOp kernel, TuningAttr tuning,
+                function_ref<InFlightDiagnostic()> emitError) {
+  std::string why;
+  Operation *anchor = kernel.getAnchorOp();
+  FailureOr<GemmLoops> gemm = analyzeGemmLoops(anchor, why);
+  if (classifyKernel(kernel) != KernelClass::Contraction || failed(gemm))
+    return emitError() << "shared-memory promotion is implemented for "
+                          "matrix products only: "
+                       << (failed(gemm) ? why : "not a contraction kernel");
+  auto op = cast<linalg::LinalgOp>(anchor);
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (llvm::any_of(extents, ShapedType::isDynamic))
+    return emitError() << "dynamic shapes are not supported yet";
+  FailureOr<RootLoops> root = analyzeRootLoops(kernel, emitError);
+  if (failed(root))
+    return failure();
+  // Tile lists are per parallel loop of the root: its parallel loops must be
+  // the product's (an epilogue over the result in its own order).
+  SmallVector<unsigned> parallel;
+  for (unsigned d = 0; d < extents.size(); ++d)
+    if (d != gemm->k)
+      parallel.push_back(d);
+  if (root->parallelPositions.size() != parallel.size() ||
+      llvm::any_of(llvm::enumerate(parallel), [&](auto e) {
+        return root->extents[root->parallelPositions[e.index()]] !=
+               extents[e.value()];
+      }))
+    return emitError() << "the ops after the matrix product do not run over "
+                          "its result in its order";
+
+  auto sameAs = [](ArrayRef<int64_t> list, ArrayRef<int64_t> want) {
+    return list.size() == want.size() && llvm::equal(list, want);
+  };
+  unsigned numInputs = 2;
+  if (!sameAs(tuning.getShared(), {0, 1}))
+    return emitError() << "shared = [0, 1] (both inputs) is the promotion "
+                          "the GEMM lowering implements";
+  if (!tuning.getRegisters().empty() &&
+      !sameAs(tuning.getRegisters(), {int64_t(numInputs)}))
+    return emitError() << "registers may only name the result (operand "
+                       << numInputs << "): it is accumulated in registers";
+  if (!tuning.getWarp().empty())
+    return emitError() << "the shared-memory GEMM takes no warp tile";
+  if (tuning.getSwizzle() != Swizzle::none)
+    return emitError() << "swizzled shared memory is not implemented yet: "
+                          "use padding";
+  ArrayRef<int64_t> block = tuning.getBlock(), thread = tuning.getThread();
+  if (block.size() != parallel.size() || thread.size() != parallel.size())
+    return emitError() << "the shared-memory GEMM needs block and thread "
+                          "tiles for each of the "
+                       << parallel.size() << " parallel loops";
+  int64_t bm = 0, bn = 0, tm = 0, tn = 0;
+  for (auto [p, d] : llvm::enumerate(parallel)) {
+    if (d != gemm->m && d != gemm->n) {
+      if (block[p] != 1 || thread[p] != 1)
+        return emitError() << "batch loop " << d
+                           << " takes block and thread tiles of 1";
+      continue;
+    }
+    int64_t b = block[p], t = thread[p];
+    if (b < 1 || extents[d] % b != 0)
+      return emitError() << "block tile " << b << " does not divide loop " << d
+                         << " of extent " << extents[d];
+    if (t < 1 || b % t != 0)
+      return emitError() << "thread tile " << t
+                         << " does not divide the block tile " << b
+                         << " of loop " << d;
+    (d == gemm->m ? bm : bn) = b;
+    (d == gemm->m ? tm : tn) = t;
+  }
+  if (!sameAs(tuning.getThreads(), {bn / tn, bm / tm}))
+    return emitError() << "threads must be [" << bn / tn << ", " << bm / tm
+                       << "]: block tile over thread tile along N, then M";
+  int64_t numThreads = (bn / tn) * (bm / tm);
+  if (numThreads < 32 || numThreads > 1024)
+    return emitError() << numThreads
+                       << " threads per block: the GEMM needs 32 to 1024";
+  if (tm * tn > 64)
+    return emitError() << "a thread tile of " << tm << "x" << tn
+                       << " accumulators exceeds the 64 registers allowed";
+  if (tuning.getReduction().size() != 1)
+    return emitError() << "the shared-memory GEMM needs a reduction tile "
+                          "(the K step)";
+  int64_t bk = tuning.getReduction()[0];
+  if (bk < 1 || extents[gemm->k] % bk != 0)
+    return emitError() << "reduction tile " << bk
+                       << " does not divide the K loop of extent "
+                       << extents[gemm->k];
+
+  // Copies: every thread moves the same number of `vector`-wide pieces of
+  // each tile, along the operand's contiguous dimension.
+  int64_t v = tuning.getVector();
+  for (unsigned which : {gemm->lhs, gemm->rhs}) {
+    OpOperand *operand = op.getDpsInputOperand(which);
+    auto type = cast<ShapedType>(operand->get().getType());
+    int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    unsigned fast = map.getDimPosition(map.getNumResults() - 1);
+    unsigned mn = which == gemm->lhs ? gemm->m : gemm->n;
+    int64_t tileMN = which == gemm->lhs ? bm : bn;
+    if (fast != mn && fast != gemm->k)
+      return emitError() << "input " << which
+                         << " is not contiguous along its matrix dimensions";
+    int64_t along = fast == mn ? tileMN : bk;
+    if (v * bytes > 16 || along % v != 0 ||
+        type.getShape().back() % v != 0 || (tileMN * bk) % (numThreads * v))
+      return emitError() << "vector = " << v << " does not fit the copies of "
+                         << "input " << which << ": " << tileMN << "x" << bk
+                         << " elements over " << numThreads
+                         << " threads, at most 16 bytes per access";
+    if (tuning.getCopy() == CopyEngine::cp_async) {
+      int64_t chunk = fast == mn ? v * bytes : bytes;
+      if (chunk != 4 && chunk != 8 && chunk != 16)
+        return emitError() << "copy = cp_async moves 4, 8 or 16 bytes at a "
+                              "time: input "
+                           << which << " gives pieces of " << chunk
+                           << " bytes ("
+                           << (fast == mn ? "vector width"
+                                          : "stored transposed, one element")
+                           << ")";
+    }
+  }
+  if (tuning.getCopy() == CopyEngine::tma)
+    return emitError() << "copy = tma is not implemented yet";
+  int64_t stages = tuning.getPipeline();
+  if (stages > 1 && tuning.getCopy() != CopyEngine::cp_async)
+    return emitError() << "pipeline = " << stages
+                       << " needs copy = cp_async";
+  if (stages > 4)
+    return emitError() << "pipeline = " << stages << " exceeds 4 stages";
+  if (tuning.getPadding() < 0 || tuning.getPadding() > 64)
+    return emitError() << "padding " << tuning.getPadding()
+                       << " is outside [0, 64]";
+  Type lhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->lhs)->get());
+  Type rhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->rhs)->get());
+  int64_t bytes =
+      sharedGemmBytes(bm, bn, bk, tuning.getPadding(), stages, lhs, rhs);
+  if (bytes > kStaticSharedLimit)
+    return emitError() << "the tiles need " << bytes
+                       << " bytes of shared memory; a block may have "
+                       << kStaticSharedLimit;
+  return success();
+}
+
 LogicalResult
 mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
                           function_ref<InFlightDiagnostic()> emitError) {
@@ -362,6 +593,8 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
       isCooperativeRow(structure))
     return checkCooperativeRow(kernel, structure.getFormulation(), tuning,
                                emitError);
+  if (isSharedGemm(tuning))
+    return checkSharedGemm(kernel, tuning, emitError);
   if (!tuning.getWarp().empty())
     return unsupported("warp tiles");
   if (!tuning.getReduction().empty())

@@ -5,6 +5,7 @@
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -71,6 +72,7 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   // rows shared by lanes get their own loops.
   pm.addPass(createEggMapToGPU());
   pm.addPass(createEggDistributeRows());
+  pm.addPass(createEggLowerSharedGemm());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
@@ -97,6 +99,10 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.useBarePtrCallConv = true;
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+  gpuPm.addPass(createEggAlignWorkgroupMemory());
+  // Asynchronous copies (the shared-memory GEMM) first: they need the
+  // memrefs still typed as memrefs.
+  gpuPm.addPass(createConvertNVGPUToNVVMPass());
   gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());

@@ -13,9 +13,10 @@ func.func @elementwise(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
 
 // -----
 
-// GEMM: 64x64 output tile per block, 4x4 per thread.
+// GEMM through shared memory: a 128x128 output tile per block, 8x8 per
+// thread, cp.async with two stages (three would exceed 48 KB).
 // CHECK-LABEL: func.func @gemm
-// CHECK: tuning = #egg.tuning<threads = [32, 16], block = [64, 64], thread = [4, 2]>
+// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2>
 func.func @gemm(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<2048x512xf32>, tensor<512x2048xf32>) outs(%c : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   return %r : tensor<2048x2048xf32>
@@ -23,9 +24,10 @@ func.func @gemm(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<2
 
 // -----
 
-// Small problems shrink the block tile to keep two blocks per SM.
+// Small problems shrink the output tile to give every SM a block (32x32, the
+// smallest, with 4x4 per thread); three stages fit.
 // CHECK-LABEL: func.func @small_gemm
-// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [64, 32], thread = [4, 2]>
+// CHECK: tuning = #egg.tuning<threads = [8, 8], block = [32, 32], thread = [4, 4], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 3>
 func.func @small_gemm(%a: tensor<1024x64xf32>, %b: tensor<64x256xf32>, %c: tensor<1024x256xf32>) -> tensor<1024x256xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<1024x64xf32>, tensor<64x256xf32>) outs(%c : tensor<1024x256xf32>) -> tensor<1024x256xf32>
   return %r : tensor<1024x256xf32>

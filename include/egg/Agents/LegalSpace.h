@@ -61,6 +61,29 @@ analyzeRootLoops(KernelOp kernel, function_ref<InFlightDiagnostic()> emitError);
 
 /// Checks that `tuning` is within what the generic lowering (tile + fuse,
 /// scf.forall on blocks and threads) implements for `kernel`.
+/// The roles of a contraction's loops for the shared-memory GEMM lowering
+/// (docs/pipeline.md, "GEMM through shared memory"): one reduction loop K,
+/// two non-batch parallel loops M (read by `lhs` only) and N (read by `rhs`
+/// only, the innermost index of the result), batch loops read by both.
+struct GemmLoops {
+  SmallVector<unsigned> batch;
+  unsigned m = 0, n = 0, k = 0;
+  unsigned lhs = 0, rhs = 1; // Input operand numbers of A and B.
+};
+/// The roles of `op`'s loops, or failure (with the reason in `why`) when it
+/// is not a plain two-input contraction with projected-permutation maps.
+FailureOr<GemmLoops> analyzeGemmLoops(Operation *op, std::string &why);
+
+/// Whether a tuning takes the shared-memory GEMM lowering: it promotes
+/// operands to shared memory.
+bool isSharedGemm(TuningAttr tuning);
+
+/// Bytes of shared memory the shared-memory GEMM lowering allocates:
+/// `stages` copies of a [bk][bm + padding] tile of A and a [bk][bn + padding]
+/// tile of B.
+int64_t sharedGemmBytes(int64_t bm, int64_t bn, int64_t bk, int64_t padding,
+                        int64_t stages, Type lhs, Type rhs);
+
 LogicalResult checkLowerable(KernelOp kernel, TuningAttr tuning,
                              function_ref<InFlightDiagnostic()> emitError);
 

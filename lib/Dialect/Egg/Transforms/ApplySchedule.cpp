@@ -259,7 +259,10 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   // row (no second level at all).
   bool cooperative = isCooperativeRow(structure);
   bool perWarp = structure.getFormulation() == Formulation::reduce_row_per_warp;
-  if (!cooperative || perWarp) {
+  // A GEMM through shared memory keeps the block's ops whole: its threads
+  // are laid out by egg-lower-shared-gemm after the mapping.
+  bool sharedGemm = isSharedGemm(tuning);
+  if ((!cooperative || perWarp) && !sharedGemm) {
     SmallVector<OpFoldResult> threadCounts = tileCountsFor(
         rewriter, *loops, blockExtents,
         perWarp ? tuning.getWarp() : tuning.getThread(), numTiled);
@@ -296,8 +299,9 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   // Vector accesses: each thread's tile (V contiguous elements on the
   // innermost loop, checked by checkLowerable) becomes vector code; after
   // bufferization its transfers become V-wide loads and stores. Shared rows
-  // take their vector width in egg-distribute-rows instead.
-  if (tuning.getVector() > 1 && !cooperative) {
+  // take their vector width in egg-distribute-rows instead, a GEMM through
+  // shared memory for its copies in egg-lower-shared-gemm.
+  if (tuning.getVector() > 1 && !cooperative && !sharedGemm) {
     SmallVector<linalg::LinalgOp> tiles;
     func.walk([&](linalg::LinalgOp op) { tiles.push_back(op); });
     for (linalg::LinalgOp op : tiles) {

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "egg/Agents/LegalSpace.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
@@ -124,8 +125,14 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
 
     // Allocations inside a kernel are per-thread temporaries: the stack, or
     // a clear error (a device-side malloc would leak on every launch).
+    // A GEMM through shared memory keeps its block-sized result temporaries:
+    // egg-lower-shared-gemm replaces them by registers.
     SmallVector<memref::AllocOp> allocs;
     module.walk([&](gpu::LaunchOp launch) {
+      auto func = launch->getParentOfType<func::FuncOp>();
+      if (isSharedGemm(
+              func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName())))
+        return;
       launch.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
     });
     for (memref::AllocOp alloc : allocs) {

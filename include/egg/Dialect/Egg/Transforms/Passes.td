@@ -169,6 +169,38 @@ def EggDistributeRows : Pass<"egg-distribute-rows", "::mlir::ModuleOp"> {
   ];
 }
 
+def EggLowerSharedGemm : Pass<"egg-lower-shared-gemm", "::mlir::ModuleOp"> {
+  let summary = "Build the block-cooperative GEMM of kernels that promote operands to shared memory";
+  let description = [{
+    For kernel functions whose tuning promotes the operands of their matrix
+    product to shared memory (`shared = [0, 1]`), rewrites the linalg ops of
+    each `gpu.launch` (the accumulator fill, the product, the elementwise
+    epilogue over its result) into explicit thread code: all threads copy
+    the block's [BK x BM] and [BK x BN] tiles into workgroup buffers
+    (`copy = sync`: vector loads and stores; `cp_async`:
+    `nvgpu.device_async_copy` with `pipeline` stages in flight), then each
+    thread accumulates its [TM x TN] tile of the result in registers and
+    applies the epilogue to it before storing. Runs after `egg-map-to-gpu`.
+    A launch whose ops do not have that shape is an error, never a silent
+    fallback.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::arith::ArithDialect", "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
+def EggAlignWorkgroupMemory : Pass<"egg-align-workgroup-memory", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Give workgroup buffers 16-byte alignment";
+  let description = [{
+    Sets `llvm.align = 16` on every workgroup attribution of the kernels in
+    a `gpu.module` that has none, so that 16-byte vector accesses to shared
+    memory are legal (LLVM otherwise aligns them to their element type).
+  }];
+}
+
 def EggForwardResultCopies : Pass<"egg-forward-result-copies", "::mlir::func::FuncOp"> {
   let summary = "Compute results directly in their out-parameter buffers";
   let description = [{

@@ -1,0 +1,685 @@
+//===- LowerSharedGemm.cpp - Block-cooperative GEMM through shared memory -===//
+//
+// For kernels whose tuning promotes the product's operands to shared memory,
+// each gpu.launch holds the block's ops whole (egg-apply-schedule tiles them
+// at block level only): an accumulator fill, the matrix product (a generic
+// with one reduction loop) and the elementwise epilogue over its result.
+// They are rewritten here into the classic tiled GEMM (docs/pipeline.md,
+// "GEMM through shared memory"):
+//
+//   for kt in K / BK:                 (stages > 1: cp.async, tiles in flight)
+//     all threads copy A[BM, BK] and B[BK, BN] into workgroup buffers, laid
+//     out [BK][BM + pad] and [BK][BN + pad] whatever the global layout, so
+//     that a thread reads its TM (TN) consecutive values with vector loads;
+//     barrier; every thread updates its TM x TN accumulators; barrier
+//   epilogue: each accumulator goes through the epilogue ops in registers
+//   and is stored once.
+//
+// The accumulators are scalars carried by the loops, so they stay in
+// registers. The product's body is cloned per accumulator, so any
+// multiply-accumulate (with f16/bf16 inputs widened to f32) works.
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Agents/LegalSpace.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::egg {
+#define GEN_PASS_DEF_EGGLOWERSHAREDGEMM
+#define GEN_PASS_DEF_EGGALIGNWORKGROUPMEMORY
+#include "egg/Dialect/Egg/Transforms/Passes.h.inc"
+} // namespace mlir::egg
+
+using namespace mlir;
+using namespace mlir::egg;
+
+namespace {
+/// The decisions of one GEMM launch, read from its tuning.
+struct Plan {
+  GemmLoops loops;
+  int64_t bm = 0, bn = 0, bk = 0, tm = 0, tn = 0;
+  int64_t stages = 1, padding = 0, vector = 1;
+  bool async = false;
+  int64_t threadsN() const { return bn / tn; }
+  int64_t numThreads() const { return (bn / tn) * (bm / tm); }
+};
+
+/// A buffer whose values live in registers: one value per accumulator, and
+/// for each of the buffer's dimensions the result dimension it follows.
+struct RegisterBuffer {
+  SmallVector<Value> values;
+  SmallVector<unsigned> fromResult;
+};
+} // namespace
+
+static Value baseBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    value = view.getViewSource();
+  }
+  return value;
+}
+
+/// A block-local buffer the epilogue may keep in registers.
+static bool isTemporary(Value buffer, gpu::LaunchOp launch) {
+  Operation *def = baseBuffer(buffer).getDefiningOp();
+  return def && isa<memref::AllocOp, memref::AllocaOp>(def) &&
+         launch->isAncestor(def);
+}
+
+static Value constIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// The largest power of two that divides every value and is at most `cap`.
+static int64_t commonPow2(ArrayRef<int64_t> values, int64_t cap) {
+  int64_t w = 1;
+  while (w * 2 <= cap &&
+         llvm::all_of(values, [&](int64_t v) { return v % (w * 2) == 0; }))
+    w *= 2;
+  return w;
+}
+
+/// The value the product's accumulator starts from when `init` fills it:
+/// the scalar a linalg.fill (or its generic form) writes.
+static FailureOr<Value> filledValue(linalg::LinalgOp init) {
+  if (auto fill = dyn_cast<linalg::FillOp>(init.getOperation()))
+    return fill.value();
+  auto generic = dyn_cast<linalg::GenericOp>(init.getOperation());
+  if (!generic || generic.getNumReductionLoops() != 0)
+    return failure();
+  Value yielded = generic.getBody()->getTerminator()->getOperand(0);
+  if (auto arg = dyn_cast<BlockArgument>(yielded)) {
+    if (arg.getOwner() != generic.getBody() ||
+        arg.getArgNumber() >= generic.getNumDpsInputs())
+      return failure();
+    Value input = generic.getDpsInputOperand(arg.getArgNumber())->get();
+    return isa<ShapedType>(input.getType()) ? FailureOr<Value>(failure())
+                                            : FailureOr<Value>(input);
+  }
+  if (generic.getBody()->getParent()->isAncestor(
+          yielded.getParentRegion()))
+    return failure();
+  return yielded;
+}
+
+namespace {
+class GemmBuilder {
+public:
+  GemmBuilder(gpu::LaunchOp launch, linalg::GenericOp gemm, const Plan &plan)
+      : launch(launch), gemm(gemm), plan(plan), loc(gemm.getLoc()) {}
+
+  /// The K loop at `gemm`'s position; returns the final accumulators.
+  FailureOr<SmallVector<Value>> buildMainLoop(OpBuilder &b,
+                                              ValueRange initial);
+  /// Thread coordinates, computed once at the top of the launch.
+  void buildThreadIds(OpBuilder &b);
+
+  /// Loop indices of the product for accumulator (i, j).
+  SmallVector<Value> productIndices(OpBuilder &b, int64_t i, int64_t j);
+
+private:
+  struct Operand {
+    unsigned which;   // Input operand number of the product.
+    unsigned mnLoop;  // Its M or N loop.
+    int64_t tileMN;   // BM or BN.
+    Value global;     // The block's view of the input.
+    Value shared;     // [stages][BK][tileMN + pad] workgroup buffer.
+    bool fastIsMN;    // Contiguous in global along M/N (else along K).
+  };
+  void copyTile(OpBuilder &b, const Operand &x, Value kt, Value stage);
+  SmallVector<Value> loadFragment(OpBuilder &b, const Operand &x, Value stage,
+                                  Value kk, int64_t count, Value base);
+  SmallVector<Value> compute(OpBuilder &b, Value stage, ValueRange accs);
+
+  gpu::LaunchOp launch;
+  linalg::GenericOp gemm;
+  const Plan &plan;
+  Location loc;
+  Value tid, tx, ty;
+  SmallVector<Operand, 2> operands;
+};
+} // namespace
+
+void GemmBuilder::buildThreadIds(OpBuilder &b) {
+  tx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  ty = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
+  tid = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.threadsN())),
+      tx);
+}
+
+SmallVector<Value> GemmBuilder::productIndices(OpBuilder &b, int64_t i,
+                                               int64_t j) {
+  SmallVector<Value> idx(gemm.getNumLoops(), constIndex(b, loc, 0));
+  idx[plan.loops.m] = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.tm)),
+      constIndex(b, loc, i));
+  idx[plan.loops.n] = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, tx, constIndex(b, loc, plan.tn)),
+      constIndex(b, loc, j));
+  return idx;
+}
+
+/// Indices into an operand read through `map` at loop indices `loopIdx`.
+static SmallVector<Value> applyMap(AffineMap map, ArrayRef<Value> loopIdx) {
+  SmallVector<Value> idx;
+  for (unsigned r = 0; r < map.getNumResults(); ++r)
+    idx.push_back(loopIdx[map.getDimPosition(r)]);
+  return idx;
+}
+
+void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
+                           Value stage) {
+  AffineMap map = gemm.getMatchingIndexingMap(gemm.getDpsInputOperand(x.which));
+  Type element = getElementTypeOrSelf(x.global.getType());
+  int64_t v = plan.vector;
+  int64_t along = (x.fastIsMN ? x.tileMN : plan.bk) / v;
+  int64_t pieces = x.tileMN * plan.bk / v;
+  int64_t nt = plan.numThreads();
+  int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+  Value kBase = arith::MulIOp::create(b, loc, kt, constIndex(b, loc, plan.bk));
+  for (int64_t c = 0; c < pieces / nt; ++c) {
+    Value piece =
+        arith::AddIOp::create(b, loc, tid, constIndex(b, loc, c * nt));
+    Value fast = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, piece, constIndex(b, loc, along)),
+        constIndex(b, loc, v));
+    Value slow =
+        arith::DivUIOp::create(b, loc, piece, constIndex(b, loc, along));
+    Value mn = x.fastIsMN ? fast : slow;
+    Value k = x.fastIsMN ? slow : fast;
+    SmallVector<Value> loopIdx(gemm.getNumLoops(), constIndex(b, loc, 0));
+    loopIdx[x.mnLoop] = mn;
+    loopIdx[plan.loops.k] = arith::AddIOp::create(b, loc, kBase, k);
+    SmallVector<Value> src = applyMap(map, loopIdx);
+    auto sharedAt = [&](int64_t offset) -> SmallVector<Value> {
+      Value off = constIndex(b, loc, offset);
+      if (x.fastIsMN)
+        return {stage, k, arith::AddIOp::create(b, loc, mn, off)};
+      return {stage, arith::AddIOp::create(b, loc, k, off), mn};
+    };
+    if (plan.async) {
+      // Contiguous both sides: one copy of V elements; stored transposed:
+      // one 4-byte element at a time (checkLowerable).
+      if (x.fastIsMN) {
+        nvgpu::DeviceAsyncCopyOp::create(b, loc, x.shared, sharedAt(0),
+                                         x.global, src, b.getIndexAttr(v),
+                                         Value(), UnitAttr());
+        continue;
+      }
+      for (int64_t e = 0; e < v; ++e) {
+        SmallVector<Value> srcE = src;
+        srcE.back() = arith::AddIOp::create(b, loc, src.back(),
+                                            constIndex(b, loc, e));
+        nvgpu::DeviceAsyncCopyOp::create(b, loc, x.shared, sharedAt(e),
+                                         x.global, srcE, b.getIndexAttr(1),
+                                         Value(), UnitAttr());
+      }
+      continue;
+    }
+    if (v == 1) {
+      Value value = memref::LoadOp::create(b, loc, x.global, src);
+      memref::StoreOp::create(b, loc, value, x.shared, sharedAt(0));
+      continue;
+    }
+    auto vecType = VectorType::get({v}, element);
+    auto load = vector::LoadOp::create(b, loc, vecType, x.global, src);
+    load.setAlignment(v * bytes);
+    if (x.fastIsMN) {
+      auto store =
+          vector::StoreOp::create(b, loc, load.getResult(), x.shared, sharedAt(0));
+      store.setAlignment(v * bytes);
+      continue;
+    }
+    for (int64_t e = 0; e < v; ++e) {
+      Value value = vector::ExtractOp::create(b, loc, load.getResult(), e);
+      memref::StoreOp::create(b, loc, value, x.shared, sharedAt(e));
+    }
+  }
+}
+
+SmallVector<Value> GemmBuilder::loadFragment(OpBuilder &b, const Operand &x,
+                                             Value stage, Value kk,
+                                             int64_t count, Value base) {
+  Type element = getElementTypeOrSelf(x.shared.getType());
+  int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+  int64_t w = commonPow2({count, x.tileMN + plan.padding}, 16 / bytes);
+  SmallVector<Value> values;
+  for (int64_t q = 0; q < count; q += w) {
+    Value at = arith::AddIOp::create(b, loc, base, constIndex(b, loc, q));
+    if (w == 1) {
+      values.push_back(
+          memref::LoadOp::create(b, loc, x.shared, ValueRange{stage, kk, at}));
+      continue;
+    }
+    auto load = vector::LoadOp::create(b, loc, VectorType::get({w}, element),
+                                       x.shared, ValueRange{stage, kk, at});
+    load.setAlignment(w * bytes);
+    for (int64_t e = 0; e < w; ++e)
+      values.push_back(vector::ExtractOp::create(b, loc, load.getResult(), e));
+  }
+  return values;
+}
+
+SmallVector<Value> GemmBuilder::compute(OpBuilder &b, Value stage,
+                                        ValueRange accs) {
+  // Unrolled by `factor` steps of kk: the loads of one step overlap the
+  // FMAs of the previous (at most 1024 multiply-adds per loop body).
+  int64_t factor = plan.bk;
+  while (factor > 1 && factor * plan.tm * plan.tn > 1024)
+    factor /= 2;
+  auto step = [&](OpBuilder &nb, Value kk, ValueRange iter) {
+    Value mBase =
+        arith::MulIOp::create(nb, loc, ty, constIndex(nb, loc, plan.tm));
+    Value nBase =
+        arith::MulIOp::create(nb, loc, tx, constIndex(nb, loc, plan.tn));
+    SmallVector<Value> a =
+        loadFragment(nb, operands[0], stage, kk, plan.tm, mBase);
+    SmallVector<Value> bv =
+        loadFragment(nb, operands[1], stage, kk, plan.tn, nBase);
+    Block *body = gemm.getBody();
+    Value yielded = body->getTerminator()->getOperand(0);
+    SmallVector<Value> next;
+    for (int64_t i = 0; i < plan.tm; ++i) {
+      for (int64_t j = 0; j < plan.tn; ++j) {
+        IRMapping map;
+        map.map(body->getArgument(plan.loops.lhs), a[i]);
+        map.map(body->getArgument(plan.loops.rhs), bv[j]);
+        map.map(body->getArgument(2), iter[i * plan.tn + j]);
+        for (Operation &op : body->without_terminator()) {
+          Operation *copy = nb.clone(op, map);
+          // Multiply-add may become one FMA (as nvcc and cuBLAS do):
+          // `.rn` PTX arithmetic would forbid ptxas to fuse them.
+          if (auto fm = dyn_cast<arith::ArithFastMathInterface>(copy)) {
+            arith::FastMathFlags flags = arith::FastMathFlags::contract;
+            if (arith::FastMathFlagsAttr old = fm.getFastMathFlagsAttr())
+              flags = flags | old.getValue();
+            copy->setAttr(fm.getFastMathAttrName(),
+                          arith::FastMathFlagsAttr::get(copy->getContext(),
+                                                        flags));
+          }
+        }
+        next.push_back(map.lookupOrDefault(yielded));
+      }
+    }
+    return next;
+  };
+  auto inner = scf::ForOp::create(
+      b, loc, constIndex(b, loc, 0), constIndex(b, loc, plan.bk),
+      constIndex(b, loc, factor), accs,
+      [&](OpBuilder &nb, Location, Value kk0, ValueRange iter) {
+        SmallVector<Value> values(iter);
+        for (int64_t u = 0; u < factor; ++u) {
+          Value kk = arith::AddIOp::create(nb, loc, kk0, constIndex(nb, loc, u));
+          values = step(nb, kk, values);
+        }
+        scf::YieldOp::create(nb, loc, values);
+      });
+  return SmallVector<Value>(inner.getResults());
+}
+
+FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
+                                                         ValueRange initial) {
+  auto addBuffer = [&](unsigned which, unsigned mnLoop, int64_t tileMN) {
+    Value global = gemm.getDpsInputOperand(which)->get();
+    AffineMap map = gemm.getMatchingIndexingMap(gemm.getDpsInputOperand(which));
+    Type element = getElementTypeOrSelf(global.getType());
+    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+    auto type = MemRefType::get(
+        {plan.stages, plan.bk, tileMN + plan.padding}, element,
+        MemRefLayoutAttrInterface(), space);
+    Value shared = launch.addWorkgroupAttribution(type, loc);
+    bool fastIsMN = map.getDimPosition(map.getNumResults() - 1) == mnLoop;
+    operands.push_back({which, mnLoop, tileMN, global, shared, fastIsMN});
+  };
+  addBuffer(plan.loops.lhs, plan.loops.m, plan.bm);
+  addBuffer(plan.loops.rhs, plan.loops.n, plan.bn);
+
+  int64_t extentK = gemm.getStaticLoopRanges()[plan.loops.k];
+  int64_t numK = extentK / plan.bk;
+  int64_t stages = plan.stages;
+  auto copyBoth = [&](OpBuilder &nb, Value kt, Value stage) {
+    for (const Operand &x : operands)
+      copyTile(nb, x, kt, stage);
+  };
+  auto commit = [&](OpBuilder &nb) { NVVM::CpAsyncCommitGroupOp::create(nb, loc); };
+
+  if (stages > 1) {
+    // Prologue: tiles 0 .. stages-2 in flight; a group is committed for
+    // each stage even when K has fewer tiles, so the waits count alike.
+    for (int64_t s = 0; s + 1 < stages; ++s) {
+      if (s < numK)
+        copyBoth(b, constIndex(b, loc, s), constIndex(b, loc, s));
+      commit(b);
+    }
+  }
+  auto loop = scf::ForOp::create(
+      b, loc, constIndex(b, loc, 0), constIndex(b, loc, numK),
+      constIndex(b, loc, 1), initial,
+      [&](OpBuilder &nb, Location, Value kt, ValueRange accs) {
+        SmallVector<Value> next;
+        if (stages == 1) {
+          // The barrier first: no thread may still read the previous tile.
+          Value stage = constIndex(nb, loc, 0);
+          gpu::BarrierOp::create(nb, loc);
+          copyBoth(nb, kt, stage);
+          if (plan.async) {
+            commit(nb);
+            NVVM::CpAsyncWaitGroupOp::create(nb, loc, 0);
+          }
+          gpu::BarrierOp::create(nb, loc);
+          next = compute(nb, stage, accs);
+        } else {
+          // Tile kt has landed once at most stages-2 groups are pending;
+          // then tile kt+stages-1 goes into the stage computed last
+          // iteration, which every thread has left (the barrier).
+          NVVM::CpAsyncWaitGroupOp::create(nb, loc, stages - 2);
+          gpu::BarrierOp::create(nb, loc);
+          Value numStages = constIndex(nb, loc, stages);
+          Value stage = arith::RemUIOp::create(nb, loc, kt, numStages);
+          next = compute(nb, stage, accs);
+          Value ahead = arith::AddIOp::create(
+              nb, loc, kt, constIndex(nb, loc, stages - 1));
+          Value inRange = arith::CmpIOp::create(
+              nb, loc, arith::CmpIPredicate::ult, ahead,
+              constIndex(nb, loc, numK));
+          scf::IfOp::create(nb, loc, inRange, [&](OpBuilder &ib, Location) {
+            copyBoth(ib, ahead,
+                     arith::RemUIOp::create(ib, loc, ahead, numStages));
+            scf::YieldOp::create(ib, loc);
+          });
+          commit(nb);
+        }
+        scf::YieldOp::create(nb, loc, next);
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+/// Reads the plan from a kernel function's tuning and the product's loops.
+static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
+  std::string why;
+  FailureOr<GemmLoops> loops = analyzeGemmLoops(gemm, why);
+  if (failed(loops))
+    return gemm.emitOpError("cannot take the shared-memory GEMM lowering: ")
+           << why;
+  Plan plan;
+  plan.loops = *loops;
+  // Tile lists are per parallel loop, in loop order (checkLowerable).
+  unsigned p = 0;
+  for (unsigned d = 0; d < gemm.getNumLoops(); ++d) {
+    if (d == loops->k)
+      continue;
+    if (d == loops->m) {
+      plan.bm = tuning.getBlock()[p];
+      plan.tm = tuning.getThread()[p];
+    } else if (d == loops->n) {
+      plan.bn = tuning.getBlock()[p];
+      plan.tn = tuning.getThread()[p];
+    }
+    ++p;
+  }
+  plan.bk = tuning.getReduction()[0];
+  plan.stages = tuning.getPipeline();
+  plan.padding = tuning.getPadding();
+  plan.vector = tuning.getVector();
+  plan.async = tuning.getCopy() == CopyEngine::cp_async;
+  return plan;
+}
+
+static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
+  Block &body = launch.getBody().front();
+  SmallVector<linalg::LinalgOp> ops;
+  for (Operation &op : body)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      ops.push_back(linalgOp);
+  WalkResult nested = launch.getBody().walk([&](linalg::LinalgOp op) {
+    return op->getBlock() == &body ? WalkResult::advance()
+                                   : WalkResult::interrupt();
+  });
+  if (nested.wasInterrupted())
+    return launch.emitOpError("holds linalg ops inside loops: the "
+                              "shared-memory GEMM expects the block's ops");
+  auto gemmIt = llvm::find_if(
+      ops, [](linalg::LinalgOp op) { return op.getNumReductionLoops() > 0; });
+  if (gemmIt == ops.end())
+    return launch.emitOpError("has no matrix product to lower");
+  auto gemm = dyn_cast<linalg::GenericOp>(gemmIt->getOperation());
+  if (!gemm)
+    return gemmIt->emitOpError("is not in generic form");
+  FailureOr<Plan> plan = readPlan(tuning, gemm);
+  if (failed(plan))
+    return failure();
+  Value acc = gemm.getDpsInitOperand(0)->get();
+  if (!gemm.getStaticLoopRanges().empty() &&
+      llvm::any_of(gemm.getStaticLoopRanges(), ShapedType::isDynamic))
+    return gemm.emitOpError("has dynamic loop ranges");
+
+  // The accumulator's start: the fill just before, else the buffer itself.
+  linalg::LinalgOp init;
+  for (linalg::LinalgOp op : ArrayRef(ops.begin(), gemmIt)) {
+    if (op.getNumDpsInits() == 1 &&
+        baseBuffer(op.getDpsInitOperand(0)->get()) == baseBuffer(acc) && !init)
+      init = op;
+    else
+      return op.emitOpError("precedes the matrix product in a shared-memory "
+                            "GEMM block but is not its accumulator's fill");
+  }
+  std::optional<Value> initValue;
+  if (init) {
+    FailureOr<Value> filled = filledValue(init);
+    if (failed(filled))
+      return init.emitOpError("initialises the accumulator with something "
+                              "other than a scalar fill");
+    initValue = *filled;
+  } else if (isTemporary(acc, launch)) {
+    return gemm.emitOpError("accumulates into a temporary nobody filled");
+  }
+
+  GemmBuilder builder(launch, gemm, *plan);
+  OpBuilder b(&body, body.begin());
+  builder.buildThreadIds(b);
+  b.setInsertionPoint(gemm);
+  Location loc = gemm.getLoc();
+  int64_t count = plan->tm * plan->tn;
+  AffineMap outMap = gemm.getMatchingIndexingMap(gemm.getDpsInitOperand(0));
+  SmallVector<SmallVector<Value>> accIndices;
+  for (int64_t i = 0; i < plan->tm; ++i)
+    for (int64_t j = 0; j < plan->tn; ++j)
+      accIndices.push_back(applyMap(outMap, builder.productIndices(b, i, j)));
+  SmallVector<Value> initial;
+  for (int64_t e = 0; e < count; ++e)
+    initial.push_back(initValue ? *initValue
+                                : memref::LoadOp::create(b, loc, acc,
+                                                         accIndices[e])
+                                      .getResult());
+  FailureOr<SmallVector<Value>> finals = builder.buildMainLoop(b, initial);
+  if (failed(finals))
+    return failure();
+
+  // Epilogue in registers. Each buffer held in registers maps its
+  // dimensions to the product's result dimensions.
+  DenseMap<Value, RegisterBuffer> registers;
+  auto storeAll = [&](OpBuilder &sb, Value buffer, ArrayRef<Value> values,
+                      ArrayRef<unsigned> fromResult) {
+    for (int64_t e = 0; e < count; ++e) {
+      SmallVector<Value> idx;
+      for (unsigned r : fromResult)
+        idx.push_back(accIndices[e][r]);
+      memref::StoreOp::create(sb, loc, values[e], buffer, idx);
+    }
+  };
+  SmallVector<unsigned> identity =
+      llvm::to_vector(llvm::seq<unsigned>(0, outMap.getNumResults()));
+  registers[baseBuffer(acc)] = {*finals, identity};
+  if (!isTemporary(acc, launch))
+    storeAll(b, acc, *finals, identity);
+
+  SmallVector<Operation *> erase;
+  if (init)
+    erase.push_back(init);
+  erase.push_back(gemm);
+  for (linalg::LinalgOp op : ArrayRef(std::next(gemmIt), ops.end())) {
+    auto epilogue = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!epilogue || epilogue.getNumReductionLoops() != 0 ||
+        epilogue.getNumDpsInits() != 1 ||
+        !llvm::all_of(epilogue.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isProjectedPermutation(); }))
+      return op.emitOpError("follows the matrix product in a shared-memory "
+                            "GEMM block but is not an elementwise generic");
+    // Its loops, in result dimensions, from an input held in registers.
+    std::optional<SmallVector<unsigned>> loopFrom;
+    for (OpOperand *in : epilogue.getDpsInputOperands()) {
+      auto it = registers.find(baseBuffer(in->get()));
+      AffineMap map = epilogue.getMatchingIndexingMap(in);
+      if (it == registers.end() || !map.isPermutation())
+        continue;
+      SmallVector<unsigned> from(epilogue.getNumLoops());
+      for (unsigned r = 0; r < map.getNumResults(); ++r)
+        from[map.getDimPosition(r)] = it->second.fromResult[r];
+      loopFrom = from;
+      break;
+    }
+    if (!loopFrom)
+      return op.emitOpError("reads the matrix product's result other than "
+                            "element by element");
+    b.setInsertionPoint(epilogue);
+    Block *ebody = epilogue.getBody();
+    Value out = epilogue.getDpsInitOperand(0)->get();
+    AffineMap outMapE =
+        epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0));
+    SmallVector<unsigned> outFrom;
+    for (unsigned r = 0; r < outMapE.getNumResults(); ++r)
+      outFrom.push_back((*loopFrom)[outMapE.getDimPosition(r)]);
+    SmallVector<Value> results;
+    for (int64_t e = 0; e < count; ++e) {
+      SmallVector<Value> loopIdx;
+      for (unsigned d = 0; d < epilogue.getNumLoops(); ++d)
+        loopIdx.push_back(accIndices[e][(*loopFrom)[d]]);
+      IRMapping map;
+      for (OpOperand &operand : epilogue->getOpOperands()) {
+        BlockArgument arg = epilogue.getMatchingBlockArgument(&operand);
+        if (arg.use_empty())
+          continue;
+        Value v = operand.get();
+        if (!isa<ShapedType>(v.getType())) {
+          map.map(arg, v);
+          continue;
+        }
+        AffineMap m = epilogue.getMatchingIndexingMap(&operand);
+        auto it = registers.find(baseBuffer(v));
+        if (it != registers.end()) {
+          // Held in registers: the element this accumulator maps to, when
+          // the operand reads it at the same result position.
+          bool same = m.getNumResults() == it->second.fromResult.size();
+          for (unsigned r = 0; same && r < m.getNumResults(); ++r)
+            same = (*loopFrom)[m.getDimPosition(r)] == it->second.fromResult[r];
+          if (!same)
+            return op.emitOpError("reads a register-held result at another "
+                                  "thread's element");
+          map.map(arg, it->second.values[e]);
+          continue;
+        }
+        if (isTemporary(v, launch))
+          return op.emitOpError("reads a block temporary not computed in "
+                                "registers");
+        map.map(arg, memref::LoadOp::create(b, loc, v, applyMap(m, loopIdx))
+                         .getResult());
+      }
+      for (Operation &bop : ebody->without_terminator()) {
+        if (auto index = dyn_cast<linalg::IndexOp>(bop)) {
+          map.map(index.getResult(), loopIdx[index.getDim()]);
+          continue;
+        }
+        b.clone(bop, map);
+      }
+      results.push_back(
+          map.lookupOrDefault(ebody->getTerminator()->getOperand(0)));
+    }
+    if (!isTemporary(out, launch))
+      storeAll(b, out, results, outFrom);
+    registers[baseBuffer(out)] = {results, outFrom};
+    erase.push_back(epilogue);
+  }
+
+  for (Operation *op : llvm::reverse(erase))
+    op->erase();
+  // Temporaries now unused (their views and deallocations go with them).
+  SmallVector<Operation *> allocs;
+  launch.walk([&](Operation *op) {
+    if (isa<memref::AllocOp, memref::AllocaOp>(op))
+      allocs.push_back(op);
+  });
+  for (Operation *alloc : allocs) {
+    SmallVector<Operation *> users;
+    std::function<bool(Value)> collect = [&](Value v) {
+      for (Operation *user : v.getUsers()) {
+        if (isa<memref::DeallocOp>(user)) {
+          users.push_back(user);
+        } else if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
+          if (!collect(user->getResult(0)))
+            return false;
+          users.push_back(user);
+        } else {
+          return false;
+        }
+      }
+      return true;
+    };
+    if (!collect(alloc->getResult(0)))
+      return alloc->emitOpError("is still used after the shared-memory GEMM "
+                                "lowering");
+    for (Operation *user : users)
+      user->erase();
+    alloc->erase();
+  }
+  return success();
+}
+
+namespace {
+struct LowerSharedGemmPass
+    : public egg::impl::EggLowerSharedGemmBase<LowerSharedGemmPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      auto tuning =
+          func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName());
+      if (!isSharedGemm(tuning))
+        continue;
+      SmallVector<gpu::LaunchOp> launches;
+      func.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
+      for (gpu::LaunchOp launch : launches)
+        if (failed(lowerLaunch(launch, tuning)))
+          return signalPassFailure();
+    }
+  }
+};
+
+struct AlignWorkgroupMemoryPass
+    : public egg::impl::EggAlignWorkgroupMemoryBase<AlignWorkgroupMemoryPass> {
+  void runOnOperation() override {
+    Builder b(&getContext());
+    StringRef name = LLVM::LLVMDialect::getAlignAttrName();
+    getOperation().walk([&](gpu::GPUFuncOp func) {
+      for (unsigned i = 0; i < func.getNumWorkgroupAttributions(); ++i)
+        if (!func.getWorkgroupAttributionAttr(i, name))
+          func.setWorkgroupAttributionAttr(i, name, b.getI64IntegerAttr(16));
+    });
+  }
+};
+} // namespace
