@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Checks the shared-memory GEMM lowering's knobs on the GPU: each example
+matrix product is compiled with the expert's tuning and with variants of it
+(copy engine, pipeline stages, tile shapes, padding, vector width), replayed
+through a decisions file, and run by egg-eval against the float64 reference,
+with egg-eval's cuBLAS baseline alongside.
+
+    scripts/gpu-gemm-variants.py BIN_DIR WORK_DIR [example ...]
+
+BIN_DIR holds egg-opt, egg-translate and egg-eval. Prints one line per
+variant; exits non-zero if any variant fails to compile or to match."""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+# Replacements applied to the expert's tuning text, per example.
+VARIANTS = {
+    "gemm_bias_relu": [
+        {"copy": "sync", "pipeline": "1"},
+        {"pipeline": "1"},
+        {"pipeline": "2"},
+        {"padding": "0"},
+        {"vector": "1"},
+        {"threads": "[16, 16]", "block": "[64, 64]", "thread": "[4, 4]"},
+        {"threads": "[16, 16]", "block": "[64, 32]", "thread": "[4, 2]"},
+    ],
+    "matmul_f32": [
+        {"copy": "sync", "pipeline": "1", "vector": "2"},
+        {"threads": "[16, 16]", "block": "[128, 64]", "thread": "[8, 4]",
+         "pipeline": "2"},
+    ],
+    "matmul_transpose_b": [
+        {"copy": "sync", "pipeline": "1"},
+        {"pipeline": "2", "padding": "1"},
+    ],
+    "batch_matmul": [
+        {"copy": "sync", "pipeline": "1"},
+    ],
+    "matmul_bf16": [
+        {"vector": "4"},
+        {"reduction": "[16]", "padding": "0"},
+    ],
+    "matmul_f16": [
+        {"vector": "2"},
+    ],
+}
+
+
+def set_knob(tuning, key, value):
+    """Replaces `key = value` in a #egg.tuning, or appends it."""
+    pattern = re.compile(rf"\b{key} = (\[[^\]]*\]|[a-z_0-9]+)")
+    if pattern.search(tuning):
+        return pattern.sub(f"{key} = {value}", tuning)
+    return tuning[:-1] + f", {key} = {value}>"
+
+
+def run(cmd, log):
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    log.write_text(r.stdout + r.stderr)
+    return r.returncode
+
+
+def main():
+    bin_dir, work = Path(sys.argv[1]), Path(sys.argv[2])
+    names = sys.argv[3:] or list(VARIANTS)
+    work.mkdir(parents=True, exist_ok=True)
+    failures = 0
+    print(f"{'example':20s} {'status':8s} {'ms':>9s} {'cuBLAS':>9s}  tuning")
+    for name in names:
+        source = Path("examples") / f"{name}.mlir"
+        record = work / f"{name}.expert.json"
+        if run([str(bin_dir / "egg-opt"), str(source),
+                f"--egg-pipeline=chip=sm_90a record={record}", "-o",
+                str(work / f"{name}.expert.mlir")], work / f"{name}.log"):
+            print(f"{name:20s} compile-failed (expert)")
+            failures += 1
+            continue
+        decisions = json.loads(record.read_text())
+        expert = decisions["kernels"][0]["tuning"]
+        for i, variant in enumerate([{}] + VARIANTS.get(name, [])):
+            tuning = expert
+            for key, value in variant.items():
+                tuning = set_knob(tuning, key, value)
+            tag = f"{name}.v{i}"
+            decisions["kernels"][0]["tuning"] = tuning
+            path = work / f"{tag}.json"
+            path.write_text(json.dumps(decisions))
+            mlir, manifest = work / f"{tag}.mlir", work / f"{tag}.manifest.json"
+            ok = not run([str(bin_dir / "egg-opt"), str(source),
+                          f"--egg-pipeline=chip=sm_90a agent=replay decisions={path}",
+                          "-o", str(mlir)], work / f"{tag}.opt.log")
+            ok = ok and not run([str(bin_dir / "egg-translate"), "--egg-to-manifest",
+                                 str(mlir), "-o", str(manifest)],
+                                work / f"{tag}.translate.log")
+            if not ok:
+                print(f"{name:20s} {'compile':8s} {'-':>9s} {'-':>9s}  {tuning}")
+                print("   " + (work / f"{tag}.opt.log").read_text()[-400:])
+                failures += 1
+                continue
+            result = work / f"{tag}.eval.json"
+            run([str(bin_dir / "egg-eval"), str(manifest), f"--source={source}",
+                 f"--json={result}", "--trials=3"], work / f"{tag}.eval.log")
+            try:
+                r = json.loads(result.read_text())
+            except (OSError, ValueError):
+                r = {"status": "no-result"}
+            blas = r.get("baselines", {}).get("cublas")
+            blas_ms = blas.get("median_ms") if isinstance(blas, dict) else None
+            ms = r.get("timing", {}).get("median_ms")
+            print(f"{name:20s} {r['status']:8s} {ms or 0:9.4f} {blas_ms or 0:9.4f}  {tuning}")
+            if r["status"] != "ok":
+                failures += 1
+                print("   " + str(r.get("reason", ""))[:300])
+    print(f"{failures} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+// RUN: egg-opt %s -split-input-file -egg-apply-schedule -verify-diagnostics
+
+// Decisions the shared-memory GEMM lowering cannot build get located errors
+// from its legality check (docs/pipeline.md, "GEMM through shared memory").
+
+
+func.func @case0(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{threads must be [8, 8]: block tile over thread tile along N, then M}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [16, 16], block = [32, 32], thread = [4, 4], reduction = [16], shared = [0, 1], vector = 4>} {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xf32>, tensor<64x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+func.func @case1(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{a thread tile of 8x16 accumulators exceeds the 64 registers allowed}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [8, 16], block = [128, 128], thread = [8, 16], reduction = [16], shared = [0, 1], vector = 4>} {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xf32>, tensor<64x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+func.func @case2(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{copy = cp_async moves 4, 8 or 16 bytes at a time: input 0 gives pieces of 2 bytes (stored transposed, one element)}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [32, 32], thread = [4, 4], reduction = [32], shared = [0, 1], vector = 8, copy = cp_async, pipeline = 2>} {
+  ^bb0(%x: tensor<128x64xbf16>, %y: tensor<64x128xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xbf16>, tensor<64x128xbf16>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+func.func @case3(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{the tiles need 67584 bytes of shared memory; a block may have 49152}}
+  %r = egg.kernel @k ins(%a, %b : tensor<256x128xf32>, tensor<128x256xf32>) -> tensor<256x256xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [64], shared = [0, 1], padding = 4, vector = 4>} {
+  ^bb0(%x: tensor<256x128xf32>, %y: tensor<128x256xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<256x128xf32>, tensor<128x256xf32>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+    egg.yield %m : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
+// -----
+
+func.func @case4(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{shared = [0, 1] (both inputs) is the promotion the GEMM lowering implements}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [32, 32], thread = [4, 4], reduction = [16], shared = [0], vector = 4>} {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xf32>, tensor<64x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+func.func @case5(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{swizzled shared memory is not implemented yet: use padding}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [32, 32], thread = [4, 4], reduction = [16], shared = [0, 1], swizzle = xor128, vector = 4>} {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xf32>, tensor<64x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+func.func @case6(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{reduction tile 48 does not divide the K loop of extent 64}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [32, 32], thread = [4, 4], reduction = [48], shared = [0, 1], vector = 4>} {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xf32>, tensor<64x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+func.func @case7(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{vector = 4 does not fit the copies of input 0: 32x16 elements over 256 threads, at most 16 bytes per access}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [16, 16], block = [32, 32], thread = [2, 2], reduction = [16], shared = [0, 1], vector = 4>} {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xf32>, tensor<64x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+func.func @matvec(%a: tensor<128x64xf32>, %v: tensor<64xf32>) -> tensor<128xf32> {
+  // expected-error @+1 {{shared-memory promotion is implemented for matrix products only: the contraction is not a (batched) matrix product with the second matrix's column as the result's innermost index}}
+  %r = egg.kernel @k ins(%a, %v : tensor<128x64xf32>, tensor<64xf32>) -> tensor<128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [32], block = [32], thread = [1], reduction = [16], shared = [0, 1]>} {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128xf32>) -> tensor<128xf32>
+    %m = linalg.matvec ins(%x, %y : tensor<128x64xf32>, tensor<64xf32>) outs(%f : tensor<128xf32>) -> tensor<128xf32>
+    egg.yield %m : tensor<128xf32>
+  }
+  return %r : tensor<128xf32>
+}
