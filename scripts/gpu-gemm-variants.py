@@ -24,7 +24,7 @@ VARIANTS = {
         {"padding": "0"},
         {"vector": "1"},
         {"threads": "[16, 16]", "block": "[64, 64]", "thread": "[4, 4]"},
-        {"threads": "[16, 16]", "block": "[64, 32]", "thread": "[4, 2]"},
+        {"threads": "[16, 16]", "block": "[64, 32]", "thread": "[4, 2]", "vector": "2"},
     ],
     "matmul_f32": [
         {"copy": "sync", "pipeline": "1", "vector": "2"},
