@@ -159,7 +159,7 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
       %subview_0 = memref.subview %arg1[0, %0] [32, 32] [1, 1] : memref<32x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
       %subview_2 = memref.subview %arg3[%1, %0] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
       %alloc = memref.alloc() {alignment = 64 : i64} : memref<32x32xf32>
-      // expected-error @+1 {{precedes the matrix product in a shared-memory GEMM block but is not its accumulator's fill}}
+      // expected-error @+1 {{precedes the block's reduction but is not its accumulator's fill}}
       linalg.generic {indexing_maps = [#map1], iterator_types = ["parallel", "parallel"]} outs(%subview_2 : memref<32x32xf32, strided<[64, 1], offset: ?>>) {
       ^bb0(%out: f32):
         linalg.yield %cst : f32

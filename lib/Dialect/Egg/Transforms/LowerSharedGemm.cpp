@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockOps.h"
 #include "egg/Agents/LegalSpace.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
@@ -57,30 +58,9 @@ struct Plan {
   int64_t numThreads() const { return (bn / tn) * (bm / tm); }
 };
 
-/// A buffer whose values live in registers: one value per accumulator, and
-/// for each of the buffer's dimensions the result dimension it follows.
-struct RegisterBuffer {
-  SmallVector<Value> values;
-  SmallVector<unsigned> fromResult;
-};
 } // namespace
 
-static Value baseBuffer(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    value = view.getViewSource();
-  }
-  return value;
-}
 
-/// A block-local buffer the epilogue may keep in registers.
-static bool isTemporary(Value buffer, gpu::LaunchOp launch) {
-  Operation *def = baseBuffer(buffer).getDefiningOp();
-  return def && isa<memref::AllocOp, memref::AllocaOp>(def) &&
-         launch->isAncestor(def);
-}
 
 static Value constIndex(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
@@ -95,28 +75,6 @@ static int64_t commonPow2(ArrayRef<int64_t> values, int64_t cap) {
   return w;
 }
 
-/// The value the product's accumulator starts from when `init` fills it:
-/// the scalar a linalg.fill (or its generic form) writes.
-static FailureOr<Value> filledValue(linalg::LinalgOp init) {
-  if (auto fill = dyn_cast<linalg::FillOp>(init.getOperation()))
-    return fill.value();
-  auto generic = dyn_cast<linalg::GenericOp>(init.getOperation());
-  if (!generic || generic.getNumReductionLoops() != 0)
-    return failure();
-  Value yielded = generic.getBody()->getTerminator()->getOperand(0);
-  if (auto arg = dyn_cast<BlockArgument>(yielded)) {
-    if (arg.getOwner() != generic.getBody() ||
-        arg.getArgNumber() >= generic.getNumDpsInputs())
-      return failure();
-    Value input = generic.getDpsInputOperand(arg.getArgNumber())->get();
-    return isa<ShapedType>(input.getType()) ? FailureOr<Value>(failure())
-                                            : FailureOr<Value>(input);
-  }
-  if (generic.getBody()->getParent()->isAncestor(
-          yielded.getParentRegion()))
-    return failure();
-  return yielded;
-}
 
 namespace {
 class GemmBuilder {
@@ -176,13 +134,6 @@ SmallVector<Value> GemmBuilder::productIndices(OpBuilder &b, int64_t i,
   return idx;
 }
 
-/// Indices into an operand read through `map` at loop indices `loopIdx`.
-static SmallVector<Value> applyMap(AffineMap map, ArrayRef<Value> loopIdx) {
-  SmallVector<Value> idx;
-  for (unsigned r = 0; r < map.getNumResults(); ++r)
-    idx.push_back(loopIdx[map.getDimPosition(r)]);
-  return idx;
-}
 
 void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
                            Value stage) {
@@ -445,17 +396,10 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
 
 static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   Block &body = launch.getBody().front();
-  SmallVector<linalg::LinalgOp> ops;
-  for (Operation &op : body)
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-      ops.push_back(linalgOp);
-  WalkResult nested = launch.getBody().walk([&](linalg::LinalgOp op) {
-    return op->getBlock() == &body ? WalkResult::advance()
-                                   : WalkResult::interrupt();
-  });
-  if (nested.wasInterrupted())
-    return launch.emitOpError("holds linalg ops inside loops: the "
-                              "shared-memory GEMM expects the block's ops");
+  FailureOr<SmallVector<linalg::LinalgOp>> blockOps = collectBlockOps(launch);
+  if (failed(blockOps))
+    return failure();
+  SmallVector<linalg::LinalgOp> &ops = *blockOps;
   auto gemmIt = llvm::find_if(
       ops, [](linalg::LinalgOp op) { return op.getNumReductionLoops() > 0; });
   if (gemmIt == ops.end())
@@ -471,26 +415,11 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
       llvm::any_of(gemm.getStaticLoopRanges(), ShapedType::isDynamic))
     return gemm.emitOpError("has dynamic loop ranges");
 
-  // The accumulator's start: the fill just before, else the buffer itself.
   linalg::LinalgOp init;
-  for (linalg::LinalgOp op : ArrayRef(ops.begin(), gemmIt)) {
-    if (op.getNumDpsInits() == 1 &&
-        baseBuffer(op.getDpsInitOperand(0)->get()) == baseBuffer(acc) && !init)
-      init = op;
-    else
-      return op.emitOpError("precedes the matrix product in a shared-memory "
-                            "GEMM block but is not its accumulator's fill");
-  }
-  std::optional<Value> initValue;
-  if (init) {
-    FailureOr<Value> filled = filledValue(init);
-    if (failed(filled))
-      return init.emitOpError("initialises the accumulator with something "
-                              "other than a scalar fill");
-    initValue = *filled;
-  } else if (isTemporary(acc, launch)) {
-    return gemm.emitOpError("accumulates into a temporary nobody filled");
-  }
+  FailureOr<std::optional<Value>> initValue =
+      accumulatorStart(launch, ArrayRef(ops.begin(), gemmIt), gemm, init);
+  if (failed(initValue))
+    return failure();
 
   GemmBuilder builder(launch, gemm, *plan);
   OpBuilder b(&body, body.begin());
@@ -505,7 +434,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
       accIndices.push_back(applyMap(outMap, builder.productIndices(b, i, j)));
   SmallVector<Value> initial;
   for (int64_t e = 0; e < count; ++e)
-    initial.push_back(initValue ? *initValue
+    initial.push_back(*initValue ? **initValue
                                 : memref::LoadOp::create(b, loc, acc,
                                                          accIndices[e])
                                       .getResult());
@@ -513,143 +442,16 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   if (failed(finals))
     return failure();
 
-  // Epilogue in registers. Each buffer held in registers maps its
-  // dimensions to the product's result dimensions.
-  DenseMap<Value, RegisterBuffer> registers;
-  auto storeAll = [&](OpBuilder &sb, Value buffer, ArrayRef<Value> values,
-                      ArrayRef<unsigned> fromResult) {
-    for (int64_t e = 0; e < count; ++e) {
-      SmallVector<Value> idx;
-      for (unsigned r : fromResult)
-        idx.push_back(accIndices[e][r]);
-      memref::StoreOp::create(sb, loc, values[e], buffer, idx);
-    }
-  };
-  SmallVector<unsigned> identity =
-      llvm::to_vector(llvm::seq<unsigned>(0, outMap.getNumResults()));
-  registers[baseBuffer(acc)] = {*finals, identity};
-  if (!isTemporary(acc, launch))
-    storeAll(b, acc, *finals, identity);
-
-  SmallVector<Operation *> erase;
+  // The epilogue: before the launch's end, where every operand it reads
+  // is defined.
+  b.setInsertionPoint(body.getTerminator());
+  SmallVector<Operation *> producers;
   if (init)
-    erase.push_back(init);
-  erase.push_back(gemm);
-  for (linalg::LinalgOp op : ArrayRef(std::next(gemmIt), ops.end())) {
-    auto epilogue = dyn_cast<linalg::GenericOp>(op.getOperation());
-    if (!epilogue || epilogue.getNumReductionLoops() != 0 ||
-        epilogue.getNumDpsInits() != 1 ||
-        !llvm::all_of(epilogue.getIndexingMapsArray(),
-                      [](AffineMap m) { return m.isProjectedPermutation(); }))
-      return op.emitOpError("follows the matrix product in a shared-memory "
-                            "GEMM block but is not an elementwise generic");
-    // Its loops, in result dimensions, from an input held in registers.
-    std::optional<SmallVector<unsigned>> loopFrom;
-    for (OpOperand *in : epilogue.getDpsInputOperands()) {
-      auto it = registers.find(baseBuffer(in->get()));
-      AffineMap map = epilogue.getMatchingIndexingMap(in);
-      if (it == registers.end() || !map.isPermutation())
-        continue;
-      SmallVector<unsigned> from(epilogue.getNumLoops());
-      for (unsigned r = 0; r < map.getNumResults(); ++r)
-        from[map.getDimPosition(r)] = it->second.fromResult[r];
-      loopFrom = from;
-      break;
-    }
-    if (!loopFrom)
-      return op.emitOpError("reads the matrix product's result other than "
-                            "element by element");
-    b.setInsertionPoint(epilogue);
-    Block *ebody = epilogue.getBody();
-    Value out = epilogue.getDpsInitOperand(0)->get();
-    AffineMap outMapE =
-        epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0));
-    SmallVector<unsigned> outFrom;
-    for (unsigned r = 0; r < outMapE.getNumResults(); ++r)
-      outFrom.push_back((*loopFrom)[outMapE.getDimPosition(r)]);
-    SmallVector<Value> results;
-    for (int64_t e = 0; e < count; ++e) {
-      SmallVector<Value> loopIdx;
-      for (unsigned d = 0; d < epilogue.getNumLoops(); ++d)
-        loopIdx.push_back(accIndices[e][(*loopFrom)[d]]);
-      IRMapping map;
-      for (OpOperand &operand : epilogue->getOpOperands()) {
-        BlockArgument arg = epilogue.getMatchingBlockArgument(&operand);
-        if (arg.use_empty())
-          continue;
-        Value v = operand.get();
-        if (!isa<ShapedType>(v.getType())) {
-          map.map(arg, v);
-          continue;
-        }
-        AffineMap m = epilogue.getMatchingIndexingMap(&operand);
-        auto it = registers.find(baseBuffer(v));
-        if (it != registers.end()) {
-          // Held in registers: the element this accumulator maps to, when
-          // the operand reads it at the same result position.
-          bool same = m.getNumResults() == it->second.fromResult.size();
-          for (unsigned r = 0; same && r < m.getNumResults(); ++r)
-            same = (*loopFrom)[m.getDimPosition(r)] == it->second.fromResult[r];
-          if (!same)
-            return op.emitOpError("reads a register-held result at another "
-                                  "thread's element");
-          map.map(arg, it->second.values[e]);
-          continue;
-        }
-        if (isTemporary(v, launch))
-          return op.emitOpError("reads a block temporary not computed in "
-                                "registers");
-        map.map(arg, memref::LoadOp::create(b, loc, v, applyMap(m, loopIdx))
-                         .getResult());
-      }
-      for (Operation &bop : ebody->without_terminator()) {
-        if (auto index = dyn_cast<linalg::IndexOp>(bop)) {
-          map.map(index.getResult(), loopIdx[index.getDim()]);
-          continue;
-        }
-        b.clone(bop, map);
-      }
-      results.push_back(
-          map.lookupOrDefault(ebody->getTerminator()->getOperand(0)));
-    }
-    if (!isTemporary(out, launch))
-      storeAll(b, out, results, outFrom);
-    registers[baseBuffer(out)] = {results, outFrom};
-    erase.push_back(epilogue);
-  }
-
-  for (Operation *op : llvm::reverse(erase))
-    op->erase();
-  // Temporaries now unused (their views and deallocations go with them).
-  SmallVector<Operation *> allocs;
-  launch.walk([&](Operation *op) {
-    if (isa<memref::AllocOp, memref::AllocaOp>(op))
-      allocs.push_back(op);
-  });
-  for (Operation *alloc : allocs) {
-    SmallVector<Operation *> users;
-    std::function<bool(Value)> collect = [&](Value v) {
-      for (Operation *user : v.getUsers()) {
-        if (isa<memref::DeallocOp>(user)) {
-          users.push_back(user);
-        } else if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
-          if (!collect(user->getResult(0)))
-            return false;
-          users.push_back(user);
-        } else {
-          return false;
-        }
-      }
-      return true;
-    };
-    if (!collect(alloc->getResult(0)))
-      return alloc->emitOpError("is still used after the shared-memory GEMM "
-                                "lowering");
-    for (Operation *user : users)
-      user->erase();
-    alloc->erase();
-  }
-  return success();
+    producers.push_back(init);
+  producers.push_back(gemm);
+  return applyEpilogueInRegisters(b, launch, acc, accIndices, *finals,
+                                  ArrayRef(std::next(gemmIt), ops.end()),
+                                  producers);
 }
 
 namespace {

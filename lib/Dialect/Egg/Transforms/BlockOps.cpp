@@ -1,0 +1,251 @@
+//===- BlockOps.cpp - Block-level ops of a launch, lowered by hand --------===//
+
+#include "BlockOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+using namespace mlir;
+using namespace mlir::egg;
+
+namespace {
+/// A buffer whose values live in registers: one value per accumulator, and
+/// for each of the buffer's dimensions the result dimension it follows.
+struct RegisterBuffer {
+  SmallVector<Value> values;
+  SmallVector<unsigned> fromResult;
+};
+} // namespace
+
+Value mlir::egg::baseBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    value = view.getViewSource();
+  }
+  return value;
+}
+
+/// A block-local buffer the epilogue may keep in registers.
+bool mlir::egg::isTemporary(Value buffer, gpu::LaunchOp launch) {
+  Operation *def = baseBuffer(buffer).getDefiningOp();
+  return def && isa<memref::AllocOp, memref::AllocaOp>(def) &&
+         launch->isAncestor(def);
+}
+
+/// Indices into an operand read through `map` at loop indices `loopIdx`.
+SmallVector<Value> mlir::egg::applyMap(AffineMap map, ArrayRef<Value> loopIdx) {
+  SmallVector<Value> idx;
+  for (unsigned r = 0; r < map.getNumResults(); ++r)
+    idx.push_back(loopIdx[map.getDimPosition(r)]);
+  return idx;
+}
+
+/// The value the product's accumulator starts from when `init` fills it:
+/// the scalar a linalg.fill (or its generic form) writes.
+static FailureOr<Value> filledValue(linalg::LinalgOp init) {
+  if (auto fill = dyn_cast<linalg::FillOp>(init.getOperation()))
+    return fill.value();
+  auto generic = dyn_cast<linalg::GenericOp>(init.getOperation());
+  if (!generic || generic.getNumReductionLoops() != 0)
+    return failure();
+  Value yielded = generic.getBody()->getTerminator()->getOperand(0);
+  if (auto arg = dyn_cast<BlockArgument>(yielded)) {
+    if (arg.getOwner() != generic.getBody() ||
+        arg.getArgNumber() >= generic.getNumDpsInputs())
+      return failure();
+    Value input = generic.getDpsInputOperand(arg.getArgNumber())->get();
+    return isa<ShapedType>(input.getType()) ? FailureOr<Value>(failure())
+                                            : FailureOr<Value>(input);
+  }
+  if (generic.getBody()->getParent()->isAncestor(
+          yielded.getParentRegion()))
+    return failure();
+  return yielded;
+}
+
+FailureOr<SmallVector<linalg::LinalgOp>>
+mlir::egg::collectBlockOps(gpu::LaunchOp launch) {
+  Block &body = launch.getBody().front();
+  SmallVector<linalg::LinalgOp> ops;
+  for (Operation &op : body)
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      ops.push_back(linalgOp);
+  WalkResult nested = launch.getBody().walk([&](linalg::LinalgOp op) {
+    return op->getBlock() == &body ? WalkResult::advance()
+                                   : WalkResult::interrupt();
+  });
+  if (nested.wasInterrupted())
+    return launch.emitOpError("holds linalg ops inside loops: its lowering "
+                              "expects the block's ops whole");
+  return ops;
+}
+
+FailureOr<std::optional<Value>>
+mlir::egg::accumulatorStart(gpu::LaunchOp launch,
+                            ArrayRef<linalg::LinalgOp> before,
+                            linalg::LinalgOp producer, linalg::LinalgOp &init) {
+  Value acc = producer.getDpsInitOperand(0)->get();
+  init = nullptr;
+  for (linalg::LinalgOp op : before) {
+    if (op.getNumDpsInits() == 1 &&
+        baseBuffer(op.getDpsInitOperand(0)->get()) == baseBuffer(acc) && !init)
+      init = op;
+    else
+      return op.emitOpError("precedes the block's reduction but is not its "
+                            "accumulator's fill");
+  }
+  if (init) {
+    FailureOr<Value> filled = filledValue(init);
+    if (failed(filled))
+      return init.emitOpError("initialises the accumulator with something "
+                              "other than a scalar fill");
+    return std::optional<Value>(*filled);
+  }
+  if (isTemporary(acc, launch))
+    return producer.emitOpError("accumulates into a temporary nobody filled");
+  return std::optional<Value>();
+}
+
+LogicalResult mlir::egg::applyEpilogueInRegisters(
+    OpBuilder &b, gpu::LaunchOp launch, Value result,
+    ArrayRef<SmallVector<Value>> accIndices, ArrayRef<Value> values,
+    ArrayRef<linalg::LinalgOp> epilogue, ArrayRef<Operation *> producers) {
+  Location loc = launch.getLoc();
+  int64_t count = values.size();
+  // Each buffer held in registers maps its dimensions to the result's.
+  DenseMap<Value, RegisterBuffer> registers;
+  auto storeAll = [&](OpBuilder &sb, Value buffer, ArrayRef<Value> values,
+                      ArrayRef<unsigned> fromResult) {
+    for (int64_t e = 0; e < count; ++e) {
+      SmallVector<Value> idx;
+      for (unsigned r : fromResult)
+        idx.push_back(accIndices[e][r]);
+      memref::StoreOp::create(sb, loc, values[e], buffer, idx);
+    }
+  };
+  SmallVector<unsigned> identity = llvm::to_vector(
+      llvm::seq<unsigned>(0, cast<MemRefType>(result.getType()).getRank()));
+  registers[baseBuffer(result)] = {llvm::to_vector(values), identity};
+  if (!isTemporary(result, launch))
+    storeAll(b, result, values, identity);
+
+  SmallVector<Operation *> erase(producers);
+  for (linalg::LinalgOp op : epilogue) {
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic || generic.getNumReductionLoops() != 0 ||
+        generic.getNumDpsInits() != 1 ||
+        !llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isProjectedPermutation(); }))
+      return op.emitOpError("follows the block's reduction but is not an "
+                            "elementwise generic");
+    // Its loops, in result dimensions, from an input held in registers.
+    std::optional<SmallVector<unsigned>> loopFrom;
+    for (OpOperand *in : generic.getDpsInputOperands()) {
+      auto it = registers.find(baseBuffer(in->get()));
+      AffineMap map = generic.getMatchingIndexingMap(in);
+      if (it == registers.end() || !map.isPermutation())
+        continue;
+      SmallVector<unsigned> from(generic.getNumLoops());
+      for (unsigned r = 0; r < map.getNumResults(); ++r)
+        from[map.getDimPosition(r)] = it->second.fromResult[r];
+      loopFrom = from;
+      break;
+    }
+    if (!loopFrom)
+      return op.emitOpError("reads the block's reduction result other than "
+                            "element by element");
+    Block *ebody = generic.getBody();
+    Value out = generic.getDpsInitOperand(0)->get();
+    AffineMap outMapE =
+        generic.getMatchingIndexingMap(generic.getDpsInitOperand(0));
+    SmallVector<unsigned> outFrom;
+    for (unsigned r = 0; r < outMapE.getNumResults(); ++r)
+      outFrom.push_back((*loopFrom)[outMapE.getDimPosition(r)]);
+    SmallVector<Value> results;
+    for (int64_t e = 0; e < count; ++e) {
+      SmallVector<Value> loopIdx;
+      for (unsigned d = 0; d < generic.getNumLoops(); ++d)
+        loopIdx.push_back(accIndices[e][(*loopFrom)[d]]);
+      IRMapping map;
+      for (OpOperand &operand : generic->getOpOperands()) {
+        BlockArgument arg = generic.getMatchingBlockArgument(&operand);
+        if (arg.use_empty())
+          continue;
+        Value v = operand.get();
+        if (!isa<ShapedType>(v.getType())) {
+          map.map(arg, v);
+          continue;
+        }
+        AffineMap m = generic.getMatchingIndexingMap(&operand);
+        auto it = registers.find(baseBuffer(v));
+        if (it != registers.end()) {
+          // Held in registers: the element this accumulator maps to, when
+          // the operand reads it at the same result position.
+          bool same = m.getNumResults() == it->second.fromResult.size();
+          for (unsigned r = 0; same && r < m.getNumResults(); ++r)
+            same = (*loopFrom)[m.getDimPosition(r)] == it->second.fromResult[r];
+          if (!same)
+            return op.emitOpError("reads a register-held result at another "
+                                  "thread's element");
+          map.map(arg, it->second.values[e]);
+          continue;
+        }
+        if (isTemporary(v, launch))
+          return op.emitOpError("reads a block temporary not computed in "
+                                "registers");
+        map.map(arg, memref::LoadOp::create(b, loc, v, applyMap(m, loopIdx))
+                         .getResult());
+      }
+      for (Operation &bop : ebody->without_terminator()) {
+        if (auto index = dyn_cast<linalg::IndexOp>(bop)) {
+          map.map(index.getResult(), loopIdx[index.getDim()]);
+          continue;
+        }
+        b.clone(bop, map);
+      }
+      results.push_back(
+          map.lookupOrDefault(ebody->getTerminator()->getOperand(0)));
+    }
+    if (!isTemporary(out, launch))
+      storeAll(b, out, results, outFrom);
+    registers[baseBuffer(out)] = {results, outFrom};
+    erase.push_back(generic);
+  }
+
+  for (Operation *op : llvm::reverse(erase))
+    op->erase();
+  // Temporaries now unused (their views and deallocations go with them).
+  SmallVector<Operation *> allocs;
+  launch.walk([&](Operation *op) {
+    if (isa<memref::AllocOp, memref::AllocaOp>(op))
+      allocs.push_back(op);
+  });
+  for (Operation *alloc : allocs) {
+    SmallVector<Operation *> users;
+    std::function<bool(Value)> collect = [&](Value v) {
+      for (Operation *user : v.getUsers()) {
+        if (isa<memref::DeallocOp>(user)) {
+          users.push_back(user);
+        } else if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
+          if (!collect(user->getResult(0)))
+            return false;
+          users.push_back(user);
+        } else {
+          return false;
+        }
+      }
+      return true;
+    };
+    if (!collect(alloc->getResult(0)))
+      return alloc->emitOpError("is still used after its block's ops were "
+                                "lowered to thread code");
+    for (Operation *user : users)
+      user->erase();
+    alloc->erase();
+  }
+  return success();
+}

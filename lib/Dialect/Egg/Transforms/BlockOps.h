@@ -1,0 +1,53 @@
+//===- BlockOps.h - Block-level ops of a launch, lowered by hand -*- C++ -*-===//
+//
+// Shared by the lowerings that take a launch's block-level linalg ops whole
+// (egg-lower-shared-gemm, egg-lower-column-reductions): a fill, one
+// producer with a reduction loop, and the elementwise ops after it. The
+// producer's results are computed by each thread into registers; the
+// epilogue then runs on them element by element and stores once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EGG_TRANSFORMS_BLOCKOPS_H
+#define EGG_TRANSFORMS_BLOCKOPS_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir::egg {
+
+/// The allocation or argument a memref view reads from.
+Value baseBuffer(Value value);
+
+/// A buffer allocated inside `launch` (a block temporary).
+bool isTemporary(Value buffer, gpu::LaunchOp launch);
+
+/// Indices into an operand read through the projected permutation `map` at
+/// loop indices `loopIdx`.
+SmallVector<Value> applyMap(AffineMap map, ArrayRef<Value> loopIdx);
+
+/// The linalg ops of `launch`, which must all be directly in its body.
+FailureOr<SmallVector<linalg::LinalgOp>> collectBlockOps(gpu::LaunchOp launch);
+
+/// Where `producer`'s accumulator starts: the scalar of the fill among
+/// `before` that writes it (returned in `init`), or nullopt when it starts
+/// from the buffer's contents (not a temporary). Other ops in `before` are
+/// errors.
+FailureOr<std::optional<Value>>
+accumulatorStart(gpu::LaunchOp launch, ArrayRef<linalg::LinalgOp> before,
+                 linalg::LinalgOp producer, linalg::LinalgOp &init);
+
+/// Runs the elementwise `epilogue` ops on the `values` a thread computed
+/// for `result` (element e at result indices `indices[e]`), at `b`'s
+/// insertion point, storing every buffer that is not a block temporary.
+/// Then erases the epilogue, `producers`, and the temporaries left unused.
+LogicalResult applyEpilogueInRegisters(OpBuilder &b, gpu::LaunchOp launch,
+                                       Value result,
+                                       ArrayRef<SmallVector<Value>> indices,
+                                       ArrayRef<Value> values,
+                                       ArrayRef<linalg::LinalgOp> epilogue,
+                                       ArrayRef<Operation *> producers);
+
+} // namespace mlir::egg
+
+#endif // EGG_TRANSFORMS_BLOCKOPS_H
