@@ -74,6 +74,9 @@ public:
                                      TargetAttr target) override {
     if (isCooperativeRow(kernel.getStructureAttr()))
       return chooseRow(kernel);
+    if (kernel.getStructureAttr().getFormulation() ==
+        Formulation::reduce_two_stage)
+      return chooseColumns(kernel, target);
     // Widest accesses first (16 bytes per thread, principle 7); if the
     // kernel cannot take them, the same choice with scalar accesses.
     if (classifyKernel(kernel) == KernelClass::Contraction) {
@@ -170,6 +173,46 @@ private:
       }
     }
     return best;
+  }
+
+  /// Column reductions (principle 10 of tuning.md): 16-byte loads, 32
+  /// threads along the columns (a warp reads 512 contiguous bytes of a row)
+  /// and 16 rows in flight; fewer threads along the columns while that
+  /// leaves fewer than two blocks per SM, down to 8; then more rows in
+  /// flight up to 512 threads.
+  FailureOr<TuningAttr> chooseColumns(KernelOp kernel, TargetAttr target) {
+    auto emitError = [&]() { return kernel.emitOpError(); };
+    auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
+    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    std::optional<unsigned> reduced = columnReductionLoop(kernel);
+    if (!reduced)
+      return failure();
+    int64_t last = extents.back(), outer = 1;
+    for (unsigned d = 0; d + 1 < extents.size(); ++d)
+      if (d != *reduced)
+        outer = mulSat(outer, extents[d]);
+    int64_t v = std::max<int64_t>(1, 128 / widestElementBits(kernel));
+    while (v > 1 && last % v != 0)
+      v /= 2;
+    int64_t tx = 32;
+    while (tx > 1 && (last % (tx * v) != 0 || tx * v > last))
+      tx /= 2;
+    while (tx > 8 && mulSat(outer, last / (tx * v)) < 2 * target.getSmCount())
+      tx /= 2;
+    int64_t rows = 1;
+    while (tx * rows * 2 <= 512 && rows * 2 <= extents[*reduced])
+      rows *= 2;
+    SmallVector<int64_t> block(extents.size() - 1, 1);
+    block.back() = tx * v;
+    TuningAttr tuning = TuningAttr::getChecked(
+        function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
+        ArrayRef<int64_t>{tx, rows}, ArrayRef<int64_t>(block),
+        ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
+        ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0), Swizzle::none,
+        v, CopyEngine::sync, int64_t(1));
+    if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
+      return failure();
+    return tuning;
   }
 
   /// Rows shared by lanes: 16-byte accesses (principle 7), four rows (warps)

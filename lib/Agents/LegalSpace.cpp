@@ -79,8 +79,11 @@ SmallVector<StructureAttr> mlir::egg::enumerateStructures(KernelOp kernel) {
     serial = Formulation::norm_two_pass;
   else if (classifyKernel(kernel) == KernelClass::Softmax)
     serial = Formulation::softmax_three_pass;
-  if (!cooperativeRowLength(kernel))
+  if (!cooperativeRowLength(kernel)) {
+    if (columnReductionLoop(kernel))
+      return {make(Formulation::reduce_two_stage), make(serial)};
     return {make(serial)};
+  }
   return {make(Formulation::reduce_row_per_warp),
           make(Formulation::reduce_row_per_block), make(serial)};
 }
@@ -416,6 +419,124 @@ FailureOr<GemmLoops> mlir::egg::analyzeGemmLoops(Operation *op,
   return loops;
 }
 
+/// Static shared memory a launch may declare without opting in to more.
+static constexpr int64_t kStaticSharedLimit = 48 * 1024;
+
+std::optional<unsigned> mlir::egg::columnReductionLoop(KernelOp kernel) {
+  if (classifyKernel(kernel) != KernelClass::Reduction)
+    return std::nullopt;
+  auto op = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
+  if (!op || !isPlainReduction(op) || op.getNumReductionLoops() != 1 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() < 2)
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned last = op.getNumLoops() - 1;
+  if (iterators[last] != utils::IteratorType::parallel)
+    return std::nullopt;
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (llvm::any_of(extents, ShapedType::isDynamic))
+    return std::nullopt;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    if (!isa<ShapedType>(in->get().getType()))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (!map.isProjectedPermutation() ||
+        (map.isFunctionOfDim(last) &&
+         map.getDimPosition(map.getNumResults() - 1) != last))
+      return std::nullopt;
+  }
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!out.isProjectedPermutation() ||
+      out.getNumResults() != op.getNumParallelLoops())
+    return std::nullopt;
+  for (unsigned r = 0; r + 1 < out.getNumResults(); ++r)
+    if (out.getDimPosition(r) > out.getDimPosition(r + 1))
+      return std::nullopt;
+  // The root (an epilogue, or the reduction itself) runs over the result.
+  auto quiet = [&]() { return kernel.emitOpError(); };
+  ScopedDiagnosticHandler silence(kernel.getContext(),
+                                  [](Diagnostic &) { return success(); });
+  FailureOr<RootLoops> root = analyzeRootLoops(kernel, quiet);
+  if (failed(root) ||
+      root->parallelPositions.size() != op.getNumParallelLoops())
+    return std::nullopt;
+  unsigned reduced = 0, p = 0;
+  for (unsigned d = 0; d <= last; ++d) {
+    if (iterators[d] == utils::IteratorType::reduction) {
+      reduced = d;
+      continue;
+    }
+    if (root->extents[root->parallelPositions[p++]] != extents[d])
+      return std::nullopt;
+  }
+  return reduced;
+}
+
+/// Column reductions (`reduce_two_stage`): a block owns BN consecutive
+/// columns (the innermost loop; other parallel loops one at a time);
+/// threads [TX, R] with TX * vector = BN; thread (x, y) reduces rows y,
+/// y + R, ... of its `vector` columns, then the R partials per column are
+/// combined through shared memory.
+static LogicalResult
+checkColumnReduction(KernelOp kernel, TuningAttr tuning,
+                     function_ref<InFlightDiagnostic()> emitError) {
+  std::optional<unsigned> reduced = columnReductionLoop(kernel);
+  if (!reduced)
+    return emitError() << "reduce_two_stage needs one reduction loop that is "
+                          "not innermost, inputs contiguous along the "
+                          "innermost loop and a result in loop order";
+  if (!tuning.getThread().empty() || !tuning.getWarp().empty() ||
+      !tuning.getReduction().empty() || !tuning.getShared().empty() ||
+      !tuning.getRegisters().empty())
+    return emitError() << "reduce_two_stage takes block tiles, threads and a "
+                          "vector width only";
+  auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  ArrayRef<int64_t> block = tuning.getBlock();
+  size_t numParallel = extents.size() - 1;
+  if (block.size() != numParallel)
+    return emitError() << "reduce_two_stage needs a block tile entry for each "
+                          "of the "
+                       << numParallel << " parallel loops";
+  for (size_t p = 0; p + 1 < numParallel; ++p)
+    if (block[p] != 1)
+      return emitError() << "reduce_two_stage takes one output row per block: "
+                            "block tile 1 on every parallel loop but the "
+                            "innermost, got "
+                         << block[p];
+  int64_t bn = block.back(), last = extents.back();
+  int64_t v = tuning.getVector();
+  if (bn < 1 || last % bn != 0)
+    return emitError() << "block tile " << bn
+                       << " does not divide the innermost loop of extent "
+                       << last;
+  ArrayRef<int64_t> threads = tuning.getThreads();
+  if (threads.size() != 2 || threads[0] * v != bn)
+    return emitError() << "reduce_two_stage takes threads = [block tile / "
+                          "vector, rows in flight] = ["
+                       << bn / std::max<int64_t>(v, 1) << ", R]";
+  if (tuning.getNumThreads() > 1024)
+    return emitError() << tuning.getNumThreads()
+                       << " threads exceed 1024 per block";
+  if (v * widestElementBits(kernel) > 128)
+    return emitError() << "vector = " << v << " exceeds 16-byte accesses";
+  Type acc = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  int64_t bytes =
+      mulSat(tuning.getNumThreads() * v, (acc.getIntOrFloatBitWidth() + 7) / 8);
+  if (bytes > kStaticSharedLimit)
+    return emitError() << "the partials need " << bytes
+                       << " bytes of shared memory; a block may have "
+                       << kStaticSharedLimit;
+  return success();
+}
+
+bool mlir::egg::lowersBlockOpsWhole(StructureAttr structure,
+                                    TuningAttr tuning) {
+  return isSharedGemm(tuning) ||
+         (structure &&
+          structure.getFormulation() == Formulation::reduce_two_stage);
+}
+
 bool mlir::egg::isSharedGemm(TuningAttr tuning) {
   return tuning && !tuning.getShared().empty();
 }
@@ -429,9 +550,6 @@ int64_t mlir::egg::sharedGemmBytes(int64_t bm, int64_t bn, int64_t bk,
                      (rhs.getIntOrFloatBitWidth() + 7) / 8);
   return mulSat(stages, a + b);
 }
-
-/// Static shared memory a launch may declare without opting in to more.
-static constexpr int64_t kStaticSharedLimit = 48 * 1024;
 
 /// GEMM through shared memory (docs/pipeline.md): a block computes a
 /// [BM, BN] tile of the result, stepping K by BK; A and B tiles are copied to
@@ -589,12 +707,14 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
     return emitError() << "the generic lowering does not implement " << knob
                        << " yet";
   };
-  if (StructureAttr structure = kernel.getStructureAttr();
-      isCooperativeRow(structure))
+  StructureAttr structure = kernel.getStructureAttr();
+  if (isCooperativeRow(structure))
     return checkCooperativeRow(kernel, structure.getFormulation(), tuning,
                                emitError);
   if (isSharedGemm(tuning))
     return checkSharedGemm(kernel, tuning, emitError);
+  if (structure && structure.getFormulation() == Formulation::reduce_two_stage)
+    return checkColumnReduction(kernel, tuning, emitError);
   if (!tuning.getWarp().empty())
     return unsupported("warp tiles");
   if (!tuning.getReduction().empty())

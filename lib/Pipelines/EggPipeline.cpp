@@ -73,6 +73,7 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   pm.addPass(createEggMapToGPU());
   pm.addPass(createEggDistributeRows());
   pm.addPass(createEggLowerSharedGemm());
+  pm.addPass(createEggLowerColumnReductions());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());

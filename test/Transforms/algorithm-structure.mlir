@@ -77,9 +77,10 @@ func.func @normalization(%x: tensor<8x64xf32>, %acc: tensor<8xf32>) -> tensor<8x
 
 // -----
 
-// A reduction over a non-contiguous axis keeps one thread per output.
+// A reduction over a non-contiguous axis is reduced in two stages (partials
+// per thread over strided rows, combined per block).
 // CHECK-LABEL: func.func @column_reduction
-// CHECK: structure = #egg.structure<reduce_serial>
+// CHECK: structure = #egg.structure<reduce_two_stage>
 func.func @column_reduction(%x: tensor<16x8xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
   %r = linalg.reduce ins(%x : tensor<16x8xf32>) outs(%acc : tensor<8xf32>) dimensions = [0]
     (%a: f32, %b: f32) {

@@ -108,9 +108,11 @@ func.func @long_rows(%x: tensor<64x65536xf32>, %acc: tensor<64xf32>) -> tensor<6
 
 // -----
 
-// Serial rows (a column reduction): one thread per output column.
+// A column reduction (reduce_two_stage): 16-byte loads, 8 threads along the
+// columns (4096 / 32 = 128 blocks, as near two per SM as 8 allows) and 64
+// rows in flight.
 // CHECK-LABEL: func.func @column_max
-// CHECK: tuning = #egg.tuning<threads = [32], block = [32], thread = [1]>
+// CHECK: tuning = #egg.tuning<threads = [8, 64], block = [32], vector = 4>
 func.func @column_max(%x: tensor<1024x4096xf32>, %acc: tensor<4096xf32>) -> tensor<4096xf32> {
   %r = linalg.reduce ins(%x : tensor<1024x4096xf32>) outs(%acc : tensor<4096xf32>) dimensions = [0]
     (%a: f32, %b: f32) {

@@ -74,9 +74,21 @@ struct GemmLoops {
 /// is not a plain two-input contraction with projected-permutation maps.
 FailureOr<GemmLoops> analyzeGemmLoops(Operation *op, std::string &why);
 
+/// The reduced loop of a column reduction (`reduce_two_stage`,
+/// docs/pipeline.md "Column reductions"): a reduction kernel whose one
+/// reduction loop is not the innermost loop, which is parallel and along
+/// which every input is contiguous (or constant); its result is indexed by
+/// the parallel loops in order. Nullopt otherwise.
+std::optional<unsigned> columnReductionLoop(KernelOp kernel);
+
 /// Whether a tuning takes the shared-memory GEMM lowering: it promotes
 /// operands to shared memory.
 bool isSharedGemm(TuningAttr tuning);
+
+/// Whether the block's ops stay whole through the mapping and are lowered
+/// to thread code afterwards (a GEMM through shared memory, a column
+/// reduction): no thread-level tiling, no per-thread temporaries.
+bool lowersBlockOpsWhole(StructureAttr structure, TuningAttr tuning);
 
 /// Bytes of shared memory the shared-memory GEMM lowering allocates:
 /// `stages` copies of a [bk][bm + padding] tile of A and a [bk][bn + padding]

@@ -259,10 +259,11 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   // row (no second level at all).
   bool cooperative = isCooperativeRow(structure);
   bool perWarp = structure.getFormulation() == Formulation::reduce_row_per_warp;
-  // A GEMM through shared memory keeps the block's ops whole: its threads
-  // are laid out by egg-lower-shared-gemm after the mapping.
-  bool sharedGemm = isSharedGemm(tuning);
-  if ((!cooperative || perWarp) && !sharedGemm) {
+  // A GEMM through shared memory or a column reduction keeps the block's
+  // ops whole: their threads are laid out after the mapping
+  // (egg-lower-shared-gemm, egg-lower-column-reductions).
+  bool wholeBlockOps = lowersBlockOpsWhole(structure, tuning);
+  if ((!cooperative || perWarp) && !wholeBlockOps) {
     SmallVector<OpFoldResult> threadCounts = tileCountsFor(
         rewriter, *loops, blockExtents,
         perWarp ? tuning.getWarp() : tuning.getThread(), numTiled);
@@ -301,7 +302,7 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   // bufferization its transfers become V-wide loads and stores. Shared rows
   // take their vector width in egg-distribute-rows instead, a GEMM through
   // shared memory for its copies in egg-lower-shared-gemm.
-  if (tuning.getVector() > 1 && !cooperative && !sharedGemm) {
+  if (tuning.getVector() > 1 && !cooperative && !wholeBlockOps) {
     SmallVector<linalg::LinalgOp> tiles;
     func.walk([&](linalg::LinalgOp op) { tiles.push_back(op); });
     for (linalg::LinalgOp op : tiles) {

@@ -125,12 +125,14 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
 
     // Allocations inside a kernel are per-thread temporaries: the stack, or
     // a clear error (a device-side malloc would leak on every launch).
-    // A GEMM through shared memory keeps its block-sized result temporaries:
-    // egg-lower-shared-gemm replaces them by registers.
+    // Block ops kept whole keep their block-sized result temporaries: the
+    // lowerings after this pass replace them by registers.
     SmallVector<memref::AllocOp> allocs;
     module.walk([&](gpu::LaunchOp launch) {
       auto func = launch->getParentOfType<func::FuncOp>();
-      if (isSharedGemm(
+      if (lowersBlockOpsWhole(
+              func->getAttrOfType<StructureAttr>(
+                  EggDialect::getStructureAttrName()),
               func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName())))
         return;
       launch.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });

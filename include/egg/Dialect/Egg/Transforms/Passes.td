@@ -192,6 +192,26 @@ def EggLowerSharedGemm : Pass<"egg-lower-shared-gemm", "::mlir::ModuleOp"> {
   ];
 }
 
+def EggLowerColumnReductions : Pass<"egg-lower-column-reductions", "::mlir::ModuleOp"> {
+  let summary = "Build the block-cooperative reduction of column-reduction kernels";
+  let description = [{
+    For kernel functions whose structure is `reduce_two_stage` (a reduction
+    over a loop that is not innermost, e.g. a sum over the rows of a
+    matrix), rewrites the linalg ops of each `gpu.launch` into thread code:
+    thread (x, y) of a [TX, R] block reduces rows y, y + R, ... of its
+    `vector` consecutive columns into partials in registers (16-byte loads,
+    consecutive threads on consecutive columns); the R partials of each
+    column are combined through a workgroup buffer by the threads of row 0,
+    which then apply the elementwise epilogue and store. Runs after
+    `egg-map-to-gpu`.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
 def EggAlignWorkgroupMemory : Pass<"egg-align-workgroup-memory", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Give workgroup buffers 16-byte alignment";
   let description = [{

@@ -1,0 +1,233 @@
+//===- LowerColumnReductions.cpp - Reductions over a non-innermost loop ---===//
+//
+// A column reduction (`reduce_two_stage`: e.g. x.sum(0) of a row-major
+// matrix) read one column per thread before: a handful of threads for the
+// whole tensor. Here a block owns BN consecutive columns and [TX, R]
+// threads (TX * V = BN):
+//
+//   stage 1: thread (x, y) reduces rows y, y + R, ... of columns
+//            [x*V, x*V + V) into V partials in registers; a warp's loads
+//            of one row are consecutive 16-byte vectors;
+//   stage 2: the partials go to a [R][BN] workgroup buffer; after a
+//            barrier, the threads with y = 0 combine the R partials of
+//            their columns with the reduction's combiner, starting from
+//            the fill value, and run the elementwise epilogue in registers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BlockOps.h"
+#include "egg/Agents/LegalSpace.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::egg {
+#define GEN_PASS_DEF_EGGLOWERCOLUMNREDUCTIONS
+#include "egg/Dialect/Egg/Transforms/Passes.h.inc"
+} // namespace mlir::egg
+
+using namespace mlir;
+using namespace mlir::egg;
+
+static Value constIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// The op combining the reduction's output with a new value: the yield is
+/// `combiner(out, value)` and `out` (the output's block argument) is used
+/// by nothing else. Its neutral element seeds the partials.
+static FailureOr<std::pair<Operation *, TypedAttr>>
+matchCombiner(linalg::GenericOp op) {
+  Block *body = op.getBody();
+  BlockArgument out = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
+  Value yielded = body->getTerminator()->getOperand(0);
+  Operation *c = yielded.getDefiningOp();
+  if (!c || c->getBlock() != body || c->getNumOperands() != 2 ||
+      c->getNumResults() != 1 || !out.hasOneUse() ||
+      *out.getUsers().begin() != c)
+    return failure();
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(c);
+  if (!neutral)
+    return failure();
+  return std::make_pair(c, *neutral);
+}
+
+static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
+  FailureOr<SmallVector<linalg::LinalgOp>> blockOps = collectBlockOps(launch);
+  if (failed(blockOps))
+    return failure();
+  SmallVector<linalg::LinalgOp> &ops = *blockOps;
+  auto redIt = llvm::find_if(
+      ops, [](linalg::LinalgOp op) { return op.getNumReductionLoops() > 0; });
+  if (redIt == ops.end())
+    return launch.emitOpError("has no reduction to lower");
+  auto red = dyn_cast<linalg::GenericOp>(redIt->getOperation());
+  if (!red || red.getNumReductionLoops() != 1 || red.getNumDpsInits() != 1)
+    return redIt->emitOpError("is not a generic with one reduction loop and "
+                              "one result");
+  FailureOr<std::pair<Operation *, TypedAttr>> combiner = matchCombiner(red);
+  if (failed(combiner))
+    return red.emitOpError("is not combined by one binary op with a neutral "
+                           "element: it cannot be reduced in two stages");
+  linalg::LinalgOp init;
+  FailureOr<std::optional<Value>> start =
+      accumulatorStart(launch, ArrayRef(ops.begin(), redIt), red, init);
+  if (failed(start))
+    return failure();
+
+  SmallVector<int64_t> extents = red.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = red.getIteratorTypesArray();
+  unsigned last = red.getNumLoops() - 1, reduced = 0;
+  for (unsigned d = 0; d <= last; ++d)
+    if (iterators[d] == utils::IteratorType::reduction)
+      reduced = d;
+  int64_t v = tuning.getVector(), tx = tuning.getThreads()[0],
+          rows = tuning.getThreads()[1];
+  Location loc = red.getLoc();
+  Value acc = red.getDpsInitOperand(0)->get();
+  Type accType = getElementTypeOrSelf(acc.getType());
+
+  Block &body = launch.getBody().front();
+  OpBuilder b(&body, body.begin());
+  Value x = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value y = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
+  Value col = arith::MulIOp::create(b, loc, x, constIndex(b, loc, v));
+
+  // Stage 1, at the reduction's position: V partials per thread.
+  b.setInsertionPoint(red);
+  Value neutral =
+      arith::ConstantOp::create(b, loc, combiner->second).getResult();
+  SmallVector<Value> seeds(v, neutral);
+  auto loop = scf::ForOp::create(
+      b, loc, y, constIndex(b, loc, extents[reduced]),
+      constIndex(b, loc, rows), seeds,
+      [&](OpBuilder &nb, Location, Value i, ValueRange partials) {
+        SmallVector<Value> loopIdx(red.getNumLoops(), constIndex(nb, loc, 0));
+        loopIdx[reduced] = i;
+        loopIdx[last] = col;
+        // Per input, its V values (one load of V, or one value for all).
+        SmallVector<SmallVector<Value>> inputs;
+        for (OpOperand *in : red.getDpsInputOperands()) {
+          Value value = in->get();
+          if (!isa<ShapedType>(value.getType())) {
+            inputs.push_back(SmallVector<Value>(v, value));
+            continue;
+          }
+          AffineMap map = red.getMatchingIndexingMap(in);
+          SmallVector<Value> idx = applyMap(map, loopIdx);
+          Type element = getElementTypeOrSelf(value.getType());
+          if (v == 1 || !map.isFunctionOfDim(last)) {
+            Value scalar = memref::LoadOp::create(nb, loc, value, idx);
+            inputs.push_back(SmallVector<Value>(v, scalar));
+            continue;
+          }
+          auto load = vector::LoadOp::create(
+              nb, loc, VectorType::get({v}, element), value, idx);
+          load.setAlignment(v * ((element.getIntOrFloatBitWidth() + 7) / 8));
+          SmallVector<Value> lanes;
+          for (int64_t e = 0; e < v; ++e)
+            lanes.push_back(
+                vector::ExtractOp::create(nb, loc, load.getResult(), e));
+          inputs.push_back(lanes);
+        }
+        Block *rbody = red.getBody();
+        SmallVector<Value> next;
+        for (int64_t e = 0; e < v; ++e) {
+          IRMapping map;
+          for (auto [k, in] : llvm::enumerate(red.getDpsInputOperands()))
+            map.map(red.getMatchingBlockArgument(in), inputs[k][e]);
+          map.map(red.getMatchingBlockArgument(red.getDpsInitOperand(0)),
+                  partials[e]);
+          for (Operation &op : rbody->without_terminator())
+            nb.clone(op, map);
+          next.push_back(
+              map.lookupOrDefault(rbody->getTerminator()->getOperand(0)));
+        }
+        scf::YieldOp::create(nb, loc, next);
+      });
+
+  // Stage 2: partials through shared memory, combined by row 0.
+  auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                          gpu::AddressSpace::Workgroup);
+  auto bufType = MemRefType::get({rows, tx * v}, accType,
+                                 MemRefLayoutAttrInterface(), space);
+  Value buffer = launch.addWorkgroupAttribution(bufType, loc);
+  for (int64_t e = 0; e < v; ++e)
+    memref::StoreOp::create(
+        b, loc, loop.getResult(e), buffer,
+        ValueRange{y, arith::AddIOp::create(b, loc, col, constIndex(b, loc, e))});
+  gpu::BarrierOp::create(b, loc);
+
+  // Result indices of each of the thread's columns.
+  AffineMap outMap = red.getMatchingIndexingMap(red.getDpsInitOperand(0));
+  SmallVector<SmallVector<Value>> indices;
+  for (int64_t e = 0; e < v; ++e) {
+    SmallVector<Value> loopIdx(red.getNumLoops(), constIndex(b, loc, 0));
+    loopIdx[last] = arith::AddIOp::create(b, loc, col, constIndex(b, loc, e));
+    indices.push_back(applyMap(outMap, loopIdx));
+  }
+  b.setInsertionPoint(body.getTerminator());
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
+                                      constIndex(b, loc, 0));
+  auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  OpBuilder tb = ifOp.getThenBodyBuilder();
+  SmallVector<Value> totals;
+  for (int64_t e = 0; e < v; ++e)
+    totals.push_back(*start ? **start
+                            : memref::LoadOp::create(tb, loc, acc, indices[e])
+                                  .getResult());
+  auto combine = scf::ForOp::create(
+      tb, loc, constIndex(tb, loc, 0), constIndex(tb, loc, rows),
+      constIndex(tb, loc, 1), totals,
+      [&](OpBuilder &nb, Location, Value r, ValueRange running) {
+        SmallVector<Value> next;
+        for (int64_t e = 0; e < v; ++e) {
+          Value part = memref::LoadOp::create(
+              nb, loc, buffer,
+              ValueRange{r, arith::AddIOp::create(nb, loc, col,
+                                                  constIndex(nb, loc, e))});
+          Operation *c = nb.clone(*combiner->first);
+          c->setOperands({running[e], part});
+          next.push_back(c->getResult(0));
+        }
+        scf::YieldOp::create(nb, loc, next);
+      });
+  SmallVector<Operation *> producers;
+  if (init)
+    producers.push_back(init);
+  producers.push_back(red);
+  return applyEpilogueInRegisters(tb, launch, acc, indices,
+                                  SmallVector<Value>(combine.getResults()),
+                                  ArrayRef(std::next(redIt), ops.end()),
+                                  producers);
+}
+
+namespace {
+struct LowerColumnReductionsPass
+    : public egg::impl::EggLowerColumnReductionsBase<
+          LowerColumnReductionsPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      auto structure = func->getAttrOfType<StructureAttr>(
+          EggDialect::getStructureAttrName());
+      auto tuning =
+          func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName());
+      if (!structure || !tuning ||
+          structure.getFormulation() != Formulation::reduce_two_stage)
+        continue;
+      SmallVector<gpu::LaunchOp> launches;
+      func.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
+      for (gpu::LaunchOp launch : launches)
+        if (failed(lowerLaunch(launch, tuning)))
+          return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,85 @@
+// RUN: egg-opt %s -split-input-file -egg-apply-schedule -verify-diagnostics
+
+// Decisions the column-reduction lowering cannot build get located errors
+// from its legality check (docs/pipeline.md, "Column reductions").
+
+
+func.func @case0(%x: tensor<1024x4096xf32>) -> tensor<4096xf32> {
+  // expected-error @+1 {{reduce_two_stage takes threads = [block tile / vector, rows in flight] = [8, R]}}
+  %r = egg.kernel @k ins(%x : tensor<1024x4096xf32>) -> tensor<4096xf32>
+      attributes {structure = #egg.structure<reduce_two_stage>,
+                  tuning = #egg.tuning<threads = [16, 16], block = [32], vector = 4>} {
+  ^bb0(%a: tensor<1024x4096xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4096xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4096xf32>) -> tensor<4096xf32>
+    %s = linalg.reduce ins(%a : tensor<1024x4096xf32>) outs(%f : tensor<4096xf32>) dimensions = [0]
+      (%u: f32, %w: f32) {
+        %t = arith.addf %u, %w : f32
+        linalg.yield %t : f32
+      }
+    egg.yield %s : tensor<4096xf32>
+  }
+  return %r : tensor<4096xf32>
+}
+// -----
+
+func.func @case1(%x: tensor<1024x4096xf32>) -> tensor<4096xf32> {
+  // expected-error @+1 {{block tile 48 does not divide the innermost loop of extent 4096}}
+  %r = egg.kernel @k ins(%x : tensor<1024x4096xf32>) -> tensor<4096xf32>
+      attributes {structure = #egg.structure<reduce_two_stage>,
+                  tuning = #egg.tuning<threads = [12, 16], block = [48], vector = 4>} {
+  ^bb0(%a: tensor<1024x4096xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4096xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4096xf32>) -> tensor<4096xf32>
+    %s = linalg.reduce ins(%a : tensor<1024x4096xf32>) outs(%f : tensor<4096xf32>) dimensions = [0]
+      (%u: f32, %w: f32) {
+        %t = arith.addf %u, %w : f32
+        linalg.yield %t : f32
+      }
+    egg.yield %s : tensor<4096xf32>
+  }
+  return %r : tensor<4096xf32>
+}
+// -----
+
+func.func @case2(%x: tensor<1024x4096xf32>) -> tensor<4096xf32> {
+  // expected-error @+1 {{reduce_two_stage takes block tiles, threads and a vector width only}}
+  %r = egg.kernel @k ins(%x : tensor<1024x4096xf32>) -> tensor<4096xf32>
+      attributes {structure = #egg.structure<reduce_two_stage>,
+                  tuning = #egg.tuning<threads = [8, 16], block = [32], thread = [4], vector = 4>} {
+  ^bb0(%a: tensor<1024x4096xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4096xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4096xf32>) -> tensor<4096xf32>
+    %s = linalg.reduce ins(%a : tensor<1024x4096xf32>) outs(%f : tensor<4096xf32>) dimensions = [0]
+      (%u: f32, %w: f32) {
+        %t = arith.addf %u, %w : f32
+        linalg.yield %t : f32
+      }
+    egg.yield %s : tensor<4096xf32>
+  }
+  return %r : tensor<4096xf32>
+}
+// -----
+
+// Rows along the innermost loop are not columns.
+func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
+  // expected-error @+1 {{reduce_two_stage needs one reduction loop that is not innermost, inputs contiguous along the innermost loop and a result in loop order}}
+  %r = egg.kernel @k ins(%x : tensor<64x4096xf32>) -> tensor<64xf32>
+      attributes {structure = #egg.structure<reduce_two_stage>,
+                  tuning = #egg.tuning<threads = [8, 16], block = [32], vector = 4>} {
+  ^bb0(%a: tensor<64x4096xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<64xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+    %s = linalg.reduce ins(%a : tensor<64x4096xf32>) outs(%f : tensor<64xf32>) dimensions = [1]
+      (%u: f32, %w: f32) {
+        %t = arith.addf %u, %w : f32
+        linalg.yield %t : f32
+      }
+    egg.yield %s : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}
