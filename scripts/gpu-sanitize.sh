@@ -5,6 +5,7 @@
 # format) are imported with the Python front end first. Needs the bundle in
 # .bundle/. Prints one line per problem and tool, then the totals.
 #   scripts/gpu-sanitize.sh [examples|bench|all]   (default all)
+#   scripts/gpu-sanitize.sh only NAME...            (the named examples)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 which=${1:-all}
@@ -16,6 +17,10 @@ work=$(mktemp -d)
 sources=()
 if [[ $which == all || $which == examples ]]; then
   sources+=("$here"/examples/*.mlir)
+fi
+if [[ $which == only ]]; then
+  shift
+  for n in "$@"; do sources+=("$here/examples/$n.mlir"); done
 fi
 if [[ $which == all || $which == bench ]]; then
   # The front end writes each problem's linalg MLIR (what egg.bench feeds

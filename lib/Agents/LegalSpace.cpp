@@ -860,6 +860,35 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
   return closestFirst(found, anchor, limit);
 }
 
+/// Column reductions: threads along the columns (TX), rows in flight (R)
+/// and vector widths up to the anchor's.
+static SmallVector<TuningAttr> enumerateColumnTunings(KernelOp kernel,
+                                                      TuningAttr anchor,
+                                                      size_t limit) {
+  auto emitError = [&]() { return kernel.emitOpError(); };
+  SmallVector<std::pair<double, TuningAttr>> found;
+  SmallVector<int64_t> block = llvm::to_vector(anchor.getBlock());
+  for (int64_t v = 1; v <= anchor.getVector(); v *= 2) {
+    for (int64_t tx = 2; tx <= 64; tx *= 2) {
+      for (int64_t rows = 1; tx * rows <= 1024; rows *= 2) {
+        if (tx * rows < 32)
+          continue;
+        block.back() = tx * v;
+        TuningAttr tuning = TuningAttr::getChecked(
+            function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
+            ArrayRef<int64_t>{tx, rows}, ArrayRef<int64_t>(block),
+            ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
+            ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0),
+            Swizzle::none, v, CopyEngine::sync, int64_t(1));
+        if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
+          continue;
+        found.push_back({tuningDistance(tuning, anchor), tuning});
+      }
+    }
+  }
+  return closestFirst(found, anchor, limit);
+}
+
 SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
                                                     TargetAttr target,
                                                     TuningAttr anchor,
@@ -877,6 +906,10 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
   size_t numParallel = loops->parallelPositions.size();
   if (isCooperativeRow(kernel.getStructureAttr()))
     return enumerateRowTunings(kernel, *loops, anchor, limit);
+  if (kernel.getStructureAttr() &&
+      kernel.getStructureAttr().getFormulation() ==
+          Formulation::reduce_two_stage)
+    return enumerateColumnTunings(kernel, anchor, limit);
   SmallVector<int64_t> block = llvm::to_vector(anchor.getBlock());
   SmallVector<int64_t> thread = llvm::to_vector(anchor.getThread());
   block.resize(numParallel, 0);

@@ -2,8 +2,8 @@
 
 // A column mean (sum over rows, then a divide) as egg-map-to-gpu leaves it:
 // blocks of 32 columns, threads [8, 64], vector 4. Stage 1: each thread
-// loops over rows y, y + 64, ... with 16-byte loads, 4 partials seeded with
-// the neutral element; stage 2: the partials go to a [64][32] workgroup
+// loops over rows y + 64 t (t < 1, one row each here) with 16-byte loads, 4
+// partials seeded with the neutral element; stage 2: the partials go to a [64][32] workgroup
 // buffer, and after a barrier the threads of row 0 combine them starting
 // from the fill value, divide, and store. No linalg op or block temporary
 // is left.
@@ -11,7 +11,8 @@
 // CHECK: gpu.launch
 // CHECK-SAME: workgroup(%[[BUF:.*]] : memref<64x32xf32, #gpu.address_space<workgroup>>)
 // CHECK: %[[Y:.*]] = gpu.thread_id  y
-// CHECK: scf.for %{{.*}} = %[[Y]] to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32)
+// CHECK: arith.addi {{.*}}, %[[Y]]
 // CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<64x32xf32, strided<[256, 1], offset: ?>>, vector<4xf32>
 // CHECK-COUNT-4: arith.addf
 // CHECK: memref.store {{.*}}, %[[BUF]]

@@ -105,53 +105,95 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   Value neutral =
       arith::ConstantOp::create(b, loc, combiner->second).getResult();
   SmallVector<Value> seeds(v, neutral);
+  // Per input, the V values of row i (one load of V, or one for all).
+  auto loadRow = [&](OpBuilder &nb, Value i) {
+    SmallVector<Value> loopIdx(red.getNumLoops(), constIndex(nb, loc, 0));
+    loopIdx[reduced] = i;
+    loopIdx[last] = col;
+    SmallVector<SmallVector<Value>> inputs;
+    for (OpOperand *in : red.getDpsInputOperands()) {
+      Value value = in->get();
+      if (!isa<ShapedType>(value.getType())) {
+        inputs.push_back(SmallVector<Value>(v, value));
+        continue;
+      }
+      AffineMap map = red.getMatchingIndexingMap(in);
+      SmallVector<Value> idx = applyMap(map, loopIdx);
+      Type element = getElementTypeOrSelf(value.getType());
+      if (v == 1 || !map.isFunctionOfDim(last)) {
+        Value scalar = memref::LoadOp::create(nb, loc, value, idx);
+        inputs.push_back(SmallVector<Value>(v, scalar));
+        continue;
+      }
+      auto load = vector::LoadOp::create(
+          nb, loc, VectorType::get({v}, element), value, idx);
+      load.setAlignment(v * ((element.getIntOrFloatBitWidth() + 7) / 8));
+      SmallVector<Value> lanes;
+      for (int64_t e = 0; e < v; ++e)
+        lanes.push_back(vector::ExtractOp::create(nb, loc, load.getResult(), e));
+      inputs.push_back(lanes);
+    }
+    return inputs;
+  };
+  // The reduction's body per column, folding one row into the partials.
+  auto fold = [&](OpBuilder &nb, ArrayRef<SmallVector<Value>> inputs,
+                  ValueRange partials) {
+    Block *rbody = red.getBody();
+    SmallVector<Value> next;
+    for (int64_t e = 0; e < v; ++e) {
+      IRMapping map;
+      for (auto [k, in] : llvm::enumerate(red.getDpsInputOperands()))
+        map.map(red.getMatchingBlockArgument(in), inputs[k][e]);
+      map.map(red.getMatchingBlockArgument(red.getDpsInitOperand(0)),
+              partials[e]);
+      for (Operation &op : rbody->without_terminator())
+        nb.clone(op, map);
+      next.push_back(map.lookupOrDefault(rbody->getTerminator()->getOperand(0)));
+    }
+    return next;
+  };
+  // Rows y + R t for t < extent / R, U rows per step with their loads
+  // issued before the folds (U independent loads in flight per thread);
+  // then, where R does not divide the extent, one more row for the first
+  // extent % R threads.
+  int64_t extent = extents[reduced], full = extent / rows;
+  int64_t unroll = full % 4 == 0 ? 4 : full % 2 == 0 ? 2 : 1;
   auto loop = scf::ForOp::create(
-      b, loc, y, constIndex(b, loc, extents[reduced]),
-      constIndex(b, loc, rows), seeds,
-      [&](OpBuilder &nb, Location, Value i, ValueRange partials) {
-        SmallVector<Value> loopIdx(red.getNumLoops(), constIndex(nb, loc, 0));
-        loopIdx[reduced] = i;
-        loopIdx[last] = col;
-        // Per input, its V values (one load of V, or one value for all).
-        SmallVector<SmallVector<Value>> inputs;
-        for (OpOperand *in : red.getDpsInputOperands()) {
-          Value value = in->get();
-          if (!isa<ShapedType>(value.getType())) {
-            inputs.push_back(SmallVector<Value>(v, value));
-            continue;
-          }
-          AffineMap map = red.getMatchingIndexingMap(in);
-          SmallVector<Value> idx = applyMap(map, loopIdx);
-          Type element = getElementTypeOrSelf(value.getType());
-          if (v == 1 || !map.isFunctionOfDim(last)) {
-            Value scalar = memref::LoadOp::create(nb, loc, value, idx);
-            inputs.push_back(SmallVector<Value>(v, scalar));
-            continue;
-          }
-          auto load = vector::LoadOp::create(
-              nb, loc, VectorType::get({v}, element), value, idx);
-          load.setAlignment(v * ((element.getIntOrFloatBitWidth() + 7) / 8));
-          SmallVector<Value> lanes;
-          for (int64_t e = 0; e < v; ++e)
-            lanes.push_back(
-                vector::ExtractOp::create(nb, loc, load.getResult(), e));
-          inputs.push_back(lanes);
+      b, loc, constIndex(b, loc, 0), constIndex(b, loc, full),
+      constIndex(b, loc, unroll), seeds,
+      [&](OpBuilder &nb, Location, Value t, ValueRange partials) {
+        SmallVector<SmallVector<SmallVector<Value>>> rowsIn;
+        for (int64_t u = 0; u < unroll; ++u) {
+          Value i = arith::AddIOp::create(
+              nb, loc,
+              arith::MulIOp::create(
+                  nb, loc,
+                  arith::AddIOp::create(nb, loc, t, constIndex(nb, loc, u)),
+                  constIndex(nb, loc, rows)),
+              y);
+          rowsIn.push_back(loadRow(nb, i));
         }
-        Block *rbody = red.getBody();
-        SmallVector<Value> next;
-        for (int64_t e = 0; e < v; ++e) {
-          IRMapping map;
-          for (auto [k, in] : llvm::enumerate(red.getDpsInputOperands()))
-            map.map(red.getMatchingBlockArgument(in), inputs[k][e]);
-          map.map(red.getMatchingBlockArgument(red.getDpsInitOperand(0)),
-                  partials[e]);
-          for (Operation &op : rbody->without_terminator())
-            nb.clone(op, map);
-          next.push_back(
-              map.lookupOrDefault(rbody->getTerminator()->getOperand(0)));
-        }
+        SmallVector<Value> next(partials);
+        for (auto &in : rowsIn)
+          next = fold(nb, in, next);
         scf::YieldOp::create(nb, loc, next);
       });
+  SmallVector<Value> partials(loop.getResults());
+  if (int64_t rest = extent % rows) {
+    Value has = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, y,
+                                      constIndex(b, loc, rest));
+    auto tail = scf::IfOp::create(
+        b, loc, has,
+        [&](OpBuilder &nb, Location) {
+          Value i = arith::AddIOp::create(nb, loc,
+                                          constIndex(nb, loc, full * rows), y);
+          scf::YieldOp::create(nb, loc, fold(nb, loadRow(nb, i), partials));
+        },
+        [&](OpBuilder &nb, Location) {
+          scf::YieldOp::create(nb, loc, partials);
+        });
+    partials = SmallVector<Value>(tail.getResults());
+  }
 
   // Stage 2: partials through shared memory, combined by row 0.
   auto space = gpu::AddressSpaceAttr::get(b.getContext(),
@@ -161,7 +203,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   Value buffer = launch.addWorkgroupAttribution(bufType, loc);
   for (int64_t e = 0; e < v; ++e)
     memref::StoreOp::create(
-        b, loc, loop.getResult(e), buffer,
+        b, loc, partials[e], buffer,
         ValueRange{y, arith::AddIOp::create(b, loc, col, constIndex(b, loc, e))});
   gpu::BarrierOp::create(b, loc);
 
