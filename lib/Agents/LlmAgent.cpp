@@ -335,13 +335,32 @@ private:
              "on every row loop and threads = 32 x rows per block; a block "
              "per row: block tile 1 on every row loop; `vector` divides the "
              "row and moves 16 bytes at most.";
+    if (kernel.getStructureAttr() &&
+        kernel.getStructureAttr().getFormulation() ==
+            Formulation::reduce_two_stage)
+      return "Rules of the column reduction: `block` has one entry per "
+             "parallel loop of the root op, 1 on all but the innermost, whose "
+             "tile BN divides its extent; `threads` = [BN / vector, R] (R "
+             "rows in flight), at most 1024; no thread, warp or reduction "
+             "tiles; `vector` moves 16 bytes at most.";
+    std::string why;
+    std::string gemm;
+    if (succeeded(analyzeGemmLoops(kernel.getAnchorOp(), why)))
+      gemm = " A matrix product may instead go through shared memory: "
+             "`shared = [0, 1]`, `block` BM/BN on its M/N loops (1 on batch "
+             "loops), `thread` TM/TN (at most 64 accumulators), `threads` = "
+             "[BN/TN, BM/TM], `reduction` = [BK] dividing K, `padding` "
+             "elements per shared row, `vector` elements per copy (every "
+             "thread the same number), `copy` sync or cp_async (4, 8 or 16 "
+             "bytes per copy), `pipeline` stages > 1 only with cp_async, at "
+             "most 48 KB of shared memory.";
     return "Rules of the generic lowering: `block` and `thread` have one "
            "entry per parallel loop of the root op, tiles divide the "
            "extents, at most 3 tiled loops per level, `threads` (x "
            "innermost) equals the block/thread tile ratios, no warp or "
-           "reduction tiles, no shared memory, `vector` > 1 only for "
-           "elementwise kernels with the innermost thread tile equal to it "
-           "and 16 bytes at most.";
+           "reduction tiles, `vector` > 1 only for elementwise kernels with "
+           "the innermost thread tile equal to it and 16 bytes at most." +
+           gemm;
   }
 
   double cost() const {
