@@ -354,6 +354,14 @@ checkCooperativeRow(KernelOp kernel, Formulation formulation, TuningAttr tuning,
   return success();
 }
 
+/// Whether a projected permutation lists its loops in increasing order.
+static bool inLoopOrder(AffineMap map) {
+  for (unsigned r = 0; r + 1 < map.getNumResults(); ++r)
+    if (map.getDimPosition(r) > map.getDimPosition(r + 1))
+      return false;
+  return true;
+}
+
 FailureOr<GemmLoops> mlir::egg::analyzeGemmLoops(Operation *op,
                                                  std::string &why) {
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
@@ -381,11 +389,10 @@ FailureOr<GemmLoops> mlir::egg::analyzeGemmLoops(Operation *op,
   }
   // The result's dimensions in loop order, so that tile lists (one entry per
   // parallel loop) address them in order.
-  for (unsigned r = 0; r + 1 < out.getNumResults(); ++r)
-    if (out.getDimPosition(r) > out.getDimPosition(r + 1)) {
-      why = "the result is not indexed by the parallel loops in order";
-      return failure();
-    }
+  if (!inLoopOrder(out)) {
+    why = "the result is not indexed by the parallel loops in order";
+    return failure();
+  }
   SmallVector<utils::IteratorType> iterators =
       linalgOp.getIteratorTypesArray();
   unsigned nonBatch = 0;
@@ -419,6 +426,23 @@ FailureOr<GemmLoops> mlir::egg::analyzeGemmLoops(Operation *op,
   return loops;
 }
 
+/// Whether the root's parallel loops are `op`'s parallel loops, with the
+/// same extents and in order: tile lists (one entry per parallel loop of
+/// the root) then address `op`'s loops (the root is `op`, or an epilogue
+/// over its result in its order).
+static bool rootRunsOverResult(const RootLoops &root, linalg::LinalgOp op) {
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  if (root.parallelPositions.size() != op.getNumParallelLoops())
+    return false;
+  unsigned p = 0;
+  for (unsigned d = 0; d < extents.size(); ++d)
+    if (iterators[d] == utils::IteratorType::parallel &&
+        root.extents[root.parallelPositions[p++]] != extents[d])
+      return false;
+  return true;
+}
+
 /// Static shared memory a launch may declare without opting in to more.
 static constexpr int64_t kStaticSharedLimit = 48 * 1024;
 
@@ -449,27 +473,18 @@ std::optional<unsigned> mlir::egg::columnReductionLoop(KernelOp kernel) {
   if (!out.isProjectedPermutation() ||
       out.getNumResults() != op.getNumParallelLoops())
     return std::nullopt;
-  for (unsigned r = 0; r + 1 < out.getNumResults(); ++r)
-    if (out.getDimPosition(r) > out.getDimPosition(r + 1))
-      return std::nullopt;
+  if (!inLoopOrder(out))
+    return std::nullopt;
   // The root (an epilogue, or the reduction itself) runs over the result.
   auto quiet = [&]() { return kernel.emitOpError(); };
   ScopedDiagnosticHandler silence(kernel.getContext(),
                                   [](Diagnostic &) { return success(); });
   FailureOr<RootLoops> root = analyzeRootLoops(kernel, quiet);
-  if (failed(root) ||
-      root->parallelPositions.size() != op.getNumParallelLoops())
+  if (failed(root) || !rootRunsOverResult(*root, op))
     return std::nullopt;
-  unsigned reduced = 0, p = 0;
-  for (unsigned d = 0; d <= last; ++d) {
-    if (iterators[d] == utils::IteratorType::reduction) {
-      reduced = d;
-      continue;
-    }
-    if (root->extents[root->parallelPositions[p++]] != extents[d])
-      return std::nullopt;
-  }
-  return reduced;
+  // The one reduction loop (checked above).
+  return unsigned(llvm::find(iterators, utils::IteratorType::reduction) -
+                  iterators.begin());
 }
 
 /// Column reductions (`reduce_two_stage`): a block owns BN consecutive
@@ -572,19 +587,13 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   FailureOr<RootLoops> root = analyzeRootLoops(kernel, emitError);
   if (failed(root))
     return failure();
-  // Tile lists are per parallel loop of the root: its parallel loops must be
-  // the product's (an epilogue over the result in its own order).
+  if (!rootRunsOverResult(*root, op))
+    return emitError() << "the ops after the matrix product do not run over "
+                          "its result in its order";
   SmallVector<unsigned> parallel;
   for (unsigned d = 0; d < extents.size(); ++d)
     if (d != gemm->k)
       parallel.push_back(d);
-  if (root->parallelPositions.size() != parallel.size() ||
-      llvm::any_of(llvm::enumerate(parallel), [&](auto e) {
-        return root->extents[root->parallelPositions[e.index()]] !=
-               extents[e.value()];
-      }))
-    return emitError() << "the ops after the matrix product do not run over "
-                          "its result in its order";
 
   auto sameAs = [](ArrayRef<int64_t> list, ArrayRef<int64_t> want) {
     return list.size() == want.size() && llvm::equal(list, want);

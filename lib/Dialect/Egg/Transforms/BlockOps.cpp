@@ -30,6 +30,21 @@ Value mlir::egg::baseBuffer(Value value) {
 }
 
 /// A block-local buffer the epilogue may keep in registers.
+Value mlir::egg::constIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+Operation *mlir::egg::combinerOp(linalg::GenericOp op, unsigned o) {
+  Block *body = op.getBody();
+  BlockArgument out = op.getMatchingBlockArgument(op.getDpsInitOperand(o));
+  Operation *c = body->getTerminator()->getOperand(o).getDefiningOp();
+  if (!c || c->getBlock() != body || c->getNumOperands() != 2 ||
+      c->getNumResults() != 1 || !out.hasOneUse() ||
+      *out.getUsers().begin() != c)
+    return nullptr;
+  return c;
+}
+
 bool mlir::egg::isTemporary(Value buffer, gpu::LaunchOp launch) {
   Operation *def = baseBuffer(buffer).getDefiningOp();
   return def && isa<memref::AllocOp, memref::AllocaOp>(def) &&

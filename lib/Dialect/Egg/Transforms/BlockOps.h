@@ -19,6 +19,14 @@ namespace mlir::egg {
 /// The allocation or argument a memref view reads from.
 Value baseBuffer(Value value);
 
+/// An index constant.
+Value constIndex(OpBuilder &b, Location loc, int64_t v);
+
+/// The op that combines output `o` of a reduction with a new value: the
+/// yield is `combiner(out, value)`, a binary op in the body, and `out` (the
+/// output's block argument) is used by it alone. Null otherwise.
+Operation *combinerOp(linalg::GenericOp op, unsigned o);
+
 /// A buffer allocated inside `launch` (a block temporary).
 bool isTemporary(Value buffer, gpu::LaunchOp launch);
 

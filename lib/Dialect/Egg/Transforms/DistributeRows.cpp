@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BlockOps.h"
 #include "egg/Agents/LegalSpace.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
@@ -68,17 +69,6 @@ struct Combiner {
 };
 } // namespace
 
-/// The allocation or argument a memref view reads from.
-static Value baseBuffer(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    value = view.getViewSource();
-  }
-  return value;
-}
-
 static std::optional<gpu::AllReduceOperation> reductionKind(Operation *op) {
   using K = gpu::AllReduceOperation;
   return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
@@ -109,13 +99,9 @@ static bool shufflable(Type type) {
 
 static FailureOr<Combiner> matchCombiner(linalg::GenericOp op, unsigned o,
                                          std::string &why) {
-  Block *body = op.getBlock();
   BlockArgument out = op.getMatchingBlockArgument(op.getDpsInitOperand(o));
-  Value yielded = body->getTerminator()->getOperand(o);
-  Operation *c = yielded.getDefiningOp();
-  if (!c || c->getBlock() != body || c->getNumOperands() != 2 ||
-      !out.hasOneUse() || *out.getUsers().begin() != c ||
-      !c->getResult(0).hasOneUse()) {
+  Operation *c = combinerOp(op, o);
+  if (!c || !c->getResult(0).hasOneUse()) {
     why = "a reduction whose output is not combined by one binary op";
     return failure();
   }

@@ -36,29 +36,6 @@ namespace mlir::egg {
 using namespace mlir;
 using namespace mlir::egg;
 
-static Value constIndex(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
-/// The op combining the reduction's output with a new value: the yield is
-/// `combiner(out, value)` and `out` (the output's block argument) is used
-/// by nothing else. Its neutral element seeds the partials.
-static FailureOr<std::pair<Operation *, TypedAttr>>
-matchCombiner(linalg::GenericOp op) {
-  Block *body = op.getBody();
-  BlockArgument out = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
-  Value yielded = body->getTerminator()->getOperand(0);
-  Operation *c = yielded.getDefiningOp();
-  if (!c || c->getBlock() != body || c->getNumOperands() != 2 ||
-      c->getNumResults() != 1 || !out.hasOneUse() ||
-      *out.getUsers().begin() != c)
-    return failure();
-  std::optional<TypedAttr> neutral = arith::getNeutralElement(c);
-  if (!neutral)
-    return failure();
-  return std::make_pair(c, *neutral);
-}
-
 static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   FailureOr<SmallVector<linalg::LinalgOp>> blockOps = collectBlockOps(launch);
   if (failed(blockOps))
@@ -72,8 +49,11 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   if (!red || red.getNumReductionLoops() != 1 || red.getNumDpsInits() != 1)
     return redIt->emitOpError("is not a generic with one reduction loop and "
                               "one result");
-  FailureOr<std::pair<Operation *, TypedAttr>> combiner = matchCombiner(red);
-  if (failed(combiner))
+  // The combiner's neutral element seeds the partials.
+  Operation *combiner = combinerOp(red, 0);
+  std::optional<TypedAttr> neutralAttr =
+      combiner ? arith::getNeutralElement(combiner) : std::nullopt;
+  if (!neutralAttr)
     return red.emitOpError("is not combined by one binary op with a neutral "
                            "element: it cannot be reduced in two stages");
   linalg::LinalgOp init;
@@ -103,7 +83,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   // Stage 1, at the reduction's position: V partials per thread.
   b.setInsertionPoint(red);
   Value neutral =
-      arith::ConstantOp::create(b, loc, combiner->second).getResult();
+      arith::ConstantOp::create(b, loc, *neutralAttr).getResult();
   SmallVector<Value> seeds(v, neutral);
   // Per input, the V values of row i (one load of V, or one for all).
   auto loadRow = [&](OpBuilder &nb, Value i) {
@@ -235,7 +215,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
               nb, loc, buffer,
               ValueRange{r, arith::AddIOp::create(nb, loc, col,
                                                   constIndex(nb, loc, e))});
-          Operation *c = nb.clone(*combiner->first);
+          Operation *c = nb.clone(*combiner);
           c->setOperands({running[e], part});
           next.push_back(c->getResult(0));
         }

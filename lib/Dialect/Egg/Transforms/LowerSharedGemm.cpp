@@ -62,10 +62,6 @@ struct Plan {
 
 
 
-static Value constIndex(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 /// The largest power of two that divides every value and is at most `cap`.
 static int64_t commonPow2(ArrayRef<int64_t> values, int64_t cap) {
   int64_t w = 1;
@@ -411,8 +407,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   if (failed(plan))
     return failure();
   Value acc = gemm.getDpsInitOperand(0)->get();
-  if (!gemm.getStaticLoopRanges().empty() &&
-      llvm::any_of(gemm.getStaticLoopRanges(), ShapedType::isDynamic))
+  if (llvm::any_of(gemm.getStaticLoopRanges(), ShapedType::isDynamic))
     return gemm.emitOpError("has dynamic loop ranges");
 
   linalg::LinalgOp init;
