@@ -89,6 +89,13 @@ TEST(ManifestTest, RejectsMalformedInputWithALocatedMessage) {
   EXPECT_NE(errorOf(replace(m, "\"role\": \"output\"", "\"role\": \"input\""))
                 .find("no output buffer"),
             std::string::npos);
+  // Regression (found by fuzz-manifest-short): a shape whose size overflows
+  // int64 is refused, not multiplied into undefined behaviour.
+  EXPECT_NE(errorOf(replace(m, "\"shape\": [4], \"element_type\": \"f16\"",
+                            "\"shape\": [9223372036854775807], "
+                            "\"element_type\": \"f16\""))
+                .find("functions[0].buffers[2]: the buffer's shape is too large"),
+            std::string::npos);
 }
 
 TEST(ManifestTest, TargetFiguresThatDoNotFitAreIgnored) {

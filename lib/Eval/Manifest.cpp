@@ -185,7 +185,12 @@ static llvm::Expected<Buffer> parseBuffer(const json::Value &value,
     return et.takeError();
   b.elementType = *et;
   b.bytes = *bytes;
-  if (b.bytes != b.numElements() * elementBytes(b.elementType))
+  // Saturating: a hostile shape must not overflow into a matching size.
+  int64_t expected = mlir::egg::mulSat(b.numElements(),
+                                       elementBytes(b.elementType));
+  if (expected == std::numeric_limits<int64_t>::max())
+    return fail(where + ": the buffer's shape is too large");
+  if (b.bytes != expected)
     return fail(where + ": 'bytes' does not match shape and element type");
   return b;
 }
