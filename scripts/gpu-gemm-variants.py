@@ -7,9 +7,12 @@ with egg-eval's cuBLAS baseline alongside.
 
     scripts/gpu-gemm-variants.py BIN_DIR WORK_DIR [example ...]
 
-BIN_DIR holds egg-opt, egg-translate and egg-eval. Prints one line per
+BIN_DIR holds egg-opt, egg-translate and egg-eval. An argument ending in
+.mlir is compiled from that path (variants keyed by its stem); EGG_TRIALS
+sets egg-eval's correctness trials (default 3). Prints one line per
 variant; exits non-zero if any variant fails to compile or to match."""
 import json
+import os
 import re
 import subprocess
 import sys
@@ -38,19 +41,69 @@ VARIANTS = {
     "batch_matmul": [
         {"copy": "sync", "pipeline": "1"},
     ],
+    # Tensor cores (warp tiles, mma.sync): the four ldmatrix layouts are
+    # A k-contiguous / B n-contiguous (matmul_bf16, matmul_f16), both
+    # k-contiguous (linear_f16_relu) and both m/n-contiguous (matmul_at_bf16).
     "matmul_bf16": [
+        {"threads": "[32, 2, 2]", "block": "[64, 64]", "warp": "[32, 32]"},
+        {"threads": "[32, 1, 2]", "block": "[64, 32]", "warp": "[32, 32]"},
+        {"threads": "[32, 2, 2]", "block": "[64, 64]", "warp": "[32, 32]",
+         "reduction": "[64]", "pipeline": "2"},
+        {"reduction": "[16]", "vector": "4"},
+        {"pipeline": "2"},
+        {"copy": "sync", "pipeline": "1"},
         {"vector": "4"},
-        {"reduction": "[16]", "padding": "0"},
+        {"padding": "0"},
+        {"threads": "[8, 8]", "warp": None, "thread": "[4, 4]", "vector": "4",
+         "copy": "sync", "pipeline": "1"},
     ],
     "matmul_f16": [
-        {"vector": "2"},
+        {"threads": "[32, 2, 2]", "block": "[128, 128]", "warp": "[64, 64]",
+         "pipeline": "2"},
+        {"threads": "[32, 4, 2]", "block": "[128, 128]", "warp": "[64, 32]",
+         "pipeline": "2"},
+        {"threads": "[32, 2, 2]", "block": "[128, 64]", "warp": "[64, 32]"},
+        {"threads": "[32, 2, 2]", "block": "[64, 64]", "warp": "[32, 32]"},
+        {"threads": "[32, 1, 1]", "block": "[32, 32]", "warp": "[32, 32]"},
+    ],
+    "linear_f16_relu": [
+        {"threads": "[32, 2, 2]", "block": "[128, 128]", "warp": "[64, 64]",
+         "pipeline": "2"},
+        {"threads": "[32, 2, 2]", "block": "[64, 64]", "warp": "[32, 32]"},
+        {"copy": "sync", "pipeline": "1"},
+        {"vector": "2", "padding": "16"},
+    ],
+    # Large products (bench/gemm problems' MLIR): tile, warp and stage
+    # choices for the expert's rule.
+    "matmul_bf16_2048": [
+        {"reduction": "[16]", "pipeline": "4"},
+        {"reduction": "[16]", "pipeline": "3"},
+        {"threads": "[32, 4, 2]", "warp": "[64, 32]"},
+        {"threads": "[32, 4, 2]", "warp": "[64, 32]", "reduction": "[16]",
+         "pipeline": "4"},
+        {"threads": "[32, 2, 2]", "block": "[128, 64]", "warp": "[64, 32]",
+         "pipeline": "3"},
+        {"threads": "[32, 2, 2]", "block": "[64, 128]", "warp": "[32, 64]",
+         "pipeline": "3"},
+        {"threads": "[32, 2, 2]", "block": "[64, 64]", "warp": "[32, 32]",
+         "pipeline": "3"},
+        {"threads": "[32, 2, 4]", "block": "[256, 128]", "warp": "[64, 64]",
+         "reduction": "[16]", "pipeline": "2"},
+    ],
+    "matmul_at_bf16": [
+        {"threads": "[32, 2, 2]", "block": "[64, 64]", "warp": "[32, 32]"},
+        {"copy": "sync", "pipeline": "1", "vector": "2"},
+        {"reduction": "[64]", "pipeline": "2"},
     ],
 }
 
 
 def set_knob(tuning, key, value):
-    """Replaces `key = value` in a #egg.tuning, or appends it."""
+    """Replaces `key = value` in a #egg.tuning, appends it, or (value None)
+    removes it."""
     pattern = re.compile(rf"\b{key} = (\[[^\]]*\]|[a-z_0-9]+)")
+    if value is None:
+        return re.sub(rf",? \b{key} = (\[[^\]]*\]|[a-z_0-9]+)", "", tuning)
     if pattern.search(tuning):
         return pattern.sub(f"{key} = {value}", tuning)
     return tuning[:-1] + f", {key} = {value}>"
@@ -68,8 +121,11 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     failures = 0
     print(f"{'example':20s} {'status':8s} {'ms':>9s} {'cuBLAS':>9s}  tuning")
+    trials = os.environ.get("EGG_TRIALS", "3")
     for name in names:
-        source = Path("examples") / f"{name}.mlir"
+        # An example's name, or the path of any .mlir (variants by stem).
+        source = Path(name) if name.endswith(".mlir") else Path("examples") / f"{name}.mlir"
+        name = source.stem
         record = work / f"{name}.expert.json"
         if run([str(bin_dir / "egg-opt"), str(source),
                 f"--egg-pipeline=chip=sm_90a record={record}", "-o",
@@ -101,7 +157,7 @@ def main():
                 continue
             result = work / f"{tag}.eval.json"
             run([str(bin_dir / "egg-eval"), str(manifest), f"--source={source}",
-                 f"--json={result}", "--trials=3"], work / f"{tag}.eval.log")
+                 f"--json={result}", f"--trials={trials}"], work / f"{tag}.eval.log")
             try:
                 r = json.loads(result.read_text())
             except (OSError, ValueError):

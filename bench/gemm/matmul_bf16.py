@@ -1,4 +1,4 @@
-"""GEMM suite (issues 3 and 8): square bf16 product with f32 accumulation (SIMT here, tensor cores are issue 8)."""
+"""GEMM suite (issues 3 and 8): square bf16 product with f32 accumulation (tensor cores)."""
 import torch
 
 

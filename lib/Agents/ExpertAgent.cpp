@@ -98,11 +98,12 @@ public:
   }
 
 private:
-  /// Matrix products through shared memory (principle 8 of tuning.md): the
-  /// largest output tile that still gives every SM a block, 256 threads
-  /// with a register tile each, K steps of 16 (32-bit) or 32 (16-bit)
-  /// elements, 16-byte copies, and cp.async with three stages in flight
-  /// where the layouts allow it.
+  /// Matrix products through shared memory (principle 9 of tuning.md): the
+  /// largest output tile that still gives every SM a block; f16/bf16 on
+  /// tensor cores (four warps, each half the tile along M and N), else 256
+  /// threads with a register tile each; K steps of 16 (32-bit) or 32
+  /// (16-bit) elements, 16-byte copies, and cp.async with three stages in
+  /// flight where the layouts allow it.
   FailureOr<TuningAttr> chooseSharedGemm(KernelOp kernel, TargetAttr target) {
     std::string why;
     Operation *anchor = kernel.getAnchorOp();
@@ -125,10 +126,19 @@ private:
     struct Copy {
       CopyEngine engine;
       int64_t stages;
+      int64_t bk;
     };
-    const Copy copies[] = {{CopyEngine::cp_async, 3},
-                           {CopyEngine::cp_async, 2},
-                           {CopyEngine::sync, 1}};
+    const Copy copies[] = {{CopyEngine::cp_async, 3, bk},
+                           {CopyEngine::cp_async, 2, bk},
+                           {CopyEngine::sync, 1, bk}};
+    // Tensor cores wait on copies more than FMAs do: where three stages of
+    // 32-deep K tiles do not fit, four stages of 16 beat two of 32 (H200:
+    // 0.068 vs 0.086 ms on a 2048^3 bf16 product, docs/benchmarks.md).
+    const Copy mmaCopies[] = {{CopyEngine::cp_async, 3, 32},
+                              {CopyEngine::cp_async, 4, 16},
+                              {CopyEngine::cp_async, 2, 32},
+                              {CopyEngine::cp_async, 3, 16},
+                              {CopyEngine::sync, 1, 32}};
     FailureOr<TuningAttr> best = failure();
     int64_t bestBlocks = 0;
     for (auto [bm, bn] : tiles) {
@@ -141,35 +151,52 @@ private:
       if (succeeded(best) &&
           (bestBlocks >= target.getSmCount() || blocks <= bestBlocks))
         continue;
-      // 16x16 threads; small tiles keep 4x4 per thread (fewer threads)
-      // so that each value read from shared memory feeds 4 FMAs.
+      // Tensor cores first (f16/bf16 products): four warps, each a half
+      // of the block tile along M and N (at most 64x64). Otherwise FMAs:
+      // 16x16 threads; small tiles keep 4x4 per thread (fewer threads) so
+      // that each value read from shared memory feeds 4 FMAs.
+      int64_t wm = std::min<int64_t>(bm / 2, 64),
+              wn = std::min<int64_t>(bn / 2, 64);
       int64_t tm = std::max<int64_t>(bm / 16, 4),
               tn = std::max<int64_t>(bn / 16, 4);
-      SmallVector<int64_t> block, thread;
+      SmallVector<int64_t> block, warp, thread;
       for (unsigned d = 0; d < extents.size(); ++d) {
         if (d == gemm->k)
           continue;
         block.push_back(d == gemm->m ? bm : d == gemm->n ? bn : 1);
+        warp.push_back(d == gemm->m ? wm : d == gemm->n ? wn : 1);
         thread.push_back(d == gemm->m ? tm : d == gemm->n ? tn : 1);
       }
-      for (const Copy &copy : copies) {
-        FailureOr<TuningAttr> found = failure();
-        for (int64_t v = 128 / bits; v >= 1 && failed(found); v /= 2) {
-          TuningAttr tuning = TuningAttr::getChecked(
-              function_ref<InFlightDiagnostic()>(emitError),
-              kernel.getContext(), ArrayRef<int64_t>{bn / tn, bm / tm},
-              ArrayRef<int64_t>(block), ArrayRef<int64_t>{},
-              ArrayRef<int64_t>(thread), ArrayRef<int64_t>{bk},
-              ArrayRef<int64_t>{0, 1}, ArrayRef<int64_t>{}, padding,
-              Swizzle::none, v, copy.engine, copy.stages);
-          if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
-            found = tuning;
+      struct Mapping {
+        SmallVector<int64_t> threads;
+        ArrayRef<int64_t> warp, thread;
+        ArrayRef<Copy> copies;
+      };
+      const Mapping mappings[] = {
+          {{32, bn / wn, bm / wm}, warp, {}, mmaCopies},
+          {{bn / tn, bm / tm}, {}, thread, copies}};
+      for (const Mapping &mapping : mappings) {
+        for (const Copy &copy : mapping.copies) {
+          FailureOr<TuningAttr> found = failure();
+          for (int64_t v = 128 / bits; v >= 1 && failed(found); v /= 2) {
+            TuningAttr tuning = TuningAttr::getChecked(
+                function_ref<InFlightDiagnostic()>(emitError),
+                kernel.getContext(), ArrayRef<int64_t>(mapping.threads),
+                ArrayRef<int64_t>(block), mapping.warp, mapping.thread,
+                ArrayRef<int64_t>{copy.bk}, ArrayRef<int64_t>{0, 1},
+                ArrayRef<int64_t>{}, padding, Swizzle::none, v, copy.engine,
+                copy.stages);
+            if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
+              found = tuning;
+          }
+          if (succeeded(found)) {
+            best = found;
+            bestBlocks = blocks;
+            break;
+          }
         }
-        if (succeeded(found)) {
-          best = found;
-          bestBlocks = blocks;
+        if (succeeded(best) && bestBlocks == blocks)
           break;
-        }
       }
     }
     return best;

@@ -556,14 +556,40 @@ bool mlir::egg::isSharedGemm(TuningAttr tuning) {
   return tuning && !tuning.getShared().empty();
 }
 
+bool mlir::egg::isMmaGemm(TuningAttr tuning) {
+  return isSharedGemm(tuning) && !tuning.getWarp().empty();
+}
+
 int64_t mlir::egg::sharedGemmBytes(int64_t bm, int64_t bn, int64_t bk,
                                    int64_t padding, int64_t stages, Type lhs,
-                                   Type rhs) {
-  int64_t a = mulSat(mulSat(bk, bm + padding),
-                     (lhs.getIntOrFloatBitWidth() + 7) / 8);
-  int64_t b = mulSat(mulSat(bk, bn + padding),
-                     (rhs.getIntOrFloatBitWidth() + 7) / 8);
-  return mulSat(stages, a + b);
+                                   Type rhs, bool lhsKFast, bool rhsKFast) {
+  auto tile = [&](int64_t mn, bool kFast, Type type) {
+    int64_t elements = kFast ? mulSat(mn, bk + padding)
+                             : mulSat(bk, mn + padding);
+    return mulSat(elements, (type.getIntOrFloatBitWidth() + 7) / 8);
+  };
+  return mulSat(stages, tile(bm, lhsKFast, lhs) + tile(bn, rhsKFast, rhs));
+}
+
+/// Tensor cores (mma.sync m16n8k16) take f16 or bf16 matrices and
+/// accumulate in f32: the product's body must be exactly that
+/// multiply-accumulate (inputs widened with extf), nothing else.
+static LogicalResult
+checkMmaProduct(linalg::LinalgOp op,
+                function_ref<InFlightDiagnostic()> emitError) {
+  Type a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
+  Type b = getElementTypeOrSelf(op.getDpsInputOperand(1)->get());
+  Type c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  if (a != b || !(a.isF16() || a.isBF16()) || !c.isF32())
+    return emitError() << "tensor cores (a warp tile) take f16 or bf16 "
+                          "matrices of one type accumulated in f32, not "
+                       << a << " x " << b << " -> " << c;
+  for (Operation &inner : op.getBlock()->without_terminator())
+    if (!isa<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(inner))
+      return emitError() << "tensor cores compute a plain multiply-add; the "
+                            "product's body has '"
+                         << inner.getName() << "'";
+  return success();
 }
 
 /// GEMM through shared memory (docs/pipeline.md): a block computes a
@@ -606,45 +632,75 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
       !sameAs(tuning.getRegisters(), {int64_t(numInputs)}))
     return emitError() << "registers may only name the result (operand "
                        << numInputs << "): it is accumulated in registers";
-  if (!tuning.getWarp().empty())
-    return emitError() << "the shared-memory GEMM takes no warp tile";
+  // Tensor cores: a warp tile per warp instead of a thread tile.
+  bool mma = isMmaGemm(tuning);
+  if (mma && failed(checkMmaProduct(op, emitError)))
+    return failure();
   if (tuning.getSwizzle() != Swizzle::none)
     return emitError() << "swizzled shared memory is not implemented yet: "
                           "use padding";
-  ArrayRef<int64_t> block = tuning.getBlock(), thread = tuning.getThread();
-  if (block.size() != parallel.size() || thread.size() != parallel.size())
-    return emitError() << "the shared-memory GEMM needs block and thread "
-                          "tiles for each of the "
-                       << parallel.size() << " parallel loops";
+  ArrayRef<int64_t> block = tuning.getBlock();
+  ArrayRef<int64_t> inner = mma ? tuning.getWarp() : tuning.getThread();
+  StringRef level = mma ? "warp" : "thread";
+  if (mma && !tuning.getThread().empty())
+    return emitError() << "the tensor-core GEMM takes a warp tile and no "
+                          "thread tile: mma.sync fixes each thread's share";
+  if (block.size() != parallel.size() || inner.size() != parallel.size())
+    return emitError() << "the shared-memory GEMM needs block and " << level
+                       << " tiles for each of the " << parallel.size()
+                       << " parallel loops";
   int64_t bm = 0, bn = 0, tm = 0, tn = 0;
   for (auto [p, d] : llvm::enumerate(parallel)) {
     if (d != gemm->m && d != gemm->n) {
-      if (block[p] != 1 || thread[p] != 1)
-        return emitError() << "batch loop " << d
-                           << " takes block and thread tiles of 1";
+      if (block[p] != 1 || inner[p] != 1)
+        return emitError() << "batch loop " << d << " takes block and "
+                           << level << " tiles of 1";
       continue;
     }
-    int64_t b = block[p], t = thread[p];
+    int64_t b = block[p], t = inner[p];
     if (b < 1 || extents[d] % b != 0)
       return emitError() << "block tile " << b << " does not divide loop " << d
                          << " of extent " << extents[d];
     if (t < 1 || b % t != 0)
-      return emitError() << "thread tile " << t
+      return emitError() << level << " tile " << t
                          << " does not divide the block tile " << b
                          << " of loop " << d;
+    // ldmatrix loads 16x16 pieces of A and two 8-wide pieces of B at once.
+    if (mma && t % 16 != 0)
+      return emitError() << "warp tile " << t << " of loop " << d
+                         << " is not a multiple of 16 (the mma.sync "
+                            "fragments)";
     (d == gemm->m ? bm : bn) = b;
     (d == gemm->m ? tm : tn) = t;
   }
-  if (!sameAs(tuning.getThreads(), {bn / tn, bm / tm}))
-    return emitError() << "threads must be [" << bn / tn << ", " << bm / tm
-                       << "]: block tile over thread tile along N, then M";
-  int64_t numThreads = (bn / tn) * (bm / tm);
+  SmallVector<int64_t> wantThreads;
+  if (mma)
+    wantThreads = {32, bn / tn, bm / tm};
+  else
+    wantThreads = {bn / tn, bm / tm};
+  if (!sameAs(tuning.getThreads(), wantThreads))
+    return emitError() << "threads must be ["
+                       << llvm::join(llvm::map_range(wantThreads,
+                                                     [](int64_t v) {
+                                                       return std::to_string(v);
+                                                     }),
+                                     ", ")
+                       << "]: "
+                       << (mma ? "a warp's lanes, then warps along N and M"
+                               : "block tile over thread tile along N, then "
+                                 "M");
+  int64_t numThreads = mma ? 32 * (bn / tn) * (bm / tm) : (bn / tn) * (bm / tm);
   if (numThreads < 32 || numThreads > 1024)
     return emitError() << numThreads
                        << " threads per block: the GEMM needs 32 to 1024";
-  if (tm * tn > 64)
+  if (!mma && tm * tn > 64)
     return emitError() << "a thread tile of " << tm << "x" << tn
                        << " accumulators exceeds the 64 registers allowed";
+  // A warp's m16n8 fragments hold 4 accumulators per thread each.
+  if (mma && (tm / 16) * (tn / 8) * 4 > 128)
+    return emitError() << "a warp tile of " << tm << "x" << tn << " needs "
+                       << (tm / 16) * (tn / 8) * 4
+                       << " accumulators per thread; at most 128 are allowed";
   if (tuning.getReduction().size() != 1)
     return emitError() << "the shared-memory GEMM needs a reduction tile "
                           "(the K step)";
@@ -653,6 +709,9 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     return emitError() << "reduction tile " << bk
                        << " does not divide the K loop of extent "
                        << extents[gemm->k];
+  if (mma && bk % 16 != 0)
+    return emitError() << "reduction tile " << bk
+                       << " is not a multiple of 16 (mma.sync's K)";
 
   // Copies: every thread moves the same number of `vector`-wide pieces of
   // each tile, along the operand's contiguous dimension.
@@ -676,7 +735,8 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                          << " elements over " << numThreads
                          << " threads, at most 16 bytes per access";
     if (tuning.getCopy() == CopyEngine::cp_async) {
-      int64_t chunk = fast == mn ? v * bytes : bytes;
+      // Tensor-core tiles keep the global layout (ldmatrix transposes).
+      int64_t chunk = fast == mn || mma ? v * bytes : bytes;
       if (chunk != 4 && chunk != 8 && chunk != 16)
         return emitError() << "copy = cp_async moves 4, 8 or 16 bytes at a "
                               "time: input "
@@ -698,10 +758,18 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   if (tuning.getPadding() < 0 || tuning.getPadding() > 64)
     return emitError() << "padding " << tuning.getPadding()
                        << " is outside [0, 64]";
+  if (mma && tuning.getPadding() % 8 != 0)
+    return emitError() << "padding " << tuning.getPadding()
+                       << " is not a multiple of 8 elements: ldmatrix reads "
+                          "rows at 16-byte boundaries";
+  auto kFast = [&](unsigned which) {
+    AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(which));
+    return mma && map.getDimPosition(map.getNumResults() - 1) == gemm->k;
+  };
   Type lhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->lhs)->get());
   Type rhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->rhs)->get());
-  int64_t bytes =
-      sharedGemmBytes(bm, bn, bk, tuning.getPadding(), stages, lhs, rhs);
+  int64_t bytes = sharedGemmBytes(bm, bn, bk, tuning.getPadding(), stages, lhs,
+                                  rhs, kFast(gemm->lhs), kFast(gemm->rhs));
   if (bytes > kStaticSharedLimit)
     return emitError() << "the tiles need " << bytes
                        << " bytes of shared memory; a block may have "

@@ -146,3 +146,115 @@ func.func @matvec(%a: tensor<128x64xf32>, %v: tensor<64xf32>) -> tensor<128xf32>
   }
   return %r : tensor<128xf32>
 }
+// -----
+
+func.func @mma0(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{tensor cores (a warp tile) take f16 or bf16 matrices of one type accumulated in f32, not 'f32' x 'f32' -> 'f32'}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], reduction = [32], shared = [0, 1], padding = 8, vector = 4>} {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xf32>, tensor<64x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+func.func @mma1(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{the tensor-core GEMM takes a warp tile and no thread tile: mma.sync fixes each thread's share}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], thread = [4, 4], reduction = [32], shared = [0, 1], padding = 8, vector = 8>} {
+  ^bb0(%x: tensor<128x64xbf16>, %y: tensor<64x128xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xbf16>, tensor<64x128xbf16>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+func.func @mma2(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{warp tile 8 of loop 0 is not a multiple of 16 (the mma.sync fragments)}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [32, 2, 8], block = [64, 64], warp = [8, 32], reduction = [32], shared = [0, 1], padding = 8, vector = 8>} {
+  ^bb0(%x: tensor<128x64xbf16>, %y: tensor<64x128xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xbf16>, tensor<64x128xbf16>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+func.func @mma3(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{threads must be [32, 2, 2]: a warp's lanes, then warps along N and M}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [128], block = [64, 64], warp = [32, 32], reduction = [32], shared = [0, 1], padding = 8, vector = 8>} {
+  ^bb0(%x: tensor<128x64xbf16>, %y: tensor<64x128xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xbf16>, tensor<64x128xbf16>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+func.func @mma4(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{a warp tile of 128x64 needs 256 accumulators per thread; at most 128 are allowed}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [32, 2, 1], block = [128, 128], warp = [128, 64], reduction = [32], shared = [0, 1], padding = 8, vector = 8>} {
+  ^bb0(%x: tensor<128x64xbf16>, %y: tensor<64x128xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xbf16>, tensor<64x128xbf16>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+func.func @mma5(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{reduction tile 8 is not a multiple of 16 (mma.sync's K)}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], reduction = [8], shared = [0, 1], padding = 8, vector = 8>} {
+  ^bb0(%x: tensor<128x64xbf16>, %y: tensor<64x128xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xbf16>, tensor<64x128xbf16>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+func.func @mma6(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{padding 4 is not a multiple of 8 elements: ldmatrix reads rows at 16-byte boundaries}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], reduction = [32], shared = [0, 1], padding = 4, vector = 8>} {
+  ^bb0(%x: tensor<128x64xbf16>, %y: tensor<64x128xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xbf16>, tensor<64x128xbf16>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}

@@ -85,16 +85,22 @@ std::optional<unsigned> columnReductionLoop(KernelOp kernel);
 /// operands to shared memory.
 bool isSharedGemm(TuningAttr tuning);
 
+/// Whether a shared-memory GEMM tuning computes on tensor cores: it has a
+/// warp tile (and no thread tile); each warp issues mma.sync m16n8k16 on
+/// fragments loaded with ldmatrix (docs/pipeline.md, "Tensor cores").
+bool isMmaGemm(TuningAttr tuning);
+
 /// Whether the block's ops stay whole through the mapping and are lowered
 /// to thread code afterwards (a GEMM through shared memory, a column
 /// reduction): no thread-level tiling, no per-thread temporaries.
 bool lowersBlockOpsWhole(StructureAttr structure, TuningAttr tuning);
 
 /// Bytes of shared memory the shared-memory GEMM lowering allocates:
-/// `stages` copies of a [bk][bm + padding] tile of A and a [bk][bn + padding]
-/// tile of B.
+/// `stages` copies of a tile of A ([bk][bm + padding], or [bm][bk + padding]
+/// when `lhsKFast`) and of B (likewise with bn).
 int64_t sharedGemmBytes(int64_t bm, int64_t bn, int64_t bk, int64_t padding,
-                        int64_t stages, Type lhs, Type rhs);
+                        int64_t stages, Type lhs, Type rhs, bool lhsKFast,
+                        bool rhsKFast);
 
 LogicalResult checkLowerable(KernelOp kernel, TuningAttr tuning,
                              function_ref<InFlightDiagnostic()> emitError);

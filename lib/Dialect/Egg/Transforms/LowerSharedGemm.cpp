@@ -19,6 +19,13 @@
 // registers. The product's body is cloned per accumulator, so any
 // multiply-accumulate (with f16/bf16 inputs widened to f32) works.
 //
+// With a warp tile (f16/bf16 products, "Tensor cores" in docs/pipeline.md)
+// each warp owns a [WM, WN] piece of the block tile and computes it with
+// mma.sync m16n8k16: fragments come from shared memory through ldmatrix
+// (transposing when the tile is stored M/N-contiguous), and the tiles keep
+// the global layout so that every copy is a contiguous cp.async. A thread
+// holds 4 f32 accumulators per m16n8 fragment.
+//
 //===----------------------------------------------------------------------===//
 
 #include "BlockOps.h"
@@ -51,11 +58,15 @@ namespace {
 /// The decisions of one GEMM launch, read from its tuning.
 struct Plan {
   GemmLoops loops;
+  /// Block tile, K step, and the thread tile (or, with `mma`, warp tile).
   int64_t bm = 0, bn = 0, bk = 0, tm = 0, tn = 0;
   int64_t stages = 1, padding = 0, vector = 1;
   bool async = false;
+  bool mma = false;
   int64_t threadsN() const { return bn / tn; }
-  int64_t numThreads() const { return (bn / tn) * (bm / tm); }
+  int64_t numThreads() const {
+    return (mma ? 32 : 1) * (bn / tn) * (bm / tm);
+  }
 };
 
 } // namespace
@@ -84,8 +95,10 @@ public:
   /// Thread coordinates, computed once at the top of the launch.
   void buildThreadIds(OpBuilder &b);
 
-  /// Loop indices of the product for accumulator (i, j).
-  SmallVector<Value> productIndices(OpBuilder &b, int64_t i, int64_t j);
+  /// The (M, N) position of each accumulator, in accumulator order.
+  SmallVector<std::pair<Value, Value>> accumulatorPositions(OpBuilder &b);
+  /// Loop indices of the product at result position (m, n).
+  SmallVector<Value> productIndices(OpBuilder &b, Value m, Value n);
 
 private:
   struct Operand {
@@ -93,19 +106,24 @@ private:
     unsigned mnLoop;  // Its M or N loop.
     int64_t tileMN;   // BM or BN.
     Value global;     // The block's view of the input.
-    Value shared;     // [stages][BK][tileMN + pad] workgroup buffer.
+    Value shared;     // [stages][BK][tileMN + pad] or [stages][tileMN][BK + pad].
     bool fastIsMN;    // Contiguous in global along M/N (else along K).
+    bool sharedFastIsMN; // Contiguous in shared memory along M/N.
   };
   void copyTile(OpBuilder &b, const Operand &x, Value kt, Value stage);
   SmallVector<Value> loadFragment(OpBuilder &b, const Operand &x, Value stage,
                                   Value kk, int64_t count, Value base);
   SmallVector<Value> compute(OpBuilder &b, Value stage, ValueRange accs);
+  SmallVector<Value> computeMma(OpBuilder &b, Value stage, ValueRange accs);
+  Value loadMatrices(OpBuilder &b, const Operand &x, Value stage, Value mn0,
+                     Value k0, bool isA);
 
   gpu::LaunchOp launch;
   linalg::GenericOp gemm;
   const Plan &plan;
   Location loc;
-  Value tid, tx, ty;
+  // Thread x/y (SIMT); with mma: tx the lane, ty/tz the warp along N/M.
+  Value tid, tx, ty, tz;
   SmallVector<Operand, 2> operands;
 };
 } // namespace
@@ -113,20 +131,57 @@ private:
 void GemmBuilder::buildThreadIds(OpBuilder &b) {
   tx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   ty = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
+  Value row = ty;
+  if (plan.mma) {
+    tz = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::z);
+    row = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, tz, constIndex(b, loc, plan.threadsN())),
+        ty);
+  }
   tid = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.threadsN())),
+      b, loc,
+      arith::MulIOp::create(
+          b, loc, row,
+          constIndex(b, loc, plan.mma ? 32 : plan.threadsN())),
       tx);
 }
 
-SmallVector<Value> GemmBuilder::productIndices(OpBuilder &b, int64_t i,
-                                               int64_t j) {
+SmallVector<std::pair<Value, Value>>
+GemmBuilder::accumulatorPositions(OpBuilder &b) {
+  auto add = [&](Value v, int64_t c) {
+    return arith::AddIOp::create(b, loc, v, constIndex(b, loc, c)).getResult();
+  };
+  auto mul = [&](Value v, int64_t c) {
+    return arith::MulIOp::create(b, loc, v, constIndex(b, loc, c)).getResult();
+  };
+  SmallVector<std::pair<Value, Value>> positions;
+  if (!plan.mma) {
+    Value m0 = mul(ty, plan.tm), n0 = mul(tx, plan.tn);
+    for (int64_t i = 0; i < plan.tm; ++i)
+      for (int64_t j = 0; j < plan.tn; ++j)
+        positions.push_back({add(m0, i), add(n0, j)});
+    return positions;
+  }
+  // An m16n8 accumulator fragment: lane l holds rows l/4 and l/4 + 8,
+  // columns 2 (l % 4) and 2 (l % 4) + 1 (PTX ISA, mma.m16n8k16 layout).
+  Value group = arith::DivUIOp::create(b, loc, tx, constIndex(b, loc, 4));
+  Value pair = mul(arith::RemUIOp::create(b, loc, tx, constIndex(b, loc, 4)), 2);
+  Value m0 = arith::AddIOp::create(b, loc, mul(tz, plan.tm), group);
+  Value n0 = arith::AddIOp::create(b, loc, mul(ty, plan.tn), pair);
+  for (int64_t mi = 0; mi < plan.tm / 16; ++mi)
+    for (int64_t ni = 0; ni < plan.tn / 8; ++ni)
+      for (int64_t r = 0; r < 4; ++r)
+        positions.push_back(
+            {add(m0, mi * 16 + 8 * (r / 2)), add(n0, ni * 8 + r % 2)});
+  return positions;
+}
+
+SmallVector<Value> GemmBuilder::productIndices(OpBuilder &b, Value m,
+                                               Value n) {
   SmallVector<Value> idx(gemm.getNumLoops(), constIndex(b, loc, 0));
-  idx[plan.loops.m] = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.tm)),
-      constIndex(b, loc, i));
-  idx[plan.loops.n] = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, tx, constIndex(b, loc, plan.tn)),
-      constIndex(b, loc, j));
+  idx[plan.loops.m] = m;
+  idx[plan.loops.n] = n;
   return idx;
 }
 
@@ -155,19 +210,24 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
     loopIdx[x.mnLoop] = mn;
     loopIdx[plan.loops.k] = arith::AddIOp::create(b, loc, kBase, k);
     SmallVector<Value> src = applyMap(map, loopIdx);
+    // `offset` elements along the global layout's contiguous dimension.
     auto sharedAt = [&](int64_t offset) -> SmallVector<Value> {
       Value off = constIndex(b, loc, offset);
-      if (x.fastIsMN)
-        return {stage, k, arith::AddIOp::create(b, loc, mn, off)};
-      return {stage, arith::AddIOp::create(b, loc, k, off), mn};
+      Value mnAt = x.fastIsMN ? arith::AddIOp::create(b, loc, mn, off) : mn;
+      Value kAt = x.fastIsMN ? k : arith::AddIOp::create(b, loc, k, off);
+      if (x.sharedFastIsMN)
+        return {stage, kAt, mnAt};
+      return {stage, mnAt, kAt};
     };
+    bool contiguous = x.fastIsMN == x.sharedFastIsMN;
     if (plan.async) {
       // Contiguous both sides: one copy of V elements; stored transposed:
       // one 4-byte element at a time (checkLowerable).
-      if (x.fastIsMN) {
-        nvgpu::DeviceAsyncCopyOp::create(b, loc, x.shared, sharedAt(0),
-                                         x.global, src, b.getIndexAttr(v),
-                                         Value(), UnitAttr());
+      if (contiguous) {
+        // 16-byte pieces skip L1 (cp.async.cg): the tile is read once.
+        nvgpu::DeviceAsyncCopyOp::create(
+            b, loc, x.shared, sharedAt(0), x.global, src, b.getIndexAttr(v),
+            Value(), v * bytes == 16 ? b.getUnitAttr() : UnitAttr());
         continue;
       }
       for (int64_t e = 0; e < v; ++e) {
@@ -188,7 +248,7 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
     auto vecType = VectorType::get({v}, element);
     auto load = vector::LoadOp::create(b, loc, vecType, x.global, src);
     load.setAlignment(v * bytes);
-    if (x.fastIsMN) {
+    if (contiguous) {
       auto store =
           vector::StoreOp::create(b, loc, load.getResult(), x.shared, sharedAt(0));
       store.setAlignment(v * bytes);
@@ -281,6 +341,98 @@ SmallVector<Value> GemmBuilder::compute(OpBuilder &b, Value stage,
   return SmallVector<Value>(inner.getResults());
 }
 
+/// Four 8x8 matrices of `x` through one ldmatrix: for A the 16x16 piece at
+/// (mn0, k0) in the order of mma's A fragment; for B the 16 (N) x 16 (K)
+/// piece as two B fragments (N 0-7, then 8-15). Lane l points at row l % 8
+/// of matrix l / 8.
+Value GemmBuilder::loadMatrices(OpBuilder &b, const Operand &x, Value stage,
+                                Value mn0, Value k0, bool isA) {
+  Value quad = arith::DivUIOp::create(b, loc, tx, constIndex(b, loc, 8));
+  Value row = arith::RemUIOp::create(b, loc, tx, constIndex(b, loc, 8));
+  Value lowBit = arith::RemUIOp::create(b, loc, quad, constIndex(b, loc, 2));
+  Value highBit = arith::DivUIOp::create(b, loc, quad, constIndex(b, loc, 2));
+  // A: matrices (mn, k) = (0,0), (8,0), (0,8), (8,8); B: (0,0), (0,8),
+  // (8,0), (8,8).
+  Value eight = constIndex(b, loc, 8);
+  Value mnOff = arith::MulIOp::create(b, loc, isA ? lowBit : highBit, eight);
+  Value kOff = arith::MulIOp::create(b, loc, isA ? highBit : lowBit, eight);
+  Value mn = arith::AddIOp::create(b, loc, mn0, mnOff);
+  Value k = arith::AddIOp::create(b, loc, k0, kOff);
+  SmallVector<Value> at;
+  if (x.sharedFastIsMN)
+    at = {stage, arith::AddIOp::create(b, loc, k, row), mn};
+  else
+    at = {stage, arith::AddIOp::create(b, loc, mn, row), k};
+  Type element = getElementTypeOrSelf(x.shared.getType());
+  return nvgpu::LdMatrixOp::create(b, loc, VectorType::get({4, 2}, element),
+                                   x.shared, at,
+                                   /*transpose=*/x.sharedFastIsMN,
+                                   /*numTiles=*/4);
+}
+
+SmallVector<Value> GemmBuilder::computeMma(OpBuilder &b, Value stage,
+                                           ValueRange accs) {
+  Type element = getElementTypeOrSelf(operands[0].shared.getType());
+  bool bf16 = element.isBF16();
+  // mma.sync takes f16 pairs as vector<2xf16> and bf16 pairs as i32.
+  auto registers = [&](Value matrices, int64_t first, int64_t count) {
+    SmallVector<Value> regs;
+    for (int64_t r = first; r < first + count; ++r) {
+      Value pair = vector::ExtractOp::create(b, loc, matrices, r);
+      if (bf16) {
+        Value word = vector::BitCastOp::create(
+            b, loc, VectorType::get({1}, b.getI32Type()), pair);
+        pair = vector::ExtractOp::create(b, loc, word, 0);
+      }
+      regs.push_back(pair);
+    }
+    return regs;
+  };
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  Type result = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  NVVM::MMATypes type = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  Value mBase =
+      arith::MulIOp::create(b, loc, tz, constIndex(b, loc, plan.tm));
+  Value nBase =
+      arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.tn));
+  int64_t fragsM = plan.tm / 16, fragsN = plan.tn / 8;
+  SmallVector<Value> values(accs);
+  for (int64_t ks = 0; ks < plan.bk; ks += 16) {
+    Value k0 = constIndex(b, loc, ks);
+    SmallVector<SmallVector<Value>> a, bv;
+    for (int64_t mi = 0; mi < fragsM; ++mi) {
+      Value m0 = arith::AddIOp::create(b, loc, mBase,
+                                       constIndex(b, loc, mi * 16));
+      a.push_back(registers(loadMatrices(b, operands[0], stage, m0, k0, true),
+                            0, 4));
+    }
+    for (int64_t np = 0; np < fragsN / 2; ++np) {
+      Value n0 = arith::AddIOp::create(b, loc, nBase,
+                                       constIndex(b, loc, np * 16));
+      Value matrices = loadMatrices(b, operands[1], stage, n0, k0, false);
+      bv.push_back(registers(matrices, 0, 2));
+      bv.push_back(registers(matrices, 2, 2));
+    }
+    for (int64_t mi = 0; mi < fragsM; ++mi) {
+      for (int64_t ni = 0; ni < fragsN; ++ni) {
+        int64_t first = (mi * fragsN + ni) * 4;
+        auto mma = NVVM::MmaOp::create(
+            b, loc, result, a[mi], bv[ni],
+            ArrayRef<Value>(values).slice(first, 4), {16, 8, 16},
+            std::nullopt, std::nullopt,
+            std::array<NVVM::MMATypes, 2>{type, type},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        for (int64_t r = 0; r < 4; ++r)
+          values[first + r] =
+              LLVM::ExtractValueOp::create(b, loc, mma, r).getResult();
+      }
+    }
+  }
+  return values;
+}
+
 FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
                                                          ValueRange initial) {
   auto addBuffer = [&](unsigned which, unsigned mnLoop, int64_t tileMN) {
@@ -289,12 +441,19 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
     Type element = getElementTypeOrSelf(global.getType());
     auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                             gpu::AddressSpace::Workgroup);
-    auto type = MemRefType::get(
-        {plan.stages, plan.bk, tileMN + plan.padding}, element,
-        MemRefLayoutAttrInterface(), space);
-    Value shared = launch.addWorkgroupAttribution(type, loc);
     bool fastIsMN = map.getDimPosition(map.getNumResults() - 1) == mnLoop;
-    operands.push_back({which, mnLoop, tileMN, global, shared, fastIsMN});
+    // FMA tiles are read along M/N; tensor-core tiles keep the global
+    // layout (ldmatrix transposes on the way to registers).
+    bool sharedFastIsMN = plan.mma ? fastIsMN : true;
+    SmallVector<int64_t> shape =
+        sharedFastIsMN
+            ? SmallVector<int64_t>{plan.stages, plan.bk, tileMN + plan.padding}
+            : SmallVector<int64_t>{plan.stages, tileMN, plan.bk + plan.padding};
+    auto type =
+        MemRefType::get(shape, element, MemRefLayoutAttrInterface(), space);
+    Value shared = launch.addWorkgroupAttribution(type, loc);
+    operands.push_back(
+        {which, mnLoop, tileMN, global, shared, fastIsMN, sharedFastIsMN});
   };
   addBuffer(plan.loops.lhs, plan.loops.m, plan.bm);
   addBuffer(plan.loops.rhs, plan.loops.n, plan.bn);
@@ -332,7 +491,7 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
             NVVM::CpAsyncWaitGroupOp::create(nb, loc, 0);
           }
           gpu::BarrierOp::create(nb, loc);
-          next = compute(nb, stage, accs);
+          next = plan.mma ? computeMma(nb, stage, accs) : compute(nb, stage, accs);
         } else {
           // Tile kt has landed once at most stages-2 groups are pending;
           // then tile kt+stages-1 goes into the stage computed last
@@ -341,7 +500,7 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
           gpu::BarrierOp::create(nb, loc);
           Value numStages = constIndex(nb, loc, stages);
           Value stage = arith::RemUIOp::create(nb, loc, kt, numStages);
-          next = compute(nb, stage, accs);
+          next = plan.mma ? computeMma(nb, stage, accs) : compute(nb, stage, accs);
           Value ahead = arith::AddIOp::create(
               nb, loc, kt, constIndex(nb, loc, stages - 1));
           Value inRange = arith::CmpIOp::create(
@@ -368,6 +527,8 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
            << why;
   Plan plan;
   plan.loops = *loops;
+  plan.mma = isMmaGemm(tuning);
+  ArrayRef<int64_t> inner = plan.mma ? tuning.getWarp() : tuning.getThread();
   // Tile lists are per parallel loop, in loop order (checkLowerable).
   unsigned p = 0;
   for (unsigned d = 0; d < gemm.getNumLoops(); ++d) {
@@ -375,10 +536,10 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
       continue;
     if (d == loops->m) {
       plan.bm = tuning.getBlock()[p];
-      plan.tm = tuning.getThread()[p];
+      plan.tm = inner[p];
     } else if (d == loops->n) {
       plan.bn = tuning.getBlock()[p];
-      plan.tn = tuning.getThread()[p];
+      plan.tn = inner[p];
     }
     ++p;
   }
@@ -421,14 +582,12 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   builder.buildThreadIds(b);
   b.setInsertionPoint(gemm);
   Location loc = gemm.getLoc();
-  int64_t count = plan->tm * plan->tn;
   AffineMap outMap = gemm.getMatchingIndexingMap(gemm.getDpsInitOperand(0));
   SmallVector<SmallVector<Value>> accIndices;
-  for (int64_t i = 0; i < plan->tm; ++i)
-    for (int64_t j = 0; j < plan->tn; ++j)
-      accIndices.push_back(applyMap(outMap, builder.productIndices(b, i, j)));
+  for (auto [m, n] : builder.accumulatorPositions(b))
+    accIndices.push_back(applyMap(outMap, builder.productIndices(b, m, n)));
   SmallVector<Value> initial;
-  for (int64_t e = 0; e < count; ++e)
+  for (size_t e = 0; e < accIndices.size(); ++e)
     initial.push_back(*initValue ? **initValue
                                 : memref::LoadOp::create(b, loc, acc,
                                                          accIndices[e])

@@ -1,0 +1,53 @@
+// f16/bf16 matrix products take tensor cores by default (principle 9 of
+// docs/principles/tuning.md): the expert gives them a warp tile, and the
+// PTX holds mma.sync m16n8k16 fed by ldmatrix (plain where the tile is
+// contiguous along K, transposing where it is contiguous along M or N) and
+// 16-byte cp.async copies. Replaying the decisions gives the same module.
+// RUN: egg-opt %s --egg-pipeline="record=%t.decisions.json" -o %t.mlir
+// RUN: FileCheck %s --check-prefix=DECISIONS --input-file=%t.decisions.json
+// RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.decisions.json" -o %t.replay.mlir
+// RUN: diff %t.mlir %t.replay.mlir
+// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+
+// DECISIONS: "name": "at_f16_k0"
+// DECISIONS: "tuning": "#egg.tuning<threads = [32, {{[0-9]+}}, {{[0-9]+}}], block = [{{[0-9]+}}, {{[0-9]+}}], warp = [{{[0-9]+}}, {{[0-9]+}}], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async
+// DECISIONS: "name": "mm_bf16_k0"
+// DECISIONS: "tuning": "#egg.tuning<threads = [32, {{[0-9]+}}, {{[0-9]+}}], block = [{{[0-9]+}}, {{[0-9]+}}], warp = [{{[0-9]+}}, {{[0-9]+}}], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async
+
+// A^T B in f16 with A stored [K][M] and B stored [N][K]: both fragments
+// are loaded with the opposite transposition from the usual layout.
+// PTX-LABEL: .entry at_f16_k0_kernel
+// PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
+// PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+func.func @at_f16(%at: tensor<128x64xf16>, %b: tensor<64x128xf16>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%at, %b : tensor<128x64xf16>, tensor<64x128xf16>) outs(%f : tensor<64x64xf32>) {
+  ^bb0(%x: f16, %y: f16, %c: f32):
+    %xf = arith.extf %x : f16 to f32
+    %yf = arith.extf %y : f16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// The usual layout in bf16: A [M][K] plain, B [K][N] transposed.
+// PTX-LABEL: .entry mm_bf16_k0_kernel
+// PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
+// PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+func.func @mm_bf16(%a: tensor<64x128xbf16>, %b: tensor<128x64xbf16>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x128xbf16>, tensor<128x64xbf16>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
