@@ -966,6 +966,56 @@ static SmallVector<TuningAttr> enumerateColumnTunings(KernelOp kernel,
   return closestFirst(found, anchor, limit);
 }
 
+/// Tensor-core GEMMs: block tiles of 32-256 along M and N, warp tiles of
+/// the block over 1, 2 or 4 warps per dimension (at most 8 warps), K steps
+/// of 16 and 32 with 2-4 stages; the anchor's copy engine, padding and
+/// vector width.
+static SmallVector<TuningAttr> enumerateMmaTunings(KernelOp kernel,
+                                                   TuningAttr anchor,
+                                                   size_t limit) {
+  auto emitError = [&]() { return kernel.emitOpError(); };
+  std::string why;
+  FailureOr<GemmLoops> gemm = analyzeGemmLoops(kernel.getAnchorOp(), why);
+  if (failed(gemm))
+    return {};
+  auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
+  unsigned numLoops = op.getNumLoops();
+  // Positions of M and N in the tile lists (one entry per parallel loop).
+  auto position = [&](unsigned loop) {
+    return loop - (gemm->k < loop ? 1 : 0);
+  };
+  unsigned pm = position(gemm->m), pn = position(gemm->n);
+  SmallVector<std::pair<double, TuningAttr>> found;
+  SmallVector<int64_t> block = llvm::to_vector(anchor.getBlock());
+  SmallVector<int64_t> warp = llvm::to_vector(anchor.getWarp());
+  if (block.size() != numLoops - 1 || warp.size() != numLoops - 1)
+    return {};
+  for (int64_t bm = 32; bm <= 256; bm *= 2)
+    for (int64_t bn = 32; bn <= 256; bn *= 2)
+      for (int64_t warpsM = 1; warpsM <= 4; warpsM *= 2)
+        for (int64_t warpsN = 1; warpsN <= 4 && warpsM * warpsN <= 8;
+             warpsN *= 2)
+          for (int64_t bk : {16, 32})
+            for (int64_t stages = 2; stages <= 4; ++stages) {
+              block[pm] = bm;
+              block[pn] = bn;
+              warp[pm] = bm / warpsM;
+              warp[pn] = bn / warpsN;
+              TuningAttr tuning = TuningAttr::getChecked(
+                  function_ref<InFlightDiagnostic()>(emitError),
+                  kernel.getContext(), ArrayRef<int64_t>{32, warpsN, warpsM},
+                  ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
+                  ArrayRef<int64_t>{}, ArrayRef<int64_t>{bk},
+                  anchor.getShared(), anchor.getRegisters(),
+                  anchor.getPadding(), anchor.getSwizzle(),
+                  anchor.getVector(), anchor.getCopy(), stages);
+              if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
+                continue;
+              found.push_back({tuningDistance(tuning, anchor), tuning});
+            }
+  return closestFirst(found, anchor, limit);
+}
+
 SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
                                                     TargetAttr target,
                                                     TuningAttr anchor,
@@ -983,6 +1033,8 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
   size_t numParallel = loops->parallelPositions.size();
   if (isCooperativeRow(kernel.getStructureAttr()))
     return enumerateRowTunings(kernel, *loops, anchor, limit);
+  if (isMmaGemm(anchor))
+    return enumerateMmaTunings(kernel, anchor, limit);
   if (kernel.getStructureAttr() &&
       kernel.getStructureAttr().getFormulation() ==
           Formulation::reduce_two_stage)
@@ -1084,5 +1136,8 @@ double mlir::egg::tuningDistance(TuningAttr a, TuningAttr b) {
                        : 0;
   return lists(a.getBlock(), b.getBlock()) +
          lists(a.getThread(), b.getThread()) +
+         lists(a.getWarp(), b.getWarp()) +
+         lists(a.getReduction(), b.getReduction()) +
+         steps(a.getPipeline(), b.getPipeline()) +
          steps(a.getVector(), b.getVector()) + threads;
 }

@@ -353,7 +353,13 @@ private:
              "elements per shared row, `vector` elements per copy (every "
              "thread the same number), `copy` sync or cp_async (4, 8 or 16 "
              "bytes per copy), `pipeline` stages > 1 only with cp_async, at "
-             "most 48 KB of shared memory.";
+             "most 48 KB of shared memory. With f16 or bf16 inputs and an "
+             "f32 result it may run on tensor cores (mma.sync m16n8k16): a "
+             "`warp` tile WM/WN (multiples of 16, at most 128 accumulators "
+             "per thread: WM/16 * WN/8 * 4) instead of `thread`, `threads` = "
+             "[32, BN/WN, BM/WM], BK a multiple of 16, `padding` a multiple "
+             "of 8; tiles keep the global layout, so every copy may be a "
+             "16-byte cp_async.";
     return "Rules of the generic lowering: `block` and `thread` have one "
            "entry per parallel loop of the root op, tiles divide the "
            "extents, at most 3 tiled loops per level, `threads` (x "

@@ -40,7 +40,11 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
   KernelEstimate est;
   est.work = measureWork(kernel);
   double bandwidth = double(target.getDramGbps()) * 1e9; // bytes/s
-  double peak = double(target.getFp32Gflops()) * 1e9;    // FLOP/s
+  // Tensor-core products (a warp tile) run at the matrix rate.
+  bool tensorCores = isMmaGemm(tuning);
+  double peak = double(tensorCores ? target.getTensorGflops()
+                                   : target.getFp32Gflops()) *
+                1e9; // FLOP/s
   est.floorMs = rooflineFloorMs(est.work, target);
 
   auto quiet = [&]() { return kernel.emitOpError(); };
@@ -112,11 +116,13 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
        waveEfficiency);
   double cacheTime = 0;
   if (kind == KernelClass::Contraction || kind == KernelClass::Convolution) {
-    // Operand elements re-read from cache per FMA: (tm + tn) / (tm * tn).
+    // Operand elements re-read from cache per FMA: (tm + tn) / (tm * tn),
+    // over the thread tile (or a tensor-core warp's tile).
+    ArrayRef<int64_t> reuse = tensorCores ? tuning.getWarp() : thread;
     SmallVector<int64_t> tiles;
-    for (size_t p = thread.size(); p-- > 0 && tiles.size() < 2;)
-      if (thread[p] > 0)
-        tiles.push_back(thread[p]);
+    for (size_t p = reuse.size(); p-- > 0 && tiles.size() < 2;)
+      if (reuse[p] > 0)
+        tiles.push_back(reuse[p]);
     double tm = tiles.size() > 0 ? tiles[0] : 1,
            tn = tiles.size() > 1 ? tiles[1] : 1;
     double rereads =
