@@ -77,6 +77,12 @@ VARIANTS = {
     # choices for the expert's rule.
     "matmul_bf16_2048": [
         {"reduction": "[16]", "pipeline": "4"},
+        {"reduction": "[32]", "pipeline": "4"},
+        {"reduction": "[64]", "pipeline": "3"},
+        {"threads": "[32, 4, 2]", "block": "[128, 256]", "reduction": "[32]",
+         "pipeline": "3"},
+        {"threads": "[32, 2, 4]", "block": "[256, 128]", "reduction": "[32]",
+         "pipeline": "3"},
         {"reduction": "[16]", "pipeline": "3"},
         {"threads": "[32, 4, 2]", "warp": "[64, 32]"},
         {"threads": "[32, 4, 2]", "warp": "[64, 32]", "reduction": "[16]",

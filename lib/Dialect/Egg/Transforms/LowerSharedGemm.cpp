@@ -73,6 +73,10 @@ struct Plan {
 
 
 
+/// Shared memory a block may allocate statically (CUDA's limit without the
+/// dynamic opt-in).
+static constexpr int64_t kStaticSharedBytes = 48 * 1024;
+
 /// The largest power of two that divides every value and is at most `cap`.
 static int64_t commonPow2(ArrayRef<int64_t> values, int64_t cap) {
   int64_t w = 1;
@@ -435,7 +439,8 @@ SmallVector<Value> GemmBuilder::computeMma(OpBuilder &b, Value stage,
 
 FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
                                                          ValueRange initial) {
-  auto addBuffer = [&](unsigned which, unsigned mnLoop, int64_t tileMN) {
+  auto addBuffer = [&](unsigned which, unsigned mnLoop,
+                       int64_t tileMN) -> MemRefType {
     Value global = gemm.getDpsInputOperand(which)->get();
     AffineMap map = gemm.getMatchingIndexingMap(gemm.getDpsInputOperand(which));
     Type element = getElementTypeOrSelf(global.getType());
@@ -451,12 +456,45 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
             : SmallVector<int64_t>{plan.stages, tileMN, plan.bk + plan.padding};
     auto type =
         MemRefType::get(shape, element, MemRefLayoutAttrInterface(), space);
-    Value shared = launch.addWorkgroupAttribution(type, loc);
     operands.push_back(
-        {which, mnLoop, tileMN, global, shared, fastIsMN, sharedFastIsMN});
+        {which, mnLoop, tileMN, global, Value(), fastIsMN, sharedFastIsMN});
+    return type;
   };
-  addBuffer(plan.loops.lhs, plan.loops.m, plan.bm);
-  addBuffer(plan.loops.rhs, plan.loops.n, plan.bn);
+  SmallVector<MemRefType, 2> types = {
+      addBuffer(plan.loops.lhs, plan.loops.m, plan.bm),
+      addBuffer(plan.loops.rhs, plan.loops.n, plan.bn)};
+  // Up to 48 KB: static workgroup buffers. Beyond (tensor-core tiles with
+  // deep pipelines, checkLowerable): views of the block's dynamic shared
+  // memory, whose size the launch carries (the driver needs an opt-in
+  // above 48 KB, which egg-eval gives from the manifest).
+  SmallVector<int64_t, 2> offsets;
+  int64_t total = 0;
+  for (MemRefType type : types) {
+    offsets.push_back(total);
+    int64_t bytes = type.getNumElements() *
+                    ((type.getElementTypeBitWidth() + 7) / 8);
+    total += llvm::alignTo(bytes, 16); // ldmatrix and cp.async: 16 bytes.
+  }
+  if (total <= kStaticSharedBytes) {
+    for (auto [x, type] : llvm::zip(operands, types))
+      x.shared = launch.addWorkgroupAttribution(type, loc);
+  } else {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(launch);
+    Value size = arith::ConstantIntOp::create(b, loc, total, 32);
+    launch.getDynamicSharedMemorySizeMutable().assign(size);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+    Value bytes = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), space));
+    for (auto [x, type, offset] : llvm::zip(operands, types, offsets))
+      x.shared = memref::ViewOp::create(b, loc, type, bytes,
+                                        constIndex(b, loc, offset),
+                                        ValueRange{});
+  }
 
   int64_t extentK = gemm.getStaticLoopRanges()[plan.loops.k];
   int64_t numK = extentK / plan.bk;
