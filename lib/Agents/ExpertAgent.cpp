@@ -131,9 +131,10 @@ private:
     const Copy copies[] = {{CopyEngine::cp_async, 3, bk},
                            {CopyEngine::cp_async, 2, bk},
                            {CopyEngine::sync, 1, bk}};
-    // Tensor cores wait on copies more than FMAs do: where three stages of
-    // 32-deep K tiles do not fit, four stages of 16 beat two of 32 (H200:
-    // 0.068 vs 0.086 ms on a 2048^3 bf16 product, docs/benchmarks.md).
+    // Tensor cores wait on copies more than FMAs do: three stages of
+    // 32-deep K tiles (in dynamic shared memory beyond 48 KB); where they
+    // do not fit, four stages of 16 beat two of 32 (H200, 2048^3 bf16:
+    // 0.067, 0.070 and 0.086 ms; docs/benchmarks.md).
     const Copy mmaCopies[] = {{CopyEngine::cp_async, 3, 32},
                               {CopyEngine::cp_async, 4, 16},
                               {CopyEngine::cp_async, 2, 32},

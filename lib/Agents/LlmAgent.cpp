@@ -358,7 +358,8 @@ private:
              "`warp` tile WM/WN (multiples of 16, at most 128 accumulators "
              "per thread: WM/16 * WN/8 * 4) instead of `thread`, `threads` = "
              "[32, BN/WN, BM/WM], BK a multiple of 16, `padding` a multiple "
-             "of 8; tiles keep the global layout, so every copy may be a "
+             "of 8, shared memory up to the target's limit (not 48 KB); tiles "
+             "keep the global layout, so every copy may be a "
              "16-byte cp_async.";
     return "Rules of the generic lowering: `block` and `thread` have one "
            "entry per parallel loop of the root op, tiles divide the "

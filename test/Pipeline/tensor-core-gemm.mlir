@@ -8,11 +8,14 @@
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.decisions.json" -o %t.replay.mlir
 // RUN: diff %t.mlir %t.replay.mlir
 // RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 
 // DECISIONS: "name": "at_f16_k0"
 // DECISIONS: "tuning": "#egg.tuning<threads = [32, {{[0-9]+}}, {{[0-9]+}}], block = [{{[0-9]+}}, {{[0-9]+}}], warp = [{{[0-9]+}}, {{[0-9]+}}], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async
 // DECISIONS: "name": "mm_bf16_k0"
 // DECISIONS: "tuning": "#egg.tuning<threads = [32, {{[0-9]+}}, {{[0-9]+}}], block = [{{[0-9]+}}, {{[0-9]+}}], warp = [{{[0-9]+}}, {{[0-9]+}}], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async
+// DECISIONS: "name": "wide_bf16_k0"
+// DECISIONS: "tuning": "#egg.tuning<threads = [32, 2, 2], block = [128, 128], warp = [64, 64], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 3>"
 
 // A^T B in f16 with A stored [K][M] and B stored [N][K]: both fragments
 // are loaded with the opposite transposition from the usual layout.
@@ -50,4 +53,20 @@ func.func @mm_bf16(%a: tensor<64x128xbf16>, %b: tensor<128x64xbf16>) -> tensor<6
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
   %r = linalg.matmul ins(%a, %b : tensor<64x128xbf16>, tensor<128x64xbf16>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
+}
+
+// A product large enough for 128x128 tiles: three stages of BK 32 need
+// 56832 bytes, more than the 48 KB a block may hold statically, so the
+// tiles are views of the dynamic shared memory and the manifest asks for it.
+// PTX-LABEL: .entry wide_bf16_k0_kernel
+// PTX: .shared .align 16 .b8 __dynamic_shmem__0
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// MANIFEST: "kernel": "wide_bf16_k0_kernel"
+// MANIFEST: "shared_bytes": 56832
+func.func @wide_bf16(%a: tensor<2048x64xbf16>, %b: tensor<64x2048xbf16>) -> tensor<2048x2048xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048x2048xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<2048x64xbf16>, tensor<64x2048xbf16>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  return %r : tensor<2048x2048xf32>
 }

@@ -258,3 +258,22 @@ func.func @mma6(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x
   }
   return %r : tensor<128x128xf32>
 }
+// -----
+
+// Tensor-core tiles may use the target's dynamic shared memory, not more.
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+func.func @mma_shared(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{tuning needs 282624 bytes of shared memory per block but sm_90a allows 232448}}
+  %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [32, 4, 4], block = [256, 256], warp = [64, 64], reduction = [64], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 4>} {
+  ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<256x128xbf16>, tensor<128x256xbf16>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+    egg.yield %m : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
+}
