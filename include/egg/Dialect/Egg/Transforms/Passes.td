@@ -180,7 +180,11 @@ def EggLowerSharedGemm : Pass<"egg-lower-shared-gemm", "::mlir::ModuleOp"> {
     (`copy = sync`: vector loads and stores; `cp_async`:
     `nvgpu.device_async_copy` with `pipeline` stages in flight), then each
     thread accumulates its [TM x TN] tile of the result in registers and
-    applies the epilogue to it before storing. Runs after `egg-map-to-gpu`.
+    applies the epilogue to it before storing. With a `warp` tile (f16/bf16
+    products accumulated in f32) each warp computes its [WM x WN] piece on
+    tensor cores instead: `nvgpu.ldmatrix` fragments from tiles kept in the
+    global layout, `nvvm.mma.sync` m16n8k16, and tiles above 48 KB in the
+    block's dynamic shared memory. Runs after `egg-map-to-gpu`.
     A launch whose ops do not have that shape is an error, never a silent
     fallback.
   }];
@@ -188,7 +192,7 @@ def EggLowerSharedGemm : Pass<"egg-lower-shared-gemm", "::mlir::ModuleOp"> {
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
     "::mlir::arith::ArithDialect", "::mlir::nvgpu::NVGPUDialect",
-    "::mlir::NVVM::NVVMDialect"
+    "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect"
   ];
 }
 
