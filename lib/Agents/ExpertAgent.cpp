@@ -112,9 +112,11 @@ private:
       return failure();
     auto op = cast<linalg::LinalgOp>(anchor);
     SmallVector<int64_t> extents = op.getStaticLoopRanges();
-    int64_t bits = std::max(
-        getElementTypeOrSelf(op.getDpsInputOperand(0)->get()).getIntOrFloatBitWidth(),
-        getElementTypeOrSelf(op.getDpsInputOperand(1)->get()).getIntOrFloatBitWidth());
+    int64_t bits =
+        std::max(getElementTypeOrSelf(op.getDpsInputOperand(0)->get())
+                     .getIntOrFloatBitWidth(),
+                 getElementTypeOrSelf(op.getDpsInputOperand(1)->get())
+                     .getIntOrFloatBitWidth());
     int64_t bk = bits <= 16 ? 32 : 16;
     int64_t padding = 128 / bits;
     int64_t batches = 1;
@@ -122,7 +124,8 @@ private:
       batches = mulSat(batches, extents[d]);
     auto emitError = [&]() { return kernel.emitOpError(); };
     const std::pair<int64_t, int64_t> tiles[] = {
-        {128, 128}, {128, 64}, {64, 128}, {64, 64}, {64, 32}, {32, 64}, {32, 32}};
+        {128, 128}, {128, 64}, {64, 128}, {64, 64},
+        {64, 32},   {32, 64},  {32, 32}};
     struct Copy {
       CopyEngine engine;
       int64_t stages;
@@ -145,8 +148,8 @@ private:
     for (auto [bm, bn] : tiles) {
       if (extents[gemm->m] % bm || extents[gemm->n] % bn)
         continue;
-      int64_t blocks = mulSat(batches, (extents[gemm->m] / bm) *
-                                           (extents[gemm->n] / bn));
+      int64_t blocks =
+          mulSat(batches, (extents[gemm->m] / bm) * (extents[gemm->n] / bn));
       // Larger tiles first; a smaller one only for more blocks while the
       // larger leaves SMs idle.
       if (succeeded(best) &&
@@ -173,9 +176,8 @@ private:
         ArrayRef<int64_t> warp, thread;
         ArrayRef<Copy> copies;
       };
-      const Mapping mappings[] = {
-          {{32, bn / wn, bm / wm}, warp, {}, mmaCopies},
-          {{bn / tn, bm / tm}, {}, thread, copies}};
+      const Mapping mappings[] = {{{32, bn / wn, bm / wm}, warp, {}, mmaCopies},
+                                  {{bn / tn, bm / tm}, {}, thread, copies}};
       for (const Mapping &mapping : mappings) {
         for (const Copy &copy : mapping.copies) {
           FailureOr<TuningAttr> found = failure();
@@ -236,8 +238,8 @@ private:
         function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
         ArrayRef<int64_t>{tx, rows}, ArrayRef<int64_t>(block),
         ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-        ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0), Swizzle::none,
-        v, CopyEngine::sync, int64_t(1));
+        ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, v,
+        CopyEngine::sync, int64_t(1));
     if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
       return failure();
     return tuning;

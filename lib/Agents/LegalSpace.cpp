@@ -393,8 +393,7 @@ FailureOr<GemmLoops> mlir::egg::analyzeGemmLoops(Operation *op,
     why = "the result is not indexed by the parallel loops in order";
     return failure();
   }
-  SmallVector<utils::IteratorType> iterators =
-      linalgOp.getIteratorTypesArray();
+  SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
   unsigned nonBatch = 0;
   bool haveM = false, haveN = false;
   for (unsigned d = 0; d < linalgOp.getNumLoops(); ++d) {
@@ -564,8 +563,8 @@ int64_t mlir::egg::sharedGemmBytes(int64_t bm, int64_t bn, int64_t bk,
                                    int64_t padding, int64_t stages, Type lhs,
                                    Type rhs, bool lhsKFast, bool rhsKFast) {
   auto tile = [&](int64_t mn, bool kFast, Type type) {
-    int64_t elements = kFast ? mulSat(mn, bk + padding)
-                             : mulSat(bk, mn + padding);
+    int64_t elements =
+        kFast ? mulSat(mn, bk + padding) : mulSat(bk, mn + padding);
     return mulSat(elements, (type.getIntOrFloatBitWidth() + 7) / 8);
   };
   return mulSat(stages, tile(bm, lhsKFast, lhs) + tile(bn, rhsKFast, rhs));
@@ -653,8 +652,8 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   for (auto [p, d] : llvm::enumerate(parallel)) {
     if (d != gemm->m && d != gemm->n) {
       if (block[p] != 1 || inner[p] != 1)
-        return emitError() << "batch loop " << d << " takes block and "
-                           << level << " tiles of 1";
+        return emitError() << "batch loop " << d << " takes block and " << level
+                           << " tiles of 1";
       continue;
     }
     int64_t b = block[p], t = inner[p];
@@ -728,8 +727,8 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
       return emitError() << "input " << which
                          << " is not contiguous along its matrix dimensions";
     int64_t along = fast == mn ? tileMN : bk;
-    if (v * bytes > 16 || along % v != 0 ||
-        type.getShape().back() % v != 0 || (tileMN * bk) % (numThreads * v))
+    if (v * bytes > 16 || along % v != 0 || type.getShape().back() % v != 0 ||
+        (tileMN * bk) % (numThreads * v))
       return emitError() << "vector = " << v << " does not fit the copies of "
                          << "input " << which << ": " << tileMN << "x" << bk
                          << " elements over " << numThreads
@@ -751,8 +750,7 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     return emitError() << "copy = tma is not implemented yet";
   int64_t stages = tuning.getPipeline();
   if (stages > 1 && tuning.getCopy() != CopyEngine::cp_async)
-    return emitError() << "pipeline = " << stages
-                       << " needs copy = cp_async";
+    return emitError() << "pipeline = " << stages << " needs copy = cp_async";
   if (stages > 4)
     return emitError() << "pipeline = " << stages << " exceeds 4 stages";
   if (tuning.getPadding() < 0 || tuning.getPadding() > 64)
@@ -777,8 +775,7 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     limit = std::max<int64_t>(limit, target.getSharedMemoryPerBlock());
   if (bytes > limit)
     return emitError() << "the tiles need " << bytes
-                       << " bytes of shared memory; a block may have "
-                       << limit;
+                       << " bytes of shared memory; a block may have " << limit;
   return success();
 }
 
@@ -944,9 +941,8 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
 
 /// Column reductions: threads along the columns (TX), rows in flight (R)
 /// and vector widths up to the anchor's.
-static SmallVector<TuningAttr> enumerateColumnTunings(KernelOp kernel,
-                                                      TuningAttr anchor,
-                                                      size_t limit) {
+static SmallVector<TuningAttr>
+enumerateColumnTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
   auto emitError = [&]() { return kernel.emitOpError(); };
   SmallVector<std::pair<double, TuningAttr>> found;
   SmallVector<int64_t> block = llvm::to_vector(anchor.getBlock());
@@ -960,8 +956,8 @@ static SmallVector<TuningAttr> enumerateColumnTunings(KernelOp kernel,
             function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
             ArrayRef<int64_t>{tx, rows}, ArrayRef<int64_t>(block),
             ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-            ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0),
-            Swizzle::none, v, CopyEngine::sync, int64_t(1));
+            ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0), Swizzle::none,
+            v, CopyEngine::sync, int64_t(1));
         if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
           continue;
         found.push_back({tuningDistance(tuning, anchor), tuning});
@@ -975,9 +971,8 @@ static SmallVector<TuningAttr> enumerateColumnTunings(KernelOp kernel,
 /// the block over 1, 2 or 4 warps per dimension (at most 8 warps), K steps
 /// of 16 and 32 with 2-4 stages; the anchor's copy engine, padding and
 /// vector width.
-static SmallVector<TuningAttr> enumerateMmaTunings(KernelOp kernel,
-                                                   TuningAttr anchor,
-                                                   size_t limit) {
+static SmallVector<TuningAttr>
+enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
   auto emitError = [&]() { return kernel.emitOpError(); };
   std::string why;
   FailureOr<GemmLoops> gemm = analyzeGemmLoops(kernel.getAnchorOp(), why);
@@ -1012,8 +1007,8 @@ static SmallVector<TuningAttr> enumerateMmaTunings(KernelOp kernel,
                   ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
                   ArrayRef<int64_t>{}, ArrayRef<int64_t>{bk},
                   anchor.getShared(), anchor.getRegisters(),
-                  anchor.getPadding(), anchor.getSwizzle(),
-                  anchor.getVector(), anchor.getCopy(), stages);
+                  anchor.getPadding(), anchor.getSwizzle(), anchor.getVector(),
+                  anchor.getCopy(), stages);
               if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
                 continue;
               found.push_back({tuningDistance(tuning, anchor), tuning});
@@ -1040,9 +1035,8 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
     return enumerateRowTunings(kernel, *loops, anchor, limit);
   if (isMmaGemm(anchor))
     return enumerateMmaTunings(kernel, anchor, limit);
-  if (kernel.getStructureAttr() &&
-      kernel.getStructureAttr().getFormulation() ==
-          Formulation::reduce_two_stage)
+  if (kernel.getStructureAttr() && kernel.getStructureAttr().getFormulation() ==
+                                       Formulation::reduce_two_stage)
     return enumerateColumnTunings(kernel, anchor, limit);
   SmallVector<int64_t> block = llvm::to_vector(anchor.getBlock());
   SmallVector<int64_t> thread = llvm::to_vector(anchor.getThread());
@@ -1140,8 +1134,7 @@ double mlir::egg::tuningDistance(TuningAttr a, TuningAttr b) {
                        ? steps(a.getNumThreads(), b.getNumThreads())
                        : 0;
   return lists(a.getBlock(), b.getBlock()) +
-         lists(a.getThread(), b.getThread()) +
-         lists(a.getWarp(), b.getWarp()) +
+         lists(a.getThread(), b.getThread()) + lists(a.getWarp(), b.getWarp()) +
          lists(a.getReduction(), b.getReduction()) +
          steps(a.getPipeline(), b.getPipeline()) +
          steps(a.getVector(), b.getVector()) + threads;

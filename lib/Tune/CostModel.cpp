@@ -42,9 +42,9 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
   double bandwidth = double(target.getDramGbps()) * 1e9; // bytes/s
   // Tensor-core products (a warp tile) run at the matrix rate.
   bool tensorCores = isMmaGemm(tuning);
-  double peak = double(tensorCores ? target.getTensorGflops()
-                                   : target.getFp32Gflops()) *
-                1e9; // FLOP/s
+  double peak =
+      double(tensorCores ? target.getTensorGflops() : target.getFp32Gflops()) *
+      1e9; // FLOP/s
   est.floorMs = rooflineFloorMs(est.work, target);
 
   auto quiet = [&]() { return kernel.emitOpError(); };

@@ -64,14 +64,10 @@ struct Plan {
   bool async = false;
   bool mma = false;
   int64_t threadsN() const { return bn / tn; }
-  int64_t numThreads() const {
-    return (mma ? 32 : 1) * (bn / tn) * (bm / tm);
-  }
+  int64_t numThreads() const { return (mma ? 32 : 1) * (bn / tn) * (bm / tm); }
 };
 
 } // namespace
-
-
 
 /// Shared memory a block may allocate statically (CUDA's limit without the
 /// dynamic opt-in).
@@ -86,7 +82,6 @@ static int64_t commonPow2(ArrayRef<int64_t> values, int64_t cap) {
   return w;
 }
 
-
 namespace {
 class GemmBuilder {
 public:
@@ -94,8 +89,7 @@ public:
       : launch(launch), gemm(gemm), plan(plan), loc(gemm.getLoc()) {}
 
   /// The K loop at `gemm`'s position; returns the final accumulators.
-  FailureOr<SmallVector<Value>> buildMainLoop(OpBuilder &b,
-                                              ValueRange initial);
+  FailureOr<SmallVector<Value>> buildMainLoop(OpBuilder &b, ValueRange initial);
   /// Thread coordinates, computed once at the top of the launch.
   void buildThreadIds(OpBuilder &b);
 
@@ -106,12 +100,12 @@ public:
 
 private:
   struct Operand {
-    unsigned which;   // Input operand number of the product.
-    unsigned mnLoop;  // Its M or N loop.
-    int64_t tileMN;   // BM or BN.
-    Value global;     // The block's view of the input.
-    Value shared;     // [stages][BK][tileMN + pad] or [stages][tileMN][BK + pad].
-    bool fastIsMN;    // Contiguous in global along M/N (else along K).
+    unsigned which;  // Input operand number of the product.
+    unsigned mnLoop; // Its M or N loop.
+    int64_t tileMN;  // BM or BN.
+    Value global;    // The block's view of the input.
+    Value shared;  // [stages][BK][tileMN + pad] or [stages][tileMN][BK + pad].
+    bool fastIsMN; // Contiguous in global along M/N (else along K).
     bool sharedFastIsMN; // Contiguous in shared memory along M/N.
   };
   void copyTile(OpBuilder &b, const Operand &x, Value kt, Value stage);
@@ -146,8 +140,7 @@ void GemmBuilder::buildThreadIds(OpBuilder &b) {
   tid = arith::AddIOp::create(
       b, loc,
       arith::MulIOp::create(
-          b, loc, row,
-          constIndex(b, loc, plan.mma ? 32 : plan.threadsN())),
+          b, loc, row, constIndex(b, loc, plan.mma ? 32 : plan.threadsN())),
       tx);
 }
 
@@ -170,7 +163,8 @@ GemmBuilder::accumulatorPositions(OpBuilder &b) {
   // An m16n8 accumulator fragment: lane l holds rows l/4 and l/4 + 8,
   // columns 2 (l % 4) and 2 (l % 4) + 1 (PTX ISA, mma.m16n8k16 layout).
   Value group = arith::DivUIOp::create(b, loc, tx, constIndex(b, loc, 4));
-  Value pair = mul(arith::RemUIOp::create(b, loc, tx, constIndex(b, loc, 4)), 2);
+  Value pair =
+      mul(arith::RemUIOp::create(b, loc, tx, constIndex(b, loc, 4)), 2);
   Value m0 = arith::AddIOp::create(b, loc, mul(tz, plan.tm), group);
   Value n0 = arith::AddIOp::create(b, loc, mul(ty, plan.tn), pair);
   for (int64_t mi = 0; mi < plan.tm / 16; ++mi)
@@ -181,14 +175,12 @@ GemmBuilder::accumulatorPositions(OpBuilder &b) {
   return positions;
 }
 
-SmallVector<Value> GemmBuilder::productIndices(OpBuilder &b, Value m,
-                                               Value n) {
+SmallVector<Value> GemmBuilder::productIndices(OpBuilder &b, Value m, Value n) {
   SmallVector<Value> idx(gemm.getNumLoops(), constIndex(b, loc, 0));
   idx[plan.loops.m] = m;
   idx[plan.loops.n] = n;
   return idx;
 }
-
 
 void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
                            Value stage) {
@@ -204,7 +196,8 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
     Value piece =
         arith::AddIOp::create(b, loc, tid, constIndex(b, loc, c * nt));
     Value fast = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, piece, constIndex(b, loc, along)),
+        b, loc,
+        arith::RemUIOp::create(b, loc, piece, constIndex(b, loc, along)),
         constIndex(b, loc, v));
     Value slow =
         arith::DivUIOp::create(b, loc, piece, constIndex(b, loc, along));
@@ -236,8 +229,8 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
       }
       for (int64_t e = 0; e < v; ++e) {
         SmallVector<Value> srcE = src;
-        srcE.back() = arith::AddIOp::create(b, loc, src.back(),
-                                            constIndex(b, loc, e));
+        srcE.back() =
+            arith::AddIOp::create(b, loc, src.back(), constIndex(b, loc, e));
         nvgpu::DeviceAsyncCopyOp::create(b, loc, x.shared, sharedAt(e),
                                          x.global, srcE, b.getIndexAttr(1),
                                          Value(), UnitAttr());
@@ -253,8 +246,8 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
     auto load = vector::LoadOp::create(b, loc, vecType, x.global, src);
     load.setAlignment(v * bytes);
     if (contiguous) {
-      auto store =
-          vector::StoreOp::create(b, loc, load.getResult(), x.shared, sharedAt(0));
+      auto store = vector::StoreOp::create(b, loc, load.getResult(), x.shared,
+                                           sharedAt(0));
       store.setAlignment(v * bytes);
       continue;
     }
@@ -321,9 +314,9 @@ SmallVector<Value> GemmBuilder::compute(OpBuilder &b, Value stage,
             arith::FastMathFlags flags = arith::FastMathFlags::contract;
             if (arith::FastMathFlagsAttr old = fm.getFastMathFlagsAttr())
               flags = flags | old.getValue();
-            copy->setAttr(fm.getFastMathAttrName(),
-                          arith::FastMathFlagsAttr::get(copy->getContext(),
-                                                        flags));
+            copy->setAttr(
+                fm.getFastMathAttrName(),
+                arith::FastMathFlagsAttr::get(copy->getContext(), flags));
           }
         }
         next.push_back(map.lookupOrDefault(yielded));
@@ -337,7 +330,8 @@ SmallVector<Value> GemmBuilder::compute(OpBuilder &b, Value stage,
       [&](OpBuilder &nb, Location, Value kk0, ValueRange iter) {
         SmallVector<Value> values(iter);
         for (int64_t u = 0; u < factor; ++u) {
-          Value kk = arith::AddIOp::create(nb, loc, kk0, constIndex(nb, loc, u));
+          Value kk =
+              arith::AddIOp::create(nb, loc, kk0, constIndex(nb, loc, u));
           values = step(nb, kk, values);
         }
         scf::YieldOp::create(nb, loc, values);
@@ -396,24 +390,22 @@ SmallVector<Value> GemmBuilder::computeMma(OpBuilder &b, Value stage,
   Type f32 = b.getF32Type();
   Type result = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
   NVVM::MMATypes type = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-  Value mBase =
-      arith::MulIOp::create(b, loc, tz, constIndex(b, loc, plan.tm));
-  Value nBase =
-      arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.tn));
+  Value mBase = arith::MulIOp::create(b, loc, tz, constIndex(b, loc, plan.tm));
+  Value nBase = arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.tn));
   int64_t fragsM = plan.tm / 16, fragsN = plan.tn / 8;
   SmallVector<Value> values(accs);
   for (int64_t ks = 0; ks < plan.bk; ks += 16) {
     Value k0 = constIndex(b, loc, ks);
     SmallVector<SmallVector<Value>> a, bv;
     for (int64_t mi = 0; mi < fragsM; ++mi) {
-      Value m0 = arith::AddIOp::create(b, loc, mBase,
-                                       constIndex(b, loc, mi * 16));
-      a.push_back(registers(loadMatrices(b, operands[0], stage, m0, k0, true),
-                            0, 4));
+      Value m0 =
+          arith::AddIOp::create(b, loc, mBase, constIndex(b, loc, mi * 16));
+      a.push_back(
+          registers(loadMatrices(b, operands[0], stage, m0, k0, true), 0, 4));
     }
     for (int64_t np = 0; np < fragsN / 2; ++np) {
-      Value n0 = arith::AddIOp::create(b, loc, nBase,
-                                       constIndex(b, loc, np * 16));
+      Value n0 =
+          arith::AddIOp::create(b, loc, nBase, constIndex(b, loc, np * 16));
       Value matrices = loadMatrices(b, operands[1], stage, n0, k0, false);
       bv.push_back(registers(matrices, 0, 2));
       bv.push_back(registers(matrices, 2, 2));
@@ -423,9 +415,8 @@ SmallVector<Value> GemmBuilder::computeMma(OpBuilder &b, Value stage,
         int64_t first = (mi * fragsN + ni) * 4;
         auto mma = NVVM::MmaOp::create(
             b, loc, result, a[mi], bv[ni],
-            ArrayRef<Value>(values).slice(first, 4), {16, 8, 16},
-            std::nullopt, std::nullopt,
-            std::array<NVVM::MMATypes, 2>{type, type},
+            ArrayRef<Value>(values).slice(first, 4), {16, 8, 16}, std::nullopt,
+            std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                            NVVM::MMALayout::col});
         for (int64_t r = 0; r < 4; ++r)
@@ -471,8 +462,8 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
   int64_t total = 0;
   for (MemRefType type : types) {
     offsets.push_back(total);
-    int64_t bytes = type.getNumElements() *
-                    ((type.getElementTypeBitWidth() + 7) / 8);
+    int64_t bytes =
+        type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
     total += llvm::alignTo(bytes, 16); // ldmatrix and cp.async: 16 bytes.
   }
   if (total <= kStaticSharedBytes) {
@@ -491,9 +482,8 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                         MemRefLayoutAttrInterface(), space));
     for (auto [x, type, offset] : llvm::zip(operands, types, offsets))
-      x.shared = memref::ViewOp::create(b, loc, type, bytes,
-                                        constIndex(b, loc, offset),
-                                        ValueRange{});
+      x.shared = memref::ViewOp::create(
+          b, loc, type, bytes, constIndex(b, loc, offset), ValueRange{});
   }
 
   int64_t extentK = gemm.getStaticLoopRanges()[plan.loops.k];
@@ -503,7 +493,9 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
     for (const Operand &x : operands)
       copyTile(nb, x, kt, stage);
   };
-  auto commit = [&](OpBuilder &nb) { NVVM::CpAsyncCommitGroupOp::create(nb, loc); };
+  auto commit = [&](OpBuilder &nb) {
+    NVVM::CpAsyncCommitGroupOp::create(nb, loc);
+  };
 
   if (stages > 1) {
     // Prologue: tiles 0 .. stages-2 in flight; a group is committed for
@@ -529,7 +521,8 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
             NVVM::CpAsyncWaitGroupOp::create(nb, loc, 0);
           }
           gpu::BarrierOp::create(nb, loc);
-          next = plan.mma ? computeMma(nb, stage, accs) : compute(nb, stage, accs);
+          next =
+              plan.mma ? computeMma(nb, stage, accs) : compute(nb, stage, accs);
         } else {
           // Tile kt has landed once at most stages-2 groups are pending;
           // then tile kt+stages-1 goes into the stage computed last
@@ -538,12 +531,13 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
           gpu::BarrierOp::create(nb, loc);
           Value numStages = constIndex(nb, loc, stages);
           Value stage = arith::RemUIOp::create(nb, loc, kt, numStages);
-          next = plan.mma ? computeMma(nb, stage, accs) : compute(nb, stage, accs);
-          Value ahead = arith::AddIOp::create(
-              nb, loc, kt, constIndex(nb, loc, stages - 1));
-          Value inRange = arith::CmpIOp::create(
-              nb, loc, arith::CmpIPredicate::ult, ahead,
-              constIndex(nb, loc, numK));
+          next =
+              plan.mma ? computeMma(nb, stage, accs) : compute(nb, stage, accs);
+          Value ahead = arith::AddIOp::create(nb, loc, kt,
+                                              constIndex(nb, loc, stages - 1));
+          Value inRange =
+              arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult, ahead,
+                                    constIndex(nb, loc, numK));
           scf::IfOp::create(nb, loc, inRange, [&](OpBuilder &ib, Location) {
             copyBoth(ib, ahead,
                      arith::RemUIOp::create(ib, loc, ahead, numStages));
@@ -626,10 +620,10 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
     accIndices.push_back(applyMap(outMap, builder.productIndices(b, m, n)));
   SmallVector<Value> initial;
   for (size_t e = 0; e < accIndices.size(); ++e)
-    initial.push_back(*initValue ? **initValue
-                                : memref::LoadOp::create(b, loc, acc,
-                                                         accIndices[e])
-                                      .getResult());
+    initial.push_back(
+        *initValue
+            ? **initValue
+            : memref::LoadOp::create(b, loc, acc, accIndices[e]).getResult());
   FailureOr<SmallVector<Value>> finals = builder.buildMainLoop(b, initial);
   if (failed(finals))
     return failure();
