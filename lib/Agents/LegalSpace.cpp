@@ -442,9 +442,6 @@ static bool rootRunsOverResult(const RootLoops &root, linalg::LinalgOp op) {
   return true;
 }
 
-/// Static shared memory a launch may declare without opting in to more.
-static constexpr int64_t kStaticSharedLimit = 48 * 1024;
-
 std::optional<unsigned> mlir::egg::columnReductionLoop(KernelOp kernel) {
   if (classifyKernel(kernel) != KernelClass::Reduction)
     return std::nullopt;
@@ -678,12 +675,7 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   else
     wantThreads = {bn / tn, bm / tm};
   if (!sameAs(tuning.getThreads(), wantThreads))
-    return emitError() << "threads must be ["
-                       << llvm::join(llvm::map_range(wantThreads,
-                                                     [](int64_t v) {
-                                                       return std::to_string(v);
-                                                     }),
-                                     ", ")
+    return emitError() << "threads must be [" << ArrayRef<int64_t>(wantThreads)
                        << "]: "
                        << (mma ? "a warp's lanes, then warps along N and M"
                                : "block tile over thread tile along N, then "
@@ -842,18 +834,8 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
   while (implied.size() < given.size())
     implied.push_back(1);
   if (given != implied)
-    return emitError() << "threads ["
-                       << llvm::join(llvm::map_range(tuning.getThreads(),
-                                                     [](int64_t v) {
-                                                       return std::to_string(v);
-                                                     }),
-                                     ", ")
-                       << "] do not match the ["
-                       << llvm::join(llvm::map_range(implied,
-                                                     [](int64_t v) {
-                                                       return std::to_string(v);
-                                                     }),
-                                     ", ")
+    return emitError() << "threads [" << tuning.getThreads()
+                       << "] do not match the [" << ArrayRef<int64_t>(implied)
                        << "] threads that the block and thread tiles imply";
   return success();
 }

@@ -95,6 +95,10 @@ bool isMmaGemm(TuningAttr tuning);
 /// reduction): no thread-level tiling, no per-thread temporaries.
 bool lowersBlockOpsWhole(StructureAttr structure, TuningAttr tuning);
 
+/// Static shared memory a launch may declare without opting in to more
+/// (CUDA's limit; beyond it, dynamic shared memory).
+inline constexpr int64_t kStaticSharedLimit = 48 * 1024;
+
 /// Bytes of shared memory the shared-memory GEMM lowering allocates:
 /// `stages` copies of a tile of A ([bk][bm + padding], or [bm][bk + padding]
 /// when `lhsKFast`) and of B (likewise with bn).

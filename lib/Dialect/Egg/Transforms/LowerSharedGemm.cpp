@@ -69,10 +69,6 @@ struct Plan {
 
 } // namespace
 
-/// Shared memory a block may allocate statically (CUDA's limit without the
-/// dynamic opt-in).
-static constexpr int64_t kStaticSharedBytes = 48 * 1024;
-
 /// The largest power of two that divides every value and is at most `cap`.
 static int64_t commonPow2(ArrayRef<int64_t> values, int64_t cap) {
   int64_t w = 1;
@@ -122,6 +118,11 @@ private:
   Location loc;
   // Thread x/y (SIMT); with mma: tx the lane, ty/tz the warp along N/M.
   Value tid, tx, ty, tz;
+  // With mma, the ldmatrix row each lane points at: row `row` of matrix
+  // `q` = lane / 8, whose bits give offsets of 8 * (q % 2) and 8 * (q / 2).
+  struct {
+    Value row, lowOffset, highOffset;
+  } lane;
   SmallVector<Operand, 2> operands;
 };
 } // namespace
@@ -131,6 +132,13 @@ void GemmBuilder::buildThreadIds(OpBuilder &b) {
   ty = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
   Value row = ty;
   if (plan.mma) {
+    Value eight = constIndex(b, loc, 8), two = constIndex(b, loc, 2);
+    Value quad = arith::DivUIOp::create(b, loc, tx, eight);
+    lane.row = arith::RemUIOp::create(b, loc, tx, eight);
+    lane.lowOffset = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, quad, two), eight);
+    lane.highOffset = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, quad, two), eight);
     tz = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::z);
     row = arith::AddIOp::create(
         b, loc,
@@ -345,22 +353,17 @@ SmallVector<Value> GemmBuilder::compute(OpBuilder &b, Value stage,
 /// of matrix l / 8.
 Value GemmBuilder::loadMatrices(OpBuilder &b, const Operand &x, Value stage,
                                 Value mn0, Value k0, bool isA) {
-  Value quad = arith::DivUIOp::create(b, loc, tx, constIndex(b, loc, 8));
-  Value row = arith::RemUIOp::create(b, loc, tx, constIndex(b, loc, 8));
-  Value lowBit = arith::RemUIOp::create(b, loc, quad, constIndex(b, loc, 2));
-  Value highBit = arith::DivUIOp::create(b, loc, quad, constIndex(b, loc, 2));
   // A: matrices (mn, k) = (0,0), (8,0), (0,8), (8,8); B: (0,0), (0,8),
   // (8,0), (8,8).
-  Value eight = constIndex(b, loc, 8);
-  Value mnOff = arith::MulIOp::create(b, loc, isA ? lowBit : highBit, eight);
-  Value kOff = arith::MulIOp::create(b, loc, isA ? highBit : lowBit, eight);
-  Value mn = arith::AddIOp::create(b, loc, mn0, mnOff);
-  Value k = arith::AddIOp::create(b, loc, k0, kOff);
+  Value mn = arith::AddIOp::create(b, loc, mn0,
+                                   isA ? lane.lowOffset : lane.highOffset);
+  Value k =
+      arith::AddIOp::create(b, loc, k0, isA ? lane.highOffset : lane.lowOffset);
   SmallVector<Value> at;
   if (x.sharedFastIsMN)
-    at = {stage, arith::AddIOp::create(b, loc, k, row), mn};
+    at = {stage, arith::AddIOp::create(b, loc, k, lane.row), mn};
   else
-    at = {stage, arith::AddIOp::create(b, loc, mn, row), k};
+    at = {stage, arith::AddIOp::create(b, loc, mn, lane.row), k};
   Type element = getElementTypeOrSelf(x.shared.getType());
   return nvgpu::LdMatrixOp::create(b, loc, VectorType::get({4, 2}, element),
                                    x.shared, at,
@@ -466,7 +469,7 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
         type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
     total += llvm::alignTo(bytes, 16); // ldmatrix and cp.async: 16 bytes.
   }
-  if (total <= kStaticSharedBytes) {
+  if (total <= kStaticSharedLimit) {
     for (auto [x, type] : llvm::zip(operands, types))
       x.shared = launch.addWorkgroupAttribution(type, loc);
   } else {
