@@ -18,6 +18,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+# Warpgroup MMA (wgmma): 128-byte swizzled tiles of 16-byte pieces.
+WGMMA = {"padding": None, "swizzle": "xor128", "vector": "8"}
+
 # Replacements applied to the expert's tuning text, per example.
 VARIANTS = {
     "gemm_bias_relu": [
@@ -45,6 +48,19 @@ VARIANTS = {
     # A k-contiguous / B n-contiguous (matmul_bf16, matmul_f16), both
     # k-contiguous (linear_f16_relu) and both m/n-contiguous (matmul_at_bf16).
     "matmul_bf16": [
+        # wgmma: A k-contiguous, B n-contiguous (transposed by wgmma); one
+        # and two warpgroups, two m64 instructions per warpgroup, BK 64 and
+        # 128 (two swizzle columns of A), synchronous copies.
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[64]", pipeline="3"),
+        dict(WGMMA, threads="[128, 1, 1]", block="[64, 128]", warp="[64, 128]",
+             reduction="[64]", pipeline="2"),
+        dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
+             reduction="[64]", pipeline="3"),
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[128]", pipeline="2"),
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[64]", copy="sync", pipeline="1"),
         {"threads": "[32, 2, 2]", "block": "[64, 64]", "warp": "[32, 32]"},
         {"threads": "[32, 1, 2]", "block": "[64, 32]", "warp": "[32, 32]"},
         {"threads": "[32, 2, 2]", "block": "[64, 64]", "warp": "[32, 32]",
@@ -58,6 +74,8 @@ VARIANTS = {
          "copy": "sync", "pipeline": "1"},
     ],
     "matmul_f16": [
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 256]", warp="[64, 256]",
+             reduction="[64]", pipeline="3"),
         {"threads": "[32, 2, 2]", "block": "[128, 128]", "warp": "[64, 64]",
          "pipeline": "2"},
         {"threads": "[32, 4, 2]", "block": "[128, 128]", "warp": "[64, 32]",
@@ -67,6 +85,11 @@ VARIANTS = {
         {"threads": "[32, 1, 1]", "block": "[32, 32]", "warp": "[32, 32]"},
     ],
     "linear_f16_relu": [
+        # wgmma with both tiles k-contiguous (B stored [N][K]).
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[64]", pipeline="3"),
+        dict(WGMMA, threads="[128, 2, 2]", block="[128, 128]", warp="[64, 64]",
+             reduction="[64]", pipeline="4"),
         {"threads": "[32, 2, 2]", "block": "[128, 128]", "warp": "[64, 64]",
          "pipeline": "2"},
         {"threads": "[32, 2, 2]", "block": "[64, 64]", "warp": "[32, 32]"},
@@ -77,15 +100,19 @@ VARIANTS = {
     # choices for the expert's rule (earlier probes: docs/benchmarks.md).
     "matmul_bf16_2048": [
         # The expert: three stages of BK 32 (57 KB, dynamic shared memory).
-        {"reduction": "[16]", "pipeline": "4"},
-        {"reduction": "[32]", "pipeline": "4"},
-        {"reduction": "[64]", "pipeline": "3"},
-        {"threads": "[32, 4, 2]", "block": "[128, 256]", "reduction": "[32]",
-         "pipeline": "3"},
-        {"threads": "[32, 2, 4]", "block": "[256, 128]", "reduction": "[32]",
-         "pipeline": "3"},
+        # wgmma tile shapes and depths:
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 256]", warp="[64, 256]",
+             reduction="[64]", pipeline="3"),
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 256]", warp="[64, 256]",
+             reduction="[64]", pipeline="4"),
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[64]", pipeline="4"),
+        dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
+             reduction="[64]", pipeline="3"),
     ],
     "matmul_at_bf16": [
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[64]", pipeline="3"),
         {"threads": "[32, 2, 2]", "block": "[64, 64]", "warp": "[32, 32]"},
         {"copy": "sync", "pipeline": "1", "vector": "2"},
         {"reduction": "[64]", "pipeline": "2"},

@@ -556,6 +556,11 @@ bool mlir::egg::isMmaGemm(TuningAttr tuning) {
   return isSharedGemm(tuning) && !tuning.getWarp().empty();
 }
 
+bool mlir::egg::isWgmmaGemm(TuningAttr tuning) {
+  return isMmaGemm(tuning) && !tuning.getThreads().empty() &&
+         tuning.getThreads()[0] == 128;
+}
+
 int64_t mlir::egg::sharedGemmBytes(int64_t bm, int64_t bn, int64_t bk,
                                    int64_t padding, int64_t stages, Type lhs,
                                    Type rhs, bool lhsKFast, bool rhsKFast) {
@@ -632,9 +637,23 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   bool mma = isMmaGemm(tuning);
   if (mma && failed(checkMmaProduct(op, emitError)))
     return failure();
-  if (tuning.getSwizzle() != Swizzle::none)
-    return emitError() << "swizzled shared memory is not implemented yet: "
-                          "use padding";
+  // Warpgroup MMA (Hopper): tiles in the 128-byte swizzled layout that
+  // wgmma's matrix descriptors describe; other GEMMs pad their rows.
+  bool wgmma = isWgmmaGemm(tuning);
+  if (wgmma) {
+    TargetAttr target = lookupTarget(kernel);
+    if (!target || !target.hasArchSpecificFeatures())
+      return emitError() << "warpgroup MMA (threads = [128, ...]) needs an "
+                            "sm_90a target, not "
+                         << (target ? target.getChip() : StringRef("none"));
+    if (tuning.getSwizzle() != Swizzle::xor128)
+      return emitError() << "warpgroup MMA reads its tiles through the "
+                            "128-byte swizzle: it needs swizzle = xor128";
+  } else if (tuning.getSwizzle() != Swizzle::none) {
+    return emitError() << "swizzled shared memory is implemented for "
+                          "warpgroup MMA only (threads = [128, ...]): use "
+                          "padding";
+  }
   ArrayRef<int64_t> block = tuning.getBlock();
   ArrayRef<int64_t> inner = mma ? tuning.getWarp() : tuning.getThread();
   StringRef level = mma ? "warp" : "thread";
@@ -661,26 +680,36 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
       return emitError() << level << " tile " << t
                          << " does not divide the block tile " << b
                          << " of loop " << d;
+    // wgmma: 64 rows of A per instruction, N a multiple of 8 up to 256.
+    if (wgmma && d == gemm->m && t % 64 != 0)
+      return emitError() << "warp tile " << t << " of loop " << d
+                         << " is not a multiple of 64 (wgmma's M)";
+    if (wgmma && d == gemm->n && (t % 8 != 0 || t > 256))
+      return emitError() << "warp tile " << t << " of loop " << d
+                         << " is not a multiple of 8 up to 256 (wgmma's N)";
     // ldmatrix loads 16x16 pieces of A and two 8-wide pieces of B at once.
-    if (mma && t % 16 != 0)
+    if (mma && !wgmma && t % 16 != 0)
       return emitError() << "warp tile " << t << " of loop " << d
                          << " is not a multiple of 16 (the mma.sync "
                             "fragments)";
     (d == gemm->m ? bm : bn) = b;
     (d == gemm->m ? tm : tn) = t;
   }
+  int64_t group = wgmma ? 128 : mma ? 32 : 1;
   SmallVector<int64_t> wantThreads;
   if (mma)
-    wantThreads = {32, bn / tn, bm / tm};
+    wantThreads = {group, bn / tn, bm / tm};
   else
     wantThreads = {bn / tn, bm / tm};
   if (!sameAs(tuning.getThreads(), wantThreads))
     return emitError() << "threads must be [" << ArrayRef<int64_t>(wantThreads)
                        << "]: "
-                       << (mma ? "a warp's lanes, then warps along N and M"
-                               : "block tile over thread tile along N, then "
-                                 "M");
-  int64_t numThreads = mma ? 32 * (bn / tn) * (bm / tm) : (bn / tn) * (bm / tm);
+                       << (wgmma ? "a warpgroup's threads, then warpgroups "
+                                   "along N and M"
+                           : mma ? "a warp's lanes, then warps along N and M"
+                                 : "block tile over thread tile along N, then "
+                                   "M");
+  int64_t numThreads = group * (bn / tn) * (bm / tm);
   if (numThreads < 32 || numThreads > 1024)
     return emitError() << numThreads
                        << " threads per block: the GEMM needs 32 to 1024";
@@ -688,9 +717,11 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     return emitError() << "a thread tile of " << tm << "x" << tn
                        << " accumulators exceeds the 64 registers allowed";
   // A warp's m16n8 fragments hold 4 accumulators per thread each.
-  if (mma && (tm / 16) * (tn / 8) * 4 > 128)
+  // A warpgroup's m64nN result holds N / 2 per thread.
+  int64_t accumulators = wgmma ? (tm / 64) * (tn / 2) : (tm / 16) * (tn / 8) * 4;
+  if (mma && accumulators > 128)
     return emitError() << "a warp tile of " << tm << "x" << tn << " needs "
-                       << (tm / 16) * (tn / 8) * 4
+                       << accumulators
                        << " accumulators per thread; at most 128 are allowed";
   if (tuning.getReduction().size() != 1)
     return emitError() << "the shared-memory GEMM needs a reduction tile "
@@ -725,6 +756,22 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                          << "input " << which << ": " << tileMN << "x" << bk
                          << " elements over " << numThreads
                          << " threads, at most 16 bytes per access";
+    // Swizzled tiles: 16-byte pieces, rows of 128 bytes (64 16-bit
+    // elements) along the contiguous dimension.
+    if (wgmma && v * bytes != 16)
+      return emitError() << "vector = " << v << " does not fit the swizzled "
+                         << "tiles of input " << which
+                         << ": warpgroup MMA copies 16-byte pieces";
+    if (wgmma && (fast == mn ? tileMN : bk) % (128 / bytes) != 0)
+      return emitError() << "input " << which << " is contiguous along "
+                         << (fast == mn ? "M/N" : "K") << ": its tile extent "
+                         << (fast == mn ? tileMN : bk)
+                         << " must be a multiple of " << 128 / bytes
+                         << " (128-byte swizzled rows)";
+    if (wgmma && fast == mn && (which == gemm->lhs ? tm : tn) % (128 / bytes))
+      return emitError() << "input " << which << " is contiguous along M/N: "
+                         << "the warp tile must be a multiple of "
+                         << 128 / bytes << " (128-byte swizzled rows)";
     if (tuning.getCopy() == CopyEngine::cp_async) {
       // Tensor-core tiles keep the global layout (ldmatrix transposes).
       int64_t chunk = fast == mn || mma ? v * bytes : bytes;
@@ -760,6 +807,9 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   Type rhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->rhs)->get());
   int64_t bytes = sharedGemmBytes(bm, bn, bk, tuning.getPadding(), stages, lhs,
                                   rhs, kFast(gemm->lhs), kFast(gemm->rhs));
+  // The lowering aligns the swizzled tiles at run time.
+  if (wgmma)
+    bytes += kWgmmaSwizzleAtom;
   // Tensor-core tiles may use the dynamic shared memory beyond 48 KB (deep
   // pipelines of 32-deep tiles); FMA tiles stay static.
   int64_t limit = kStaticSharedLimit;

@@ -6,6 +6,7 @@
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -105,6 +106,8 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   // memrefs still typed as memrefs.
   gpuPm.addPass(createConvertNVGPUToNVVMPass());
   gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  // NVVM ops with no LLVM intrinsic (wgmma.mma_async) become inline PTX.
+  gpuPm.addPass(createConvertNVVMToLLVMPass());
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
   gpuPm.addPass(createReconcileUnrealizedCastsPass());

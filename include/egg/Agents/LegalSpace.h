@@ -90,6 +90,17 @@ bool isSharedGemm(TuningAttr tuning);
 /// fragments loaded with ldmatrix (docs/pipeline.md, "Tensor cores").
 bool isMmaGemm(TuningAttr tuning);
 
+/// Whether a tensor-core GEMM tuning uses Hopper's warpgroup MMA: its
+/// threads start with a warpgroup's 128 (not a warp's 32), its warp tile is
+/// each warpgroup's piece, and the tiles are stored with the 128-byte
+/// swizzle that wgmma.mma_async reads through matrix descriptors
+/// (docs/pipeline.md, "Warpgroup MMA").
+bool isWgmmaGemm(TuningAttr tuning);
+
+/// Alignment of the shared tiles that wgmma reads with the 128-byte
+/// swizzle: the swizzle pattern repeats every 8 rows of 128 bytes.
+inline constexpr int64_t kWgmmaSwizzleAtom = 1024;
+
 /// Whether the block's ops stay whole through the mapping and are lowered
 /// to thread code afterwards (a GEMM through shared memory, a column
 /// reduction): no thread-level tiling, no per-thread temporaries.

@@ -169,19 +169,22 @@ LogicalResult TuningAttr::verify(
   if (!warp.empty()) {
     if (failed(checkNestedTile(emitError, "warp", warp, "block", block)))
       return failure();
-    // Each warp owns one warp tile: the tiles must account for every warp.
-    int64_t warps = 1;
+    // Each warp owns one warp tile (with threads = [128, ...], each
+    // warpgroup of 4 warps): the tiles must account for every warp.
+    int64_t owners = 1;
     for (auto [w, b] : llvm::zip(warp, block))
       if (w > 0 && b > 0)
-        warps = mulSat(warps, b / w);
+        owners = mulSat(owners, b / w);
+    int64_t perOwner = threads[0] == 128 ? 4 : 1;
     if (numThreads % 32 != 0)
       return emitError() << "threads give " << numThreads
                          << " threads, not a whole number of warps, but a "
                             "warp tile is set";
-    if (warps != numThreads / 32)
-      return emitError() << "block and warp tiles give " << warps
-                         << " warps but threads give " << numThreads
-                         << " threads (" << numThreads / 32 << " warps)";
+    if (mulSat(owners, perOwner) != numThreads / 32)
+      return emitError() << "block and warp tiles give " << owners
+                         << (perOwner == 4 ? " warpgroups" : " warps")
+                         << " but threads give " << numThreads << " threads ("
+                         << numThreads / 32 << " warps)";
   }
   if (!thread.empty()) {
     ArrayRef<int64_t> outer = warp.empty() ? block : warp;

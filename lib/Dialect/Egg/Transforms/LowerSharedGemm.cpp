@@ -63,8 +63,12 @@ struct Plan {
   int64_t stages = 1, padding = 0, vector = 1;
   bool async = false;
   bool mma = false;
+  /// Warpgroup MMA (a warpgroup per warp tile); implies `mma`.
+  bool wgmma = false;
   int64_t threadsN() const { return bn / tn; }
-  int64_t numThreads() const { return (mma ? 32 : 1) * (bn / tn) * (bm / tm); }
+  /// Threads that share a warp tile: a warpgroup, a warp, or one thread.
+  int64_t group() const { return wgmma ? 128 : mma ? 32 : 1; }
+  int64_t numThreads() const { return group() * (bn / tn) * (bm / tm); }
 };
 
 } // namespace
@@ -103,7 +107,18 @@ private:
     Value shared;  // [stages][BK][tileMN + pad] or [stages][tileMN][BK + pad].
     bool fastIsMN; // Contiguous in global along M/N (else along K).
     bool sharedFastIsMN; // Contiguous in shared memory along M/N.
+    // wgmma: the matrix descriptor of the warpgroup's piece at stage 0,
+    // K step 0, and the bytes of one stage.
+    Value descriptor;
+    int64_t stageBytes = 0;
   };
+  /// wgmma: element offset in a swizzled stage of `x` of the 16-byte piece
+  /// starting at (mn, k).
+  Value swizzledOffset(OpBuilder &b, const Operand &x, Value mn, Value k);
+  /// wgmma: the descriptors' stage-independent bits for operand `x` whose
+  /// tiles start at byte address `address` in shared memory.
+  Value buildDescriptor(OpBuilder &b, const Operand &x, Value address);
+  SmallVector<Value> computeWgmma(OpBuilder &b, Value stage, ValueRange accs);
   void copyTile(OpBuilder &b, const Operand &x, Value kt, Value stage);
   SmallVector<Value> loadFragment(OpBuilder &b, const Operand &x, Value stage,
                                   Value kk, int64_t count, Value base);
@@ -131,7 +146,13 @@ void GemmBuilder::buildThreadIds(OpBuilder &b) {
   tx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   ty = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
   Value row = ty;
-  if (plan.mma) {
+  if (plan.wgmma) {
+    tz = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::z);
+    row = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, tz, constIndex(b, loc, plan.threadsN())),
+        ty);
+  } else if (plan.mma) {
     Value eight = constIndex(b, loc, 8), two = constIndex(b, loc, 2);
     Value quad = arith::DivUIOp::create(b, loc, tx, eight);
     lane.row = arith::RemUIOp::create(b, loc, tx, eight);
@@ -148,7 +169,8 @@ void GemmBuilder::buildThreadIds(OpBuilder &b) {
   tid = arith::AddIOp::create(
       b, loc,
       arith::MulIOp::create(
-          b, loc, row, constIndex(b, loc, plan.mma ? 32 : plan.threadsN())),
+          b, loc, row,
+          constIndex(b, loc, plan.mma ? plan.group() : plan.threadsN())),
       tx);
 }
 
@@ -166,6 +188,25 @@ GemmBuilder::accumulatorPositions(OpBuilder &b) {
     for (int64_t i = 0; i < plan.tm; ++i)
       for (int64_t j = 0; j < plan.tn; ++j)
         positions.push_back({add(m0, i), add(n0, j)});
+    return positions;
+  }
+  if (plan.wgmma) {
+    // wgmma's m64nN result: warp w of the warpgroup holds rows 16w to
+    // 16w + 15, each of its lanes the m16n8 positions below per 8 columns.
+    Value warp = arith::DivUIOp::create(b, loc, tx, constIndex(b, loc, 32));
+    Value laneId = arith::RemUIOp::create(b, loc, tx, constIndex(b, loc, 32));
+    Value group = arith::DivUIOp::create(b, loc, laneId, constIndex(b, loc, 4));
+    Value pair =
+        mul(arith::RemUIOp::create(b, loc, laneId, constIndex(b, loc, 4)), 2);
+    Value m0 = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, mul(tz, plan.tm), mul(warp, 16)),
+        group);
+    Value n0 = arith::AddIOp::create(b, loc, mul(ty, plan.tn), pair);
+    for (int64_t mi = 0; mi < plan.tm / 64; ++mi)
+      for (int64_t ni = 0; ni < plan.tn / 8; ++ni)
+        for (int64_t r = 0; r < 4; ++r)
+          positions.push_back(
+              {add(m0, mi * 64 + 8 * (r / 2)), add(n0, ni * 8 + r % 2)});
     return positions;
   }
   // An m16n8 accumulator fragment: lane l holds rows l/4 and l/4 + 8,
@@ -217,6 +258,8 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
     SmallVector<Value> src = applyMap(map, loopIdx);
     // `offset` elements along the global layout's contiguous dimension.
     auto sharedAt = [&](int64_t offset) -> SmallVector<Value> {
+      if (plan.wgmma) // One 16-byte piece (checkLowerable).
+        return {stage, swizzledOffset(b, x, mn, k)};
       Value off = constIndex(b, loc, offset);
       Value mnAt = x.fastIsMN ? arith::AddIOp::create(b, loc, mn, off) : mn;
       Value kAt = x.fastIsMN ? k : arith::AddIOp::create(b, loc, k, off);
@@ -431,6 +474,133 @@ SmallVector<Value> GemmBuilder::computeMma(OpBuilder &b, Value stage,
   return values;
 }
 
+Value GemmBuilder::swizzledOffset(OpBuilder &b, const Operand &x, Value mn,
+                                  Value k) {
+  // The tile is stored as columns of 128-byte rows (64 16-bit elements along
+  // the contiguous dimension), each column `rows` rows deep; within 8 rows
+  // the 16-byte pieces of row r are permuted by XOR with r % 8 (the pattern
+  // wgmma's 128-byte swizzle mode reads, given 1024-byte aligned columns).
+  int64_t bytes = (getElementTypeOrSelf(x.shared.getType())
+                       .getIntOrFloatBitWidth() +
+                   7) /
+                  8;
+  int64_t rowElems = 128 / bytes, pieceElems = 16 / bytes;
+  int64_t rows = x.fastIsMN ? plan.bk : x.tileMN;
+  Value along = x.fastIsMN ? mn : k, row = x.fastIsMN ? k : mn;
+  auto c = [&](int64_t v) { return constIndex(b, loc, v); };
+  Value column = arith::DivUIOp::create(b, loc, along, c(rowElems));
+  Value piece = arith::DivUIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, along, c(rowElems)),
+      c(pieceElems));
+  Value swizzled = arith::XOrIOp::create(
+      b, loc, piece, arith::RemUIOp::create(b, loc, row, c(8)));
+  Value offset = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, column, c(rows * rowElems)),
+      arith::MulIOp::create(b, loc, row, c(rowElems)));
+  return arith::AddIOp::create(
+      b, loc, offset, arith::MulIOp::create(b, loc, swizzled, c(pieceElems)));
+}
+
+Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
+                                   Value address) {
+  // PTX ISA, "Matrix Descriptor Format": start address >> 4 in bits 0-13,
+  // leading byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45,
+  // swizzle mode in 62-63 (1: 128 bytes). K-major swizzled tiles step by
+  // 8 rows (1024 bytes) along M/N and ignore the leading offset; M/N-major
+  // ones step by 8 rows along K, and by a column (BK rows) every 64
+  // elements of M/N.
+  int64_t bytes = (getElementTypeOrSelf(x.shared.getType())
+                       .getIntOrFloatBitWidth() +
+                   7) /
+                  8;
+  int64_t leading = x.fastIsMN ? plan.bk * 128 : 16;
+  int64_t stride = 8 * 128;
+  uint64_t fixed = (uint64_t(leading >> 4) << 16) |
+                   (uint64_t(stride >> 4) << 32) | (uint64_t(1) << 62);
+  // The warpgroup's piece: rows of a K-major tile, columns of an M/N-major
+  // one (its warp tile is a multiple of 64, checkLowerable).
+  Value mn0 = x.which == plan.loops.lhs
+                  ? arith::MulIOp::create(b, loc, tz, constIndex(b, loc, plan.tm))
+                  : arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.tn));
+  Value piece = arith::MulIOp::create(
+      b, loc, mn0, constIndex(b, loc, x.fastIsMN ? plan.bk * bytes : 128));
+  Value start = arith::AddIOp::create(b, loc, address, piece);
+  Type i64 = b.getI64Type();
+  Value start64 = arith::IndexCastUIOp::create(b, loc, i64, start);
+  Value field = arith::ShRUIOp::create(
+      b, loc, start64, arith::ConstantIntOp::create(b, loc, 4, 64));
+  return arith::OrIOp::create(
+      b, loc, field,
+      arith::ConstantIntOp::create(b, loc, static_cast<int64_t>(fixed), 64));
+}
+
+SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
+                                             ValueRange accs) {
+  MLIRContext *ctx = b.getContext();
+  const Operand &lhs = operands[0], &rhs = operands[1];
+  Type element = getElementTypeOrSelf(lhs.shared.getType());
+  int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+  int64_t rowElems = 128 / bytes;
+  Type i64 = b.getI64Type(), f32 = b.getF32Type();
+  Value stage64 = arith::IndexCastUIOp::create(b, loc, i64, stage);
+  // The descriptor of `x` at this stage, `offset` bytes into its tile.
+  auto descriptorAt = [&](const Operand &x, int64_t offset) -> Value {
+    Value stageField = arith::MulIOp::create(
+        b, loc, stage64,
+        arith::ConstantIntOp::create(b, loc, x.stageBytes >> 4, 64));
+    Value field = arith::AddIOp::create(
+        b, loc, stageField,
+        arith::ConstantIntOp::create(b, loc, offset >> 4, 64));
+    return arith::AddIOp::create(b, loc, x.descriptor, field);
+  };
+  // Bytes from the start of the warpgroup's piece to (mn, ks).
+  auto offsetOf = [&](const Operand &x, int64_t mn, int64_t ks) -> int64_t {
+    if (x.fastIsMN)
+      return mn * plan.bk * bytes + ks * 128;
+    return (ks / rowElems) * x.tileMN * 128 + mn * 128 + (ks % rowElems) * bytes;
+  };
+  int64_t perInstr = plan.tn / 2;
+  auto structType =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(perInstr, f32));
+  NVVM::WGMMATypes type =
+      element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  // A is "row" (K-major) unless stored M-contiguous; B is "col" (K-major)
+  // unless stored N-contiguous: wgmma transposes 16-bit tiles as it reads.
+  auto layoutA = lhs.fastIsMN ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  auto layoutB = rhs.fastIsMN ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+  SmallVector<Value> values(accs);
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t ks = 0; ks < plan.bk; ks += 16) {
+    Value descB = descriptorAt(rhs, offsetOf(rhs, 0, ks));
+    for (int64_t mi = 0; mi < plan.tm / 64; ++mi) {
+      Value descA = descriptorAt(lhs, offsetOf(lhs, mi * 64, ks));
+      Value packed = LLVM::PoisonOp::create(b, loc, structType);
+      for (int64_t e = 0; e < perInstr; ++e)
+        packed = LLVM::InsertValueOp::create(b, loc, packed,
+                                             values[mi * perInstr + e], e);
+      auto mma = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, structType, packed, descA, descB,
+          NVVM::MMAShapeAttr::get(ctx, 64, plan.tn, 16),
+          NVVM::WGMMATypesAttr::get(ctx, type),
+          NVVM::WGMMATypesAttr::get(ctx, type),
+          NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::MMALayoutAttr::get(ctx, layoutA),
+          NVVM::MMALayoutAttr::get(ctx, layoutB), NVVM::MMAIntOverflowAttr());
+      for (int64_t e = 0; e < perInstr; ++e)
+        values[mi * perInstr + e] =
+            LLVM::ExtractValueOp::create(b, loc, mma, e).getResult();
+    }
+  }
+  // The stage is overwritten once every warpgroup has passed the next
+  // barrier: each waits for its own products first.
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  return values;
+}
+
 FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
                                                          ValueRange initial) {
   auto addBuffer = [&](unsigned which, unsigned mnLoop,
@@ -448,6 +618,9 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
         sharedFastIsMN
             ? SmallVector<int64_t>{plan.stages, plan.bk, tileMN + plan.padding}
             : SmallVector<int64_t>{plan.stages, tileMN, plan.bk + plan.padding};
+    // wgmma: a flat swizzled tile per stage (swizzledOffset).
+    if (plan.wgmma)
+      shape = {plan.stages, tileMN * plan.bk};
     auto type =
         MemRefType::get(shape, element, MemRefLayoutAttrInterface(), space);
     operands.push_back(
@@ -463,20 +636,26 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
   // above 48 KB, which egg-eval gives from the manifest).
   SmallVector<int64_t, 2> offsets;
   int64_t total = 0;
-  for (MemRefType type : types) {
+  for (auto [x, type] : llvm::zip(operands, types)) {
     offsets.push_back(total);
     int64_t bytes =
         type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
-    total += llvm::alignTo(bytes, 16); // ldmatrix and cp.async: 16 bytes.
+    x.stageBytes = bytes / plan.stages;
+    // ldmatrix and cp.async: 16 bytes; wgmma's swizzle: 1024.
+    total += llvm::alignTo(bytes, plan.wgmma ? kWgmmaSwizzleAtom : 16);
   }
-  if (total <= kStaticSharedLimit) {
+  // wgmma tiles always live in dynamic shared memory, whose start is
+  // aligned to the swizzle atom at run time (one atom more is allocated).
+  Value alignedStart;
+  if (total <= kStaticSharedLimit && !plan.wgmma) {
     for (auto [x, type] : llvm::zip(operands, types))
       x.shared = launch.addWorkgroupAttribution(type, loc);
   } else {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(launch);
-    Value size = arith::ConstantIntOp::create(b, loc, total, 32);
-    launch.getDynamicSharedMemorySizeMutable().assign(size);
+    int64_t size = total + (plan.wgmma ? kWgmmaSwizzleAtom : 0);
+    launch.getDynamicSharedMemorySizeMutable().assign(
+        arith::ConstantIntOp::create(b, loc, size, 32));
     b.setInsertionPointToStart(&launch.getBody().front());
     auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                             gpu::AddressSpace::Workgroup);
@@ -484,10 +663,32 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
         b, loc,
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                         MemRefLayoutAttrInterface(), space));
+    Value start = constIndex(b, loc, 0);
+    if (plan.wgmma) {
+      // Shared-window address of the buffer, rounded up to the atom.
+      Value address =
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, bytes);
+      Value atom = constIndex(b, loc, kWgmmaSwizzleAtom);
+      Value aligned = arith::MulIOp::create(
+          b, loc,
+          arith::CeilDivUIOp::create(b, loc, address, atom), atom);
+      start = arith::SubIOp::create(b, loc, aligned, address);
+      alignedStart = aligned;
+    }
     for (auto [x, type, offset] : llvm::zip(operands, types, offsets))
       x.shared = memref::ViewOp::create(
-          b, loc, type, bytes, constIndex(b, loc, offset), ValueRange{});
+          b, loc, type, bytes,
+          arith::AddIOp::create(b, loc, start, constIndex(b, loc, offset)),
+          ValueRange{});
   }
+  // Descriptors hold absolute addresses; built here, at the product, where
+  // the thread ids are defined.
+  if (plan.wgmma)
+    for (auto [x, offset] : llvm::zip(operands, offsets))
+      x.descriptor = buildDescriptor(
+          b, x,
+          arith::AddIOp::create(b, loc, alignedStart,
+                                constIndex(b, loc, offset)));
 
   int64_t extentK = gemm.getStaticLoopRanges()[plan.loops.k];
   int64_t numK = extentK / plan.bk;
@@ -498,6 +699,22 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
   };
   auto commit = [&](OpBuilder &nb) {
     NVVM::CpAsyncCommitGroupOp::create(nb, loc);
+  };
+  // wgmma reads shared memory through the async proxy: each thread's
+  // copies (generic proxy) are made visible to it before the barrier.
+  auto publish = [&](OpBuilder &nb) {
+    if (plan.wgmma)
+      NVVM::FenceProxyOp::create(
+          nb, loc,
+          NVVM::ProxyKindAttr::get(nb.getContext(),
+                                   NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(nb.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+  };
+  auto computeStep = [&](OpBuilder &nb, Value stage, ValueRange accs) {
+    if (plan.wgmma)
+      return computeWgmma(nb, stage, accs);
+    return plan.mma ? computeMma(nb, stage, accs) : compute(nb, stage, accs);
   };
 
   if (stages > 1) {
@@ -523,19 +740,19 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
             commit(nb);
             NVVM::CpAsyncWaitGroupOp::create(nb, loc, 0);
           }
+          publish(nb);
           gpu::BarrierOp::create(nb, loc);
-          next =
-              plan.mma ? computeMma(nb, stage, accs) : compute(nb, stage, accs);
+          next = computeStep(nb, stage, accs);
         } else {
           // Tile kt has landed once at most stages-2 groups are pending;
           // then tile kt+stages-1 goes into the stage computed last
           // iteration, which every thread has left (the barrier).
           NVVM::CpAsyncWaitGroupOp::create(nb, loc, stages - 2);
+          publish(nb);
           gpu::BarrierOp::create(nb, loc);
           Value numStages = constIndex(nb, loc, stages);
           Value stage = arith::RemUIOp::create(nb, loc, kt, numStages);
-          next =
-              plan.mma ? computeMma(nb, stage, accs) : compute(nb, stage, accs);
+          next = computeStep(nb, stage, accs);
           Value ahead = arith::AddIOp::create(nb, loc, kt,
                                               constIndex(nb, loc, stages - 1));
           Value inRange =
@@ -563,6 +780,7 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   Plan plan;
   plan.loops = *loops;
   plan.mma = isMmaGemm(tuning);
+  plan.wgmma = isWgmmaGemm(tuning);
   ArrayRef<int64_t> inner = plan.mma ? tuning.getWarp() : tuning.getThread();
   // Tile lists are per parallel loop, in loop order (checkLowerable).
   unsigned p = 0;

@@ -147,7 +147,10 @@ def Egg_TuningAttr : Egg_Attr<"Tuning", "tuning"> {
     * `threads`: block dimensions (x, y, z), at most 3 entries.
     * `block`, `warp`, `thread`: tile sizes per level. A non-zero warp tile
       must divide the block tile, a non-zero thread tile the warp tile (or
-      the block tile when there is no warp level).
+      the block tile when there is no warp level). Each warp owns one warp
+      tile; with `threads = [128, ...]` each warpgroup (4 warps) owns one.
+    * `swizzle`: XOR layout of the shared tiles (`xor128`: the 128-byte
+      swizzle that warpgroup MMA reads).
     * `reduction`: tile of the reduction loops (the K step).
     * `shared`, `registers`: operand numbers of the anchor op promoted to
       shared memory or kept in registers (an operand goes to at most one).

@@ -184,7 +184,10 @@ def EggLowerSharedGemm : Pass<"egg-lower-shared-gemm", "::mlir::ModuleOp"> {
     products accumulated in f32) each warp computes its [WM x WN] piece on
     tensor cores instead: `nvgpu.ldmatrix` fragments from tiles kept in the
     global layout, `nvvm.mma.sync` m16n8k16, and tiles above 48 KB in the
-    block's dynamic shared memory. Runs after `egg-map-to-gpu`.
+    block's dynamic shared memory. With `threads = [128, ...]` (sm_90a)
+    each warpgroup computes its piece with `nvvm.wgmma.mma_async` instead,
+    reading tiles stored with the 128-byte swizzle through matrix
+    descriptors. Runs after `egg-map-to-gpu`.
     A launch whose ops do not have that shape is an error, never a silent
     fallback.
   }];
