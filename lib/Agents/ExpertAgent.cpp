@@ -82,6 +82,9 @@ public:
     if (classifyKernel(kernel) == KernelClass::Contraction) {
       ScopedDiagnosticHandler quiet(kernel.getContext(),
                                     [](Diagnostic &) { return success(); });
+      FailureOr<TuningAttr> wgmma = chooseWgmma(kernel, target);
+      if (succeeded(wgmma))
+        return wgmma;
       FailureOr<TuningAttr> shared = chooseSharedGemm(kernel, target);
       if (succeeded(shared))
         return shared;
@@ -98,6 +101,63 @@ public:
   }
 
 private:
+  /// Hopper's warpgroup MMA (principle 9 of tuning.md) for f16/bf16
+  /// products on sm_90a large enough to give three quarters of the SMs a
+  /// block with the largest tile that allows it: 128x256 tiles (two
+  /// warpgroups of 128x128), else 128x128 or 64x128; K steps of 64 in the
+  /// 128-byte swizzled layout, as many cp.async stages as fit (4, else 3).
+  /// Smaller products keep mma.sync, whose smaller tiles reach more SMs.
+  FailureOr<TuningAttr> chooseWgmma(KernelOp kernel, TargetAttr target) {
+    if (!target.hasArchSpecificFeatures())
+      return failure();
+    std::string why;
+    Operation *anchor = kernel.getAnchorOp();
+    FailureOr<GemmLoops> gemm = analyzeGemmLoops(anchor, why);
+    if (failed(gemm))
+      return failure();
+    auto op = cast<linalg::LinalgOp>(anchor);
+    Type element = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
+    if (element.getIntOrFloatBitWidth() != 16)
+      return failure();
+    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    int64_t batches = 1;
+    for (unsigned d : gemm->batch)
+      batches = mulSat(batches, extents[d]);
+    auto emitError = [&]() { return kernel.emitOpError(); };
+    struct Tile {
+      int64_t bm, bn, wm, wn;
+    };
+    const Tile tiles[] = {
+        {128, 256, 128, 128}, {128, 128, 64, 128}, {64, 128, 64, 128}};
+    for (const Tile &t : tiles) {
+      if (extents[gemm->m] % t.bm || extents[gemm->n] % t.bn)
+        continue;
+      int64_t blocks = mulSat(
+          batches, (extents[gemm->m] / t.bm) * (extents[gemm->n] / t.bn));
+      if (blocks * 4 < target.getSmCount() * 3)
+        continue;
+      SmallVector<int64_t> block, warp;
+      for (unsigned d = 0; d < extents.size(); ++d) {
+        if (d == gemm->k)
+          continue;
+        block.push_back(d == gemm->m ? t.bm : d == gemm->n ? t.bn : 1);
+        warp.push_back(d == gemm->m ? t.wm : d == gemm->n ? t.wn : 1);
+      }
+      for (int64_t stages : {4, 3}) {
+        TuningAttr tuning = TuningAttr::getChecked(
+            function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
+            ArrayRef<int64_t>{128, t.bn / t.wn, t.bm / t.wm},
+            ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
+            ArrayRef<int64_t>{}, ArrayRef<int64_t>{64}, ArrayRef<int64_t>{0, 1},
+            ArrayRef<int64_t>{}, int64_t(0), Swizzle::xor128, int64_t(8),
+            CopyEngine::cp_async, stages);
+        if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
+          return tuning;
+      }
+    }
+    return failure();
+  }
+
   /// Matrix products through shared memory (principle 9 of tuning.md): the
   /// largest output tile that still gives every SM a block; f16/bf16 on
   /// tensor cores (four warps, each half the tile along M and N), else 256

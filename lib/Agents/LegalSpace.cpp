@@ -557,7 +557,7 @@ bool mlir::egg::isMmaGemm(TuningAttr tuning) {
 }
 
 bool mlir::egg::isWgmmaGemm(TuningAttr tuning) {
-  return isMmaGemm(tuning) && !tuning.getThreads().empty() &&
+  return isMmaGemm(tuning) && tuning.getThreads().size() == 3 &&
          tuning.getThreads()[0] == 128;
 }
 
@@ -643,7 +643,7 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   if (wgmma) {
     TargetAttr target = lookupTarget(kernel);
     if (!target || !target.hasArchSpecificFeatures())
-      return emitError() << "warpgroup MMA (threads = [128, ...]) needs an "
+      return emitError() << "warpgroup MMA (threads = [128, N, M]) needs an "
                             "sm_90a target, not "
                          << (target ? target.getChip() : StringRef("none"));
     if (tuning.getSwizzle() != Swizzle::xor128)
@@ -651,7 +651,7 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                             "128-byte swizzle: it needs swizzle = xor128";
   } else if (tuning.getSwizzle() != Swizzle::none) {
     return emitError() << "swizzled shared memory is implemented for "
-                          "warpgroup MMA only (threads = [128, ...]): use "
+                          "warpgroup MMA only (threads = [128, N, M]): use "
                           "padding";
   }
   ArrayRef<int64_t> block = tuning.getBlock();
@@ -999,10 +999,11 @@ enumerateColumnTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
   return closestFirst(found, anchor, limit);
 }
 
-/// Tensor-core GEMMs: block tiles of 32-256 along M and N, warp tiles of
-/// the block over 1, 2 or 4 warps per dimension (at most 8 warps), K steps
-/// of 16 and 32 with 2-4 stages; the anchor's copy engine, padding and
-/// vector width.
+/// Tensor-core GEMMs: for mma.sync, block tiles of 32-256 along M and N,
+/// warp tiles of the block over 1, 2 or 4 warps per dimension (at most 8
+/// warps), K steps of 16 and 32 with 2-4 stages, the anchor's copy engine,
+/// padding and vector width; for wgmma (sm_90a), block tiles of 64-256 over
+/// one or two warpgroups per dimension, K steps of 64 with 2-4 stages.
 static SmallVector<TuningAttr>
 enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
   auto emitError = [&]() { return kernel.emitOpError(); };
@@ -1022,6 +1023,8 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
   SmallVector<int64_t> warp = llvm::to_vector(anchor.getWarp());
   if (block.size() != numLoops - 1 || warp.size() != numLoops - 1)
     return {};
+  // mma.sync pads its rows (a wgmma anchor has swizzled, unpadded tiles).
+  int64_t mmaPadding = isWgmmaGemm(anchor) ? 8 : anchor.getPadding();
   for (int64_t bm = 32; bm <= 256; bm *= 2)
     for (int64_t bn = 32; bn <= 256; bn *= 2)
       for (int64_t warpsM = 1; warpsM <= 4; warpsM *= 2)
@@ -1038,13 +1041,34 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
                   kernel.getContext(), ArrayRef<int64_t>{32, warpsN, warpsM},
                   ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
                   ArrayRef<int64_t>{}, ArrayRef<int64_t>{bk},
-                  anchor.getShared(), anchor.getRegisters(),
-                  anchor.getPadding(), anchor.getSwizzle(), anchor.getVector(),
-                  anchor.getCopy(), stages);
+                  anchor.getShared(), anchor.getRegisters(), mmaPadding,
+                  Swizzle::none, anchor.getVector(), anchor.getCopy(), stages);
               if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
                 continue;
               found.push_back({tuningDistance(tuning, anchor), tuning});
             }
+  // Warpgroup MMA (sm_90a; checkLowerable refuses it elsewhere): one or
+  // two warpgroups along M and N, K steps of 64, 16-byte swizzled copies.
+  for (int64_t bm = 64; bm <= 256; bm *= 2)
+    for (int64_t bn = 64; bn <= 256; bn *= 2)
+      for (int64_t groupsM = 1; groupsM <= 2; ++groupsM)
+        for (int64_t groupsN = 1; groupsN <= 2; ++groupsN)
+          for (int64_t stages = 2; stages <= 4; ++stages) {
+            block[pm] = bm;
+            block[pn] = bn;
+            warp[pm] = bm / groupsM;
+            warp[pn] = bn / groupsN;
+            TuningAttr tuning = TuningAttr::getChecked(
+                function_ref<InFlightDiagnostic()>(emitError),
+                kernel.getContext(), ArrayRef<int64_t>{128, groupsN, groupsM},
+                ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
+                ArrayRef<int64_t>{}, ArrayRef<int64_t>{64}, anchor.getShared(),
+                anchor.getRegisters(), int64_t(0), Swizzle::xor128, int64_t(8),
+                CopyEngine::cp_async, stages);
+            if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
+              continue;
+            found.push_back({tuningDistance(tuning, anchor), tuning});
+          }
   return closestFirst(found, anchor, limit);
 }
 

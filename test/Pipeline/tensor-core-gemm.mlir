@@ -2,7 +2,9 @@
 // docs/principles/tuning.md): the expert gives them a warp tile, and the
 // PTX holds mma.sync m16n8k16 fed by ldmatrix (plain where the tile is
 // contiguous along K, transposing where it is contiguous along M or N) and
-// 16-byte cp.async copies. Replaying the decisions gives the same module.
+// 16-byte cp.async copies; products large enough to fill the SMs with
+// 128x256 tiles take warpgroup MMA (wgmma) on sm_90a. Replaying the
+// decisions gives the same module.
 // RUN: egg-opt %s --egg-pipeline="record=%t.decisions.json" -o %t.mlir
 // RUN: FileCheck %s --check-prefix=DECISIONS --input-file=%t.decisions.json
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.decisions.json" -o %t.replay.mlir
@@ -16,6 +18,8 @@
 // DECISIONS: "tuning": "#egg.tuning<threads = [32, {{[0-9]+}}, {{[0-9]+}}], block = [{{[0-9]+}}, {{[0-9]+}}], warp = [{{[0-9]+}}, {{[0-9]+}}], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async
 // DECISIONS: "name": "wide_bf16_k0"
 // DECISIONS: "tuning": "#egg.tuning<threads = [32, 2, 2], block = [128, 128], warp = [64, 64], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 3>"
+// DECISIONS: "name": "wg_bf16_k0"
+// DECISIONS: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
 
 // A^T B in f16 with A stored [K][M] and B stored [N][K]: both fragments
 // are loaded with the opposite transposition from the usual layout.
@@ -55,18 +59,42 @@ func.func @mm_bf16(%a: tensor<64x128xbf16>, %b: tensor<128x64xbf16>) -> tensor<6
   return %r : tensor<64x64xf32>
 }
 
-// A product large enough for 128x128 tiles: three stages of BK 32 need
-// 56832 bytes, more than the 48 KB a block may hold statically, so the
+// A product large enough for 128x128 tiles whose K (96) is no multiple of
+// wgmma's 64-deep swizzled steps: mma.sync with three stages of BK 32 that
+// need 56832 bytes, more than the 48 KB a block may hold statically, so the
 // tiles are views of the dynamic shared memory and the manifest asks for it.
 // PTX-LABEL: .entry wide_bf16_k0_kernel
 // PTX: .shared .align 16 .b8 __dynamic_shmem__0
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // MANIFEST: "kernel": "wide_bf16_k0_kernel"
 // MANIFEST: "shared_bytes": 56832
-func.func @wide_bf16(%a: tensor<2048x64xbf16>, %b: tensor<64x2048xbf16>) -> tensor<2048x2048xf32> {
+func.func @wide_bf16(%a: tensor<2048x96xbf16>, %b: tensor<96x2048xbf16>) -> tensor<2048x2048xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2048x2048xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
-  %r = linalg.matmul ins(%a, %b : tensor<2048x64xbf16>, tensor<64x2048xbf16>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<2048x96xbf16>, tensor<96x2048xbf16>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  return %r : tensor<2048x2048xf32>
+}
+
+// Large enough for 128x256 tiles on 128 of the 132 SMs, with K a multiple
+// of 64: warpgroup MMA (principle 9). Two warpgroups, each 128x128 as two
+// m64n128k16 instructions per K step of 16, B (N-contiguous) transposed by
+// wgmma; four stages of 48 KB plus the 1 KB alignment slack, with one
+// group of products in flight across the next K step.
+// PTX-LABEL: .entry wg_bf16_k0_kernel
+// PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
+// PTX: fence.proxy.async.shared::cta
+// PTX: wgmma.fence.sync.aligned
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1,  1, 0,  1;
+// PTX: wgmma.commit_group.sync.aligned
+// PTX: wgmma.wait_group.sync.aligned 1
+// PTX: wgmma.wait_group.sync.aligned 0
+// MANIFEST: "kernel": "wg_bf16_k0_kernel"
+// MANIFEST: "shared_bytes": 197632
+func.func @wg_bf16(%a: tensor<2048x128xbf16>, %b: tensor<128x2048xbf16>) -> tensor<2048x2048xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048x2048xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<2048x128xbf16>, tensor<128x2048xbf16>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   return %r : tensor<2048x2048xf32>
 }

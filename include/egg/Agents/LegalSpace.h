@@ -91,7 +91,8 @@ bool isSharedGemm(TuningAttr tuning);
 bool isMmaGemm(TuningAttr tuning);
 
 /// Whether a tensor-core GEMM tuning uses Hopper's warpgroup MMA: its
-/// threads start with a warpgroup's 128 (not a warp's 32), its warp tile is
+/// threads are [128, N, M], a warpgroup's 128 (not a warp's 32) then the
+/// warpgroups along N and M; its warp tile is
 /// each warpgroup's piece, and the tiles are stored with the 128-byte
 /// swizzle that wgmma.mma_async reads through matrix descriptors
 /// (docs/pipeline.md, "Warpgroup MMA").

@@ -169,13 +169,15 @@ LogicalResult TuningAttr::verify(
   if (!warp.empty()) {
     if (failed(checkNestedTile(emitError, "warp", warp, "block", block)))
       return failure();
-    // Each warp owns one warp tile (with threads = [128, ...], each
-    // warpgroup of 4 warps): the tiles must account for every warp.
+    // Each warp owns one warp tile (with threads = [128, N, M] and no
+    // thread tile, each warpgroup of 4 warps): the tiles must account for
+    // every warp.
     int64_t owners = 1;
     for (auto [w, b] : llvm::zip(warp, block))
       if (w > 0 && b > 0)
         owners = mulSat(owners, b / w);
-    int64_t perOwner = threads[0] == 128 ? 4 : 1;
+    int64_t perOwner =
+        threads.size() == 3 && threads[0] == 128 && thread.empty() ? 4 : 1;
     if (numThreads % 32 != 0)
       return emitError() << "threads give " << numThreads
                          << " threads, not a whole number of warps, but a "

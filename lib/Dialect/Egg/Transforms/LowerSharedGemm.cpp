@@ -119,6 +119,8 @@ private:
   /// tiles start at byte address `address` in shared memory.
   Value buildDescriptor(OpBuilder &b, const Operand &x, Value address);
   SmallVector<Value> computeWgmma(OpBuilder &b, Value stage, ValueRange accs);
+  /// Whether wgmma products stay in flight across one K step.
+  bool wgmmaInFlight() const { return plan.wgmma && plan.stages >= 3; }
   void copyTile(OpBuilder &b, const Operand &x, Value kt, Value stage);
   SmallVector<Value> loadFragment(OpBuilder &b, const Operand &x, Value stage,
                                   Value kk, int64_t count, Value base);
@@ -594,10 +596,12 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
             LLVM::ExtractValueOp::create(b, loc, mma, e).getResult();
     }
   }
-  // The stage is overwritten once every warpgroup has passed the next
-  // barrier: each waits for its own products first.
+  // A stage is refilled once every warpgroup has passed a barrier after
+  // waiting for the products that read it: with three or more stages the
+  // latest group stays in flight across the next barrier (the refill skips
+  // a stage, buildMainLoop), else it completes here.
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, wgmmaInFlight() ? 1 : 0);
   return values;
 }
 
@@ -717,10 +721,15 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
     return plan.mma ? computeMma(nb, stage, accs) : compute(nb, stage, accs);
   };
 
+  // Tiles copied ahead of the one computed: all other stages, except that
+  // wgmma with three or more stages leaves its products in flight across
+  // one iteration (computeWgmma), so the stage they read is refilled one
+  // iteration later.
+  int64_t ahead = wgmmaInFlight() ? stages - 2 : stages - 1;
   if (stages > 1) {
-    // Prologue: tiles 0 .. stages-2 in flight; a group is committed for
-    // each stage even when K has fewer tiles, so the waits count alike.
-    for (int64_t s = 0; s + 1 < stages; ++s) {
+    // Prologue: tiles 0 .. ahead-1 in flight; a group is committed for
+    // each even when K has fewer tiles, so the waits count alike.
+    for (int64_t s = 0; s < ahead; ++s) {
       if (s < numK)
         copyBoth(b, constIndex(b, loc, s), constIndex(b, loc, s));
       commit(b);
@@ -744,29 +753,33 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
           gpu::BarrierOp::create(nb, loc);
           next = computeStep(nb, stage, accs);
         } else {
-          // Tile kt has landed once at most stages-2 groups are pending;
-          // then tile kt+stages-1 goes into the stage computed last
-          // iteration, which every thread has left (the barrier).
-          NVVM::CpAsyncWaitGroupOp::create(nb, loc, stages - 2);
+          // Tile kt has landed once at most ahead-1 groups are pending;
+          // then tile kt+ahead goes into the stage computed `stages - ahead`
+          // iterations ago, which every thread has left (the barrier) and
+          // whose wgmma products are complete.
+          NVVM::CpAsyncWaitGroupOp::create(nb, loc, ahead - 1);
           publish(nb);
           gpu::BarrierOp::create(nb, loc);
           Value numStages = constIndex(nb, loc, stages);
           Value stage = arith::RemUIOp::create(nb, loc, kt, numStages);
           next = computeStep(nb, stage, accs);
-          Value ahead = arith::AddIOp::create(nb, loc, kt,
-                                              constIndex(nb, loc, stages - 1));
+          Value refill = arith::AddIOp::create(nb, loc, kt,
+                                               constIndex(nb, loc, ahead));
           Value inRange =
-              arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult, ahead,
+              arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult, refill,
                                     constIndex(nb, loc, numK));
           scf::IfOp::create(nb, loc, inRange, [&](OpBuilder &ib, Location) {
-            copyBoth(ib, ahead,
-                     arith::RemUIOp::create(ib, loc, ahead, numStages));
+            copyBoth(ib, refill,
+                     arith::RemUIOp::create(ib, loc, refill, numStages));
             scf::YieldOp::create(ib, loc);
           });
           commit(nb);
         }
         scf::YieldOp::create(nb, loc, next);
       });
+  // The last products must complete before the epilogue reads them.
+  if (wgmmaInFlight())
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   return SmallVector<Value>(loop.getResults());
 }
 

@@ -148,7 +148,8 @@ def Egg_TuningAttr : Egg_Attr<"Tuning", "tuning"> {
     * `block`, `warp`, `thread`: tile sizes per level. A non-zero warp tile
       must divide the block tile, a non-zero thread tile the warp tile (or
       the block tile when there is no warp level). Each warp owns one warp
-      tile; with `threads = [128, ...]` each warpgroup (4 warps) owns one.
+      tile; with `threads = [128, N, M]` and no thread tile each warpgroup
+      (4 warps) owns one (warpgroup MMA).
     * `swizzle`: XOR layout of the shared tiles (`xor128`: the 128-byte
       swizzle that warpgroup MMA reads).
     * `reduction`: tile of the reduction loops (the K step).

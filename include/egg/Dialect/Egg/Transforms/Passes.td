@@ -184,7 +184,7 @@ def EggLowerSharedGemm : Pass<"egg-lower-shared-gemm", "::mlir::ModuleOp"> {
     products accumulated in f32) each warp computes its [WM x WN] piece on
     tensor cores instead: `nvgpu.ldmatrix` fragments from tiles kept in the
     global layout, `nvvm.mma.sync` m16n8k16, and tiles above 48 KB in the
-    block's dynamic shared memory. With `threads = [128, ...]` (sm_90a)
+    block's dynamic shared memory. With `threads = [128, N, M]` (sm_90a)
     each warpgroup computes its piece with `nvvm.wgmma.mma_async` instead,
     reading tiles stored with the 128-byte swizzle through matrix
     descriptors. Runs after `egg-map-to-gpu`.

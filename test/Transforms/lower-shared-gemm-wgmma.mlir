@@ -1,0 +1,78 @@
+// RUN: egg-opt %s -egg-lower-shared-gemm | FileCheck %s
+
+// Warpgroup MMA: a 128x256x128 bf16 GEMM with threads = [128, 1, 2] (two
+// warpgroups along M), each computing a 64x128 piece with
+// wgmma.mma_async m64n128k16; K steps of 64, cp.async with two stages.
+// Both tiles live in dynamic shared memory (2 x (16 + 16) KB plus 1 KB to
+// align the start to the 1024-byte swizzle atom), flat per stage, written
+// in 16-byte pieces at XOR-swizzled offsets. A ([M][K]) is K-major: its
+// descriptor has leading offset 16 and stride 1024 bytes; B ([K][N]) is
+// N-major and transposed by wgmma (layout row): leading offset BK x 128 =
+// 8192 bytes between its 64-wide columns. Every stage's copies are made
+// visible to the async proxy before the barrier, and each warpgroup waits
+// for its products before the stage is refilled.
+// CHECK-LABEL: func.func private @mm_k0
+// CHECK: gpu.launch
+// CHECK-SAME: threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c2) dynamic_shared_memory_size %c66560_i32
+// CHECK: %[[SMEM:.*]] = gpu.dynamic_shared_memory
+// CHECK: %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %[[SMEM]]
+// CHECK: arith.ceildivui %[[PTR]], %c1024
+// CHECK: %[[A:.*]] = memref.view %[[SMEM]]{{.*}} to memref<2x8192xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[B:.*]] = memref.view %[[SMEM]]{{.*}} to memref<2x8192xbf16, #gpu.address_space<workgroup>>
+// CHECK: arith.constant 4611686293305360384 : i64
+// CHECK: arith.constant 4611686293338849280 : i64
+// CHECK: arith.xori
+// CHECK: nvgpu.device_async_copy {{.*}}, %[[A]]{{.*}}, 8 {bypassL1}
+// CHECK: nvgpu.device_async_copy {{.*}}, %[[B]]{{.*}}, 8 {bypassL1}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for {{.*}} -> (f32
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.alloc
+#map = affine_map<(d0) -> (d0 * 128)>
+#map1 = affine_map<(d0, d1) -> (d0, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map3 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map4 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+  func.func private @mm_k0(%arg0: memref<128x128xbf16>, %arg1: memref<128x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 2>} {
+    %cst = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %c2 = arith.constant 2 : index
+    gpu.launch blocks(%arg3, %arg4, %arg5) in (%arg9 = %c2, %arg10 = %c1, %arg11 = %c1) threads(%arg6, %arg7, %arg8) in (%arg12 = %c128, %arg13 = %c1, %arg14 = %c2) {
+      %block_id_x = gpu.block_id  x
+      %0 = affine.apply #map(%block_id_x)
+      %subview = memref.subview %arg1[0, %0] [128, 128] [1, 1] : memref<128x256xbf16> to memref<128x128xbf16, strided<[256, 1], offset: ?>>
+      %subview_0 = memref.subview %arg2[0, %0] [128, 128] [1, 1] : memref<128x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+      linalg.generic {indexing_maps = [#map1], iterator_types = ["parallel", "parallel"]} outs(%subview_0 : memref<128x128xf32, strided<[256, 1], offset: ?>>) {
+      ^bb0(%out: f32):
+        linalg.yield %cst : f32
+      }
+      linalg.generic {indexing_maps = [#map2, #map3, #map4], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %subview : memref<128x128xbf16>, memref<128x128xbf16, strided<[256, 1], offset: ?>>) outs(%subview_0 : memref<128x128xf32, strided<[256, 1], offset: ?>>) {
+      ^bb0(%in: bf16, %in_1: bf16, %out: f32):
+        %1 = arith.extf %in : bf16 to f32
+        %2 = arith.extf %in_1 : bf16 to f32
+        %3 = arith.mulf %1, %2 : f32
+        %4 = arith.addf %out, %3 : f32
+        linalg.yield %4 : f32
+      }
+      gpu.terminator
+    }
+    return
+  }
+  func.func @mm(%arg0: memref<128x128xbf16>, %arg1: memref<128x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) {
+    call @mm_k0(%arg0, %arg1, %arg2) : (memref<128x128xbf16>, memref<128x256xbf16>, memref<128x256xf32>) -> ()
+    return
+  }
+}
+
+
