@@ -360,7 +360,14 @@ private:
              "[32, BN/WN, BM/WM], BK a multiple of 16, `padding` a multiple "
              "of 8, shared memory up to the target's limit (not 48 KB); tiles "
              "keep the global layout, so every copy may be a "
-             "16-byte cp_async.";
+             "16-byte cp_async. On sm_90a, warpgroup MMA (wgmma) instead: "
+             "`threads` = [128, BN/WN, BM/WM] (a warpgroup per `warp` tile), "
+             "WM a multiple of 64, WN a multiple of 8 up to 256 "
+             "(WM/64 * WN/2 accumulators per thread, at most 128), "
+             "`swizzle = xor128` and no padding, `vector` = 16 bytes, the "
+             "tile extent along each operand's contiguous dimension (BK for "
+             "K-contiguous, BM/BN and WM/WN for M/N-contiguous) a multiple "
+             "of 64 elements.";
     return "Rules of the generic lowering: `block` and `thread` have one "
            "entry per parallel loop of the root op, tiles divide the "
            "extents, at most 3 tiled loops per level, `threads` (x "

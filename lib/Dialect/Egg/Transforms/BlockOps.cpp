@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -128,18 +129,45 @@ mlir::egg::accumulatorStart(gpu::LaunchOp launch,
 LogicalResult mlir::egg::applyEpilogueInRegisters(
     OpBuilder &b, gpu::LaunchOp launch, Value result,
     ArrayRef<SmallVector<Value>> accIndices, ArrayRef<Value> values,
-    ArrayRef<linalg::LinalgOp> epilogue, ArrayRef<Operation *> producers) {
+    ArrayRef<linalg::LinalgOp> epilogue, ArrayRef<Operation *> producers,
+    std::optional<unsigned> pairedDim) {
   Location loc = launch.getLoc();
   int64_t count = values.size();
   // Each buffer held in registers maps its dimensions to the result's.
   DenseMap<Value, RegisterBuffer> registers;
+  // Pairs of elements go out as one aligned 2-element store when the
+  // buffer's innermost dimension is the paired one, with unit stride, and
+  // every other stride is even (so the even element is 2-aligned).
+  auto storesPairs = [&](Value buffer, ArrayRef<unsigned> fromResult) {
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!pairedDim || count % 2 || fromResult.empty() ||
+        fromResult.back() != *pairedDim ||
+        failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1)
+      return false;
+    return llvm::all_of(ArrayRef(strides).drop_back(), [](int64_t s) {
+      return !ShapedType::isDynamic(s) && s % 2 == 0;
+    });
+  };
   auto storeAll = [&](OpBuilder &sb, Value buffer, ArrayRef<Value> values,
                       ArrayRef<unsigned> fromResult) {
-    for (int64_t e = 0; e < count; ++e) {
+    bool pairs = storesPairs(buffer, fromResult);
+    for (int64_t e = 0; e < count; e += pairs ? 2 : 1) {
       SmallVector<Value> idx;
       for (unsigned r : fromResult)
         idx.push_back(accIndices[e][r]);
-      memref::StoreOp::create(sb, loc, values[e], buffer, idx);
+      if (!pairs) {
+        memref::StoreOp::create(sb, loc, values[e], buffer, idx);
+        continue;
+      }
+      Type element = values[e].getType();
+      Value pair = vector::FromElementsOp::create(
+          sb, loc, VectorType::get({2}, element),
+          ValueRange{values[e], values[e + 1]});
+      auto store = vector::StoreOp::create(sb, loc, pair, buffer, idx);
+      store.setAlignment(2 * ((element.getIntOrFloatBitWidth() + 7) / 8));
     }
   };
   SmallVector<unsigned> identity = llvm::to_vector(

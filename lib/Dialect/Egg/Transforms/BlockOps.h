@@ -49,12 +49,14 @@ accumulatorStart(gpu::LaunchOp launch, ArrayRef<linalg::LinalgOp> before,
 /// for `result` (element e at result indices `indices[e]`), at `b`'s
 /// insertion point, storing every buffer that is not a block temporary.
 /// Then erases the epilogue, `producers`, and the temporaries left unused.
-LogicalResult applyEpilogueInRegisters(OpBuilder &b, gpu::LaunchOp launch,
-                                       Value result,
-                                       ArrayRef<SmallVector<Value>> indices,
-                                       ArrayRef<Value> values,
-                                       ArrayRef<linalg::LinalgOp> epilogue,
-                                       ArrayRef<Operation *> producers);
+/// With `pairedDim`, elements 2i and 2i + 1 sit at consecutive even/odd
+/// positions along that result dimension: buffers contiguous along it (and
+/// with even strides elsewhere) are stored two elements at a time.
+LogicalResult applyEpilogueInRegisters(
+    OpBuilder &b, gpu::LaunchOp launch, Value result,
+    ArrayRef<SmallVector<Value>> indices, ArrayRef<Value> values,
+    ArrayRef<linalg::LinalgOp> epilogue, ArrayRef<Operation *> producers,
+    std::optional<unsigned> pairedDim = std::nullopt);
 
 } // namespace mlir::egg
 
