@@ -74,6 +74,9 @@ VARIANTS = {
          "copy": "sync", "pipeline": "1"},
     ],
     "matmul_f16": [
+        # wgmma with four stages: products in flight across a K step.
+        dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
+             reduction="[64]", pipeline="4"),
         dict(WGMMA, threads="[128, 1, 2]", block="[128, 256]", warp="[64, 256]",
              reduction="[64]", pipeline="3"),
         {"threads": "[32, 2, 2]", "block": "[128, 128]", "warp": "[64, 64]",
