@@ -103,18 +103,15 @@ VARIANTS = {
     # choices for the expert's rule (earlier probes: docs/benchmarks.md).
     "matmul_bf16_2048": [
         # The expert: wgmma, 128x256 tiles as two 128x128 warpgroup pieces,
-        # four stages of BK 64. Other shapes and depths, and the previous
-        # expert (mma.sync, three stages of BK 32) for comparison:
-        dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
-             reduction="[64]", pipeline="3"),
+        # four stages of BK 64 (products in flight). Other shapes:
         dict(WGMMA, threads="[128, 1, 2]", block="[128, 256]", warp="[64, 256]",
-             reduction="[64]", pipeline="4"),
-        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
              reduction="[64]", pipeline="4"),
         dict(WGMMA, threads="[128, 1, 1]", block="[128, 128]", warp="[128, 128]",
              reduction="[64]", pipeline="4"),
-        {"threads": "[32, 2, 2]", "block": "[128, 128]", "warp": "[64, 64]",
-         "reduction": "[32]", "pipeline": "3", "padding": "8", "swizzle": None},
+        dict(WGMMA, threads="[128, 1, 2]", block="[256, 128]", warp="[128, 128]",
+             reduction="[64]", pipeline="4"),
+        dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
+             reduction="[64]", pipeline="3"),
     ],
     "matmul_at_bf16": [
         dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
