@@ -132,8 +132,8 @@ private:
     for (const Tile &t : tiles) {
       if (extents[gemm->m] % t.bm || extents[gemm->n] % t.bn)
         continue;
-      int64_t blocks = mulSat(
-          batches, (extents[gemm->m] / t.bm) * (extents[gemm->n] / t.bn));
+      int64_t blocks = mulSat(batches, (extents[gemm->m] / t.bm) *
+                                           (extents[gemm->n] / t.bn));
       if (blocks * 4 < target.getSmCount() * 3)
         continue;
       SmallVector<int64_t> block, warp;

@@ -718,7 +718,8 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                        << " accumulators exceeds the 64 registers allowed";
   // A warp's m16n8 fragments hold 4 accumulators per thread each.
   // A warpgroup's m64nN result holds N / 2 per thread.
-  int64_t accumulators = wgmma ? (tm / 64) * (tn / 2) : (tm / 16) * (tn / 8) * 4;
+  int64_t accumulators =
+      wgmma ? (tm / 64) * (tn / 2) : (tm / 16) * (tn / 8) * 4;
   if (mma && accumulators > 128)
     return emitError() << "a warp tile of " << tm << "x" << tn << " needs "
                        << accumulators

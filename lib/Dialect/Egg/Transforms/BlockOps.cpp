@@ -77,8 +77,7 @@ static FailureOr<Value> filledValue(linalg::LinalgOp init) {
     return isa<ShapedType>(input.getType()) ? FailureOr<Value>(failure())
                                             : FailureOr<Value>(input);
   }
-  if (generic.getBody()->getParent()->isAncestor(
-          yielded.getParentRegion()))
+  if (generic.getBody()->getParent()->isAncestor(yielded.getParentRegion()))
     return failure();
   return yielded;
 }
@@ -163,9 +162,9 @@ LogicalResult mlir::egg::applyEpilogueInRegisters(
         continue;
       }
       Type element = values[e].getType();
-      Value pair = vector::FromElementsOp::create(
-          sb, loc, VectorType::get({2}, element),
-          ValueRange{values[e], values[e + 1]});
+      Value pair =
+          vector::FromElementsOp::create(sb, loc, VectorType::get({2}, element),
+                                         ValueRange{values[e], values[e + 1]});
       auto store = vector::StoreOp::create(sb, loc, pair, buffer, idx);
       store.setAlignment(2 * ((element.getIntOrFloatBitWidth() + 7) / 8));
     }

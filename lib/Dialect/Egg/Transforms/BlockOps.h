@@ -1,4 +1,5 @@
-//===- BlockOps.h - Block-level ops of a launch, lowered by hand -*- C++ -*-===//
+//===- BlockOps.h - Block-level ops of a launch, lowered by hand -*- C++
+//-*-===//
 //
 // Shared by the lowerings that take a launch's block-level linalg ops whole
 // (egg-lower-shared-gemm, egg-lower-column-reductions): a fill, one

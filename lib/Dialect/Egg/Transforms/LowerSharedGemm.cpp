@@ -485,10 +485,9 @@ Value GemmBuilder::swizzledOffset(OpBuilder &b, const Operand &x, Value mn,
   // the contiguous dimension), each column `rows` rows deep; within 8 rows
   // the 16-byte pieces of row r are permuted by XOR with r % 8 (the pattern
   // wgmma's 128-byte swizzle mode reads, given 1024-byte aligned columns).
-  int64_t bytes = (getElementTypeOrSelf(x.shared.getType())
-                       .getIntOrFloatBitWidth() +
-                   7) /
-                  8;
+  int64_t bytes =
+      (getElementTypeOrSelf(x.shared.getType()).getIntOrFloatBitWidth() + 7) /
+      8;
   int64_t rowElems = 128 / bytes, pieceElems = 16 / bytes;
   int64_t rows = x.fastIsMN ? plan.bk : x.tileMN;
   Value along = x.fastIsMN ? mn : k, row = x.fastIsMN ? k : mn;
@@ -514,19 +513,19 @@ Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
   // 8 rows (1024 bytes) along M/N and ignore the leading offset; M/N-major
   // ones step by 8 rows along K, and by a column (BK rows) every 64
   // elements of M/N.
-  int64_t bytes = (getElementTypeOrSelf(x.shared.getType())
-                       .getIntOrFloatBitWidth() +
-                   7) /
-                  8;
+  int64_t bytes =
+      (getElementTypeOrSelf(x.shared.getType()).getIntOrFloatBitWidth() + 7) /
+      8;
   int64_t leading = x.fastIsMN ? plan.bk * 128 : 16;
   int64_t stride = 8 * 128;
   uint64_t fixed = (uint64_t(leading >> 4) << 16) |
                    (uint64_t(stride >> 4) << 32) | (uint64_t(1) << 62);
   // The warpgroup's piece: rows of a K-major tile, columns of an M/N-major
   // one (its warp tile is a multiple of 64, checkLowerable).
-  Value mn0 = x.which == plan.loops.lhs
-                  ? arith::MulIOp::create(b, loc, tz, constIndex(b, loc, plan.tm))
-                  : arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.tn));
+  Value mn0 =
+      x.which == plan.loops.lhs
+          ? arith::MulIOp::create(b, loc, tz, constIndex(b, loc, plan.tm))
+          : arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.tn));
   Value piece = arith::MulIOp::create(
       b, loc, mn0, constIndex(b, loc, x.fastIsMN ? plan.bk * bytes : 128));
   Value start = arith::AddIOp::create(b, loc, address, piece);
@@ -562,7 +561,8 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
   auto offsetOf = [&](const Operand &x, int64_t mn, int64_t ks) -> int64_t {
     if (x.fastIsMN)
       return mn * plan.bk * bytes + ks * 128;
-    return (ks / rowElems) * x.tileMN * 128 + mn * 128 + (ks % rowElems) * bytes;
+    return (ks / rowElems) * x.tileMN * 128 + mn * 128 +
+           (ks % rowElems) * bytes;
   };
   int64_t perInstr = plan.tn / 2;
   auto structType =
@@ -677,8 +677,7 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
           memref::ExtractAlignedPointerAsIndexOp::create(b, loc, bytes);
       Value atom = constIndex(b, loc, kWgmmaSwizzleAtom);
       Value aligned = arith::MulIOp::create(
-          b, loc,
-          arith::CeilDivUIOp::create(b, loc, address, atom), atom);
+          b, loc, arith::CeilDivUIOp::create(b, loc, address, atom), atom);
       start = arith::SubIOp::create(b, loc, aligned, address);
       alignedStart = aligned;
     }
@@ -692,10 +691,10 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
   // the thread ids are defined.
   if (plan.wgmma)
     for (auto [x, offset] : llvm::zip(operands, offsets))
-      x.descriptor = buildDescriptor(
-          b, x,
-          arith::AddIOp::create(b, loc, alignedStart,
-                                constIndex(b, loc, offset)));
+      x.descriptor =
+          buildDescriptor(b, x,
+                          arith::AddIOp::create(b, loc, alignedStart,
+                                                constIndex(b, loc, offset)));
 
   int64_t extentK = gemm.getStaticLoopRanges()[plan.loops.k];
   int64_t numK = extentK / plan.bk;
@@ -766,8 +765,8 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
           Value numStages = constIndex(nb, loc, stages);
           Value stage = arith::RemUIOp::create(nb, loc, kt, numStages);
           next = computeStep(nb, stage, accs);
-          Value refill = arith::AddIOp::create(nb, loc, kt,
-                                               constIndex(nb, loc, ahead));
+          Value refill =
+              arith::AddIOp::create(nb, loc, kt, constIndex(nb, loc, ahead));
           Value inRange =
               arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult, refill,
                                     constIndex(nb, loc, numK));
