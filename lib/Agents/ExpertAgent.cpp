@@ -108,7 +108,7 @@ private:
   /// 128-byte swizzled layout, as many cp.async stages as fit (4, else 3).
   /// Smaller products keep mma.sync, whose smaller tiles reach more SMs.
   FailureOr<TuningAttr> chooseWgmma(KernelOp kernel, TargetAttr target) {
-    if (!target.hasArchSpecificFeatures())
+    if (target.getSmVersion() != 90 || !target.hasArchSpecificFeatures())
       return failure();
     std::string why;
     Operation *anchor = kernel.getAnchorOp();

@@ -642,7 +642,9 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   bool wgmma = isWgmmaGemm(tuning);
   if (wgmma) {
     TargetAttr target = lookupTarget(kernel);
-    if (!target || !target.hasArchSpecificFeatures())
+    // wgmma is sm_90a's alone (later `a` targets have other MMAs).
+    if (!target || target.getSmVersion() != 90 ||
+        !target.hasArchSpecificFeatures())
       return emitError() << "warpgroup MMA (threads = [128, N, M]) needs an "
                             "sm_90a target, not "
                          << (target ? target.getChip() : StringRef("none"));

@@ -27,6 +27,8 @@
 // CHECK: nvgpu.device_async_copy
 // CHECK: nvvm.cp.async.commit.group
 // CHECK-COUNT-16: arith.addf
+// Each thread's two adjacent columns are stored together (8-byte aligned).
+// CHECK-COUNT-8: vector.store {{.*}} {alignment = 8 : i64} : memref<32x32xf32, strided<[64, 1], offset: ?>>, vector<2xf32>
 // CHECK-NOT: linalg.generic
 // CHECK-NOT: memref.alloc
 #map = affine_map<(d0) -> (d0 * 32)>

@@ -35,6 +35,8 @@
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: scf.if
 // CHECK: nvgpu.device_async_copy
+// 64 accumulators per thread, stored as 32 pairs of adjacent columns.
+// CHECK-COUNT-32: vector.store {{.*}} {alignment = 8 : i64} : memref<128x128xf32, strided<[256, 1], offset: ?>>, vector<2xf32>
 // CHECK-NOT: linalg.generic
 // CHECK-NOT: memref.alloc
 #map = affine_map<(d0) -> (d0 * 128)>

@@ -2,6 +2,7 @@
 
 #include "BlockOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -125,6 +126,42 @@ mlir::egg::accumulatorStart(gpu::LaunchOp launch,
   return std::optional<Value>();
 }
 
+/// Whether an index is provably even: an even constant, or an affine.apply
+/// whose expression is a multiple of 2 (block offsets: `d0 * 128`).
+static bool isEvenIndex(OpFoldResult ofr) {
+  if (std::optional<int64_t> c = getConstantIntValue(ofr))
+    return *c % 2 == 0;
+  auto apply = dyn_cast_or_null<affine::AffineApplyOp>(
+      cast<Value>(ofr).getDefiningOp());
+  return apply && apply.getAffineMap().getResult(0).isMultipleOf(2);
+}
+
+/// Whether `buffer`'s element offset is provably even and its layout has a
+/// unit innermost stride and even outer strides: a static even offset, or
+/// a rank-preserving unit-step subview of such a buffer at an even
+/// innermost offset (outer offsets are scaled by even strides).
+static bool hasEvenLayout(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      strides.back() != 1 ||
+      !llvm::all_of(ArrayRef(strides).drop_back(), [](int64_t s) {
+        return !ShapedType::isDynamic(s) && s % 2 == 0;
+      }))
+    return false;
+  if (!ShapedType::isDynamic(offset))
+    return offset % 2 == 0;
+  auto subview = buffer.getDefiningOp<memref::SubViewOp>();
+  if (!subview || subview.getSourceType().getRank() != type.getRank() ||
+      !llvm::all_of(subview.getMixedStrides(), [](OpFoldResult s) {
+        return getConstantIntValue(s) == 1;
+      }))
+    return false;
+  return isEvenIndex(subview.getMixedOffsets().back()) &&
+         hasEvenLayout(subview.getSource());
+}
+
 LogicalResult mlir::egg::applyEpilogueInRegisters(
     OpBuilder &b, gpu::LaunchOp launch, Value result,
     ArrayRef<SmallVector<Value>> accIndices, ArrayRef<Value> values,
@@ -135,20 +172,14 @@ LogicalResult mlir::egg::applyEpilogueInRegisters(
   // Each buffer held in registers maps its dimensions to the result's.
   DenseMap<Value, RegisterBuffer> registers;
   // Pairs of elements go out as one aligned 2-element store when the
-  // buffer's innermost dimension is the paired one, with unit stride, and
-  // every other stride is even (so the even element is 2-aligned).
+  // buffer's innermost dimension is the paired one and the even element is
+  // provably 2-aligned (hasEvenLayout); whole bytes only (i1 pairs would
+  // pack into one byte).
   auto storesPairs = [&](Value buffer, ArrayRef<unsigned> fromResult) {
-    auto type = cast<MemRefType>(buffer.getType());
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (!pairedDim || count % 2 || fromResult.empty() ||
-        fromResult.back() != *pairedDim ||
-        failed(type.getStridesAndOffset(strides, offset)) ||
-        strides.back() != 1)
-      return false;
-    return llvm::all_of(ArrayRef(strides).drop_back(), [](int64_t s) {
-      return !ShapedType::isDynamic(s) && s % 2 == 0;
-    });
+    Type element = cast<MemRefType>(buffer.getType()).getElementType();
+    return pairedDim && count % 2 == 0 && !fromResult.empty() &&
+           fromResult.back() == *pairedDim && element.isIntOrFloat() &&
+           element.getIntOrFloatBitWidth() % 8 == 0 && hasEvenLayout(buffer);
   };
   auto storeAll = [&](OpBuilder &sb, Value buffer, ArrayRef<Value> values,
                       ArrayRef<unsigned> fromResult) {
