@@ -113,6 +113,16 @@ VARIANTS = {
         dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
              reduction="[64]", pipeline="3"),
     ],
+    # K = 1024 (16 K tiles): does a second block per SM, overlapping one
+    # block's prologue and epilogue with another's main loop, pay?
+    "matmul_bf16_k1024": [
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[64]", pipeline="3"),
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[64]", pipeline="4"),
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[64]", pipeline="2"),
+    ],
     "matmul_at_bf16": [
         dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
              reduction="[64]", pipeline="3"),
