@@ -25,6 +25,25 @@ static int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
   return 1;
 }
 
+/// A matrix product's tile list (one entry per parallel loop): `m` on its
+/// M loop, `n` on its N loop, 1 on batch loops.
+static SmallVector<int64_t> gemmTile(const GemmLoops &gemm, unsigned numLoops,
+                                     int64_t m, int64_t n) {
+  SmallVector<int64_t> tile;
+  for (unsigned d = 0; d < numLoops; ++d)
+    if (d != gemm.k)
+      tile.push_back(d == gemm.m ? m : d == gemm.n ? n : 1);
+  return tile;
+}
+
+/// The number of matrices a batched product computes.
+static int64_t batchCount(const GemmLoops &gemm, ArrayRef<int64_t> extents) {
+  int64_t batches = 1;
+  for (unsigned d : gemm.batch)
+    batches = mulSat(batches, extents[d]);
+  return batches;
+}
+
 namespace {
 class ExpertAgent : public Agent {
 public:
@@ -120,9 +139,7 @@ private:
     if (element.getIntOrFloatBitWidth() != 16)
       return failure();
     SmallVector<int64_t> extents = op.getStaticLoopRanges();
-    int64_t batches = 1;
-    for (unsigned d : gemm->batch)
-      batches = mulSat(batches, extents[d]);
+    int64_t batches = batchCount(*gemm, extents);
     auto emitError = [&]() { return kernel.emitOpError(); };
     struct Tile {
       int64_t bm, bn, wm, wn;
@@ -136,13 +153,8 @@ private:
                                            (extents[gemm->n] / t.bn));
       if (blocks * 4 < target.getSmCount() * 3)
         continue;
-      SmallVector<int64_t> block, warp;
-      for (unsigned d = 0; d < extents.size(); ++d) {
-        if (d == gemm->k)
-          continue;
-        block.push_back(d == gemm->m ? t.bm : d == gemm->n ? t.bn : 1);
-        warp.push_back(d == gemm->m ? t.wm : d == gemm->n ? t.wn : 1);
-      }
+      SmallVector<int64_t> block = gemmTile(*gemm, extents.size(), t.bm, t.bn);
+      SmallVector<int64_t> warp = gemmTile(*gemm, extents.size(), t.wm, t.wn);
       for (int64_t stages : {4, 3}) {
         TuningAttr tuning = TuningAttr::getChecked(
             function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
@@ -179,9 +191,7 @@ private:
                      .getIntOrFloatBitWidth());
     int64_t bk = bits <= 16 ? 32 : 16;
     int64_t padding = 128 / bits;
-    int64_t batches = 1;
-    for (unsigned d : gemm->batch)
-      batches = mulSat(batches, extents[d]);
+    int64_t batches = batchCount(*gemm, extents);
     auto emitError = [&]() { return kernel.emitOpError(); };
     const std::pair<int64_t, int64_t> tiles[] = {
         {128, 128}, {128, 64}, {64, 128}, {64, 64},
@@ -223,14 +233,9 @@ private:
               wn = std::min<int64_t>(bn / 2, 64);
       int64_t tm = std::max<int64_t>(bm / 16, 4),
               tn = std::max<int64_t>(bn / 16, 4);
-      SmallVector<int64_t> block, warp, thread;
-      for (unsigned d = 0; d < extents.size(); ++d) {
-        if (d == gemm->k)
-          continue;
-        block.push_back(d == gemm->m ? bm : d == gemm->n ? bn : 1);
-        warp.push_back(d == gemm->m ? wm : d == gemm->n ? wn : 1);
-        thread.push_back(d == gemm->m ? tm : d == gemm->n ? tn : 1);
-      }
+      SmallVector<int64_t> block = gemmTile(*gemm, extents.size(), bm, bn);
+      SmallVector<int64_t> warp = gemmTile(*gemm, extents.size(), wm, wn);
+      SmallVector<int64_t> thread = gemmTile(*gemm, extents.size(), tm, tn);
       struct Mapping {
         SmallVector<int64_t> threads;
         ArrayRef<int64_t> warp, thread;

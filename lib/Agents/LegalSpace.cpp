@@ -1026,6 +1026,25 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
   SmallVector<int64_t> warp = llvm::to_vector(anchor.getWarp());
   if (block.size() != numLoops - 1 || warp.size() != numLoops - 1)
     return {};
+  // One candidate: a BM x BN block tile over `perM` x `perN` owners (warps,
+  // or warpgroups with group = 128), kept when legal.
+  auto consider = [&](int64_t group, int64_t bm, int64_t bn, int64_t perM,
+                      int64_t perN, int64_t bk, int64_t padding,
+                      Swizzle swizzle, int64_t vector, CopyEngine copy,
+                      int64_t stages) {
+    block[pm] = bm;
+    block[pn] = bn;
+    warp[pm] = bm / perM;
+    warp[pn] = bn / perN;
+    TuningAttr tuning = TuningAttr::getChecked(
+        function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
+        ArrayRef<int64_t>{group, perN, perM}, ArrayRef<int64_t>(block),
+        ArrayRef<int64_t>(warp), ArrayRef<int64_t>{}, ArrayRef<int64_t>{bk},
+        anchor.getShared(), anchor.getRegisters(), padding, swizzle, vector,
+        copy, stages);
+    if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
+      found.push_back({tuningDistance(tuning, anchor), tuning});
+  };
   // mma.sync pads its rows (a wgmma anchor has swizzled, unpadded tiles).
   int64_t mmaPadding = isWgmmaGemm(anchor) ? 8 : anchor.getPadding();
   for (int64_t bm = 32; bm <= 256; bm *= 2)
@@ -1034,44 +1053,19 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
         for (int64_t warpsN = 1; warpsN <= 4 && warpsM * warpsN <= 8;
              warpsN *= 2)
           for (int64_t bk : {16, 32})
-            for (int64_t stages = 2; stages <= 4; ++stages) {
-              block[pm] = bm;
-              block[pn] = bn;
-              warp[pm] = bm / warpsM;
-              warp[pn] = bn / warpsN;
-              TuningAttr tuning = TuningAttr::getChecked(
-                  function_ref<InFlightDiagnostic()>(emitError),
-                  kernel.getContext(), ArrayRef<int64_t>{32, warpsN, warpsM},
-                  ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
-                  ArrayRef<int64_t>{}, ArrayRef<int64_t>{bk},
-                  anchor.getShared(), anchor.getRegisters(), mmaPadding,
-                  Swizzle::none, anchor.getVector(), anchor.getCopy(), stages);
-              if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
-                continue;
-              found.push_back({tuningDistance(tuning, anchor), tuning});
-            }
+            for (int64_t stages = 2; stages <= 4; ++stages)
+              consider(32, bm, bn, warpsM, warpsN, bk, mmaPadding,
+                       Swizzle::none, anchor.getVector(), anchor.getCopy(),
+                       stages);
   // Warpgroup MMA (sm_90a; checkLowerable refuses it elsewhere): one or
   // two warpgroups along M and N, K steps of 64, 16-byte swizzled copies.
   for (int64_t bm = 64; bm <= 256; bm *= 2)
     for (int64_t bn = 64; bn <= 256; bn *= 2)
       for (int64_t groupsM = 1; groupsM <= 2; ++groupsM)
         for (int64_t groupsN = 1; groupsN <= 2; ++groupsN)
-          for (int64_t stages = 2; stages <= 4; ++stages) {
-            block[pm] = bm;
-            block[pn] = bn;
-            warp[pm] = bm / groupsM;
-            warp[pn] = bn / groupsN;
-            TuningAttr tuning = TuningAttr::getChecked(
-                function_ref<InFlightDiagnostic()>(emitError),
-                kernel.getContext(), ArrayRef<int64_t>{128, groupsN, groupsM},
-                ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
-                ArrayRef<int64_t>{}, ArrayRef<int64_t>{64}, anchor.getShared(),
-                anchor.getRegisters(), int64_t(0), Swizzle::xor128, int64_t(8),
-                CopyEngine::cp_async, stages);
-            if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
-              continue;
-            found.push_back({tuningDistance(tuning, anchor), tuning});
-          }
+          for (int64_t stages = 2; stages <= 4; ++stages)
+            consider(128, bm, bn, groupsM, groupsN, 64, 0, Swizzle::xor128, 8,
+                     CopyEngine::cp_async, stages);
   return closestFirst(found, anchor, limit);
 }
 

@@ -107,6 +107,7 @@ private:
     Value shared;  // [stages][BK][tileMN + pad] or [stages][tileMN][BK + pad].
     bool fastIsMN; // Contiguous in global along M/N (else along K).
     bool sharedFastIsMN; // Contiguous in shared memory along M/N.
+    int64_t bytes;       // Bytes per element.
     // wgmma: the matrix descriptor of the warpgroup's piece at stage 0,
     // K step 0, and the bytes of one stage.
     Value descriptor;
@@ -195,37 +196,31 @@ GemmBuilder::accumulatorPositions(OpBuilder &b) {
         positions.push_back({add(m0, i), add(n0, j)});
     return positions;
   }
-  if (plan.wgmma) {
-    // wgmma's m64nN result: warp w of the warpgroup holds rows 16w to
-    // 16w + 15, each of its lanes the m16n8 positions below per 8 columns.
-    Value warp = arith::DivUIOp::create(b, loc, tx, constIndex(b, loc, 32));
-    Value laneId = arith::RemUIOp::create(b, loc, tx, constIndex(b, loc, 32));
-    Value group = arith::DivUIOp::create(b, loc, laneId, constIndex(b, loc, 4));
-    Value pair =
-        mul(arith::RemUIOp::create(b, loc, laneId, constIndex(b, loc, 4)), 2);
-    Value m0 = arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, mul(tz, plan.tm), mul(warp, 16)),
-        group);
-    Value n0 = arith::AddIOp::create(b, loc, mul(ty, plan.tn), pair);
-    for (int64_t mi = 0; mi < plan.tm / 64; ++mi)
-      for (int64_t ni = 0; ni < plan.tn / 8; ++ni)
-        for (int64_t r = 0; r < 4; ++r)
-          positions.push_back(
-              {add(m0, mi * 64 + 8 * (r / 2)), add(n0, ni * 8 + r % 2)});
-    return positions;
-  }
   // An m16n8 accumulator fragment: lane l holds rows l/4 and l/4 + 8,
   // columns 2 (l % 4) and 2 (l % 4) + 1 (PTX ISA, mma.m16n8k16 layout).
-  Value group = arith::DivUIOp::create(b, loc, tx, constIndex(b, loc, 4));
+  // wgmma's m64nN result stacks the fragments of its four warps (warp w of
+  // the warpgroup holds rows 16w to 16w + 15) and repeats them per 8
+  // columns, like mma.sync's per-warp fragments do per 16 rows and 8
+  // columns.
+  Value lane = plan.wgmma
+                   ? arith::RemUIOp::create(b, loc, tx, constIndex(b, loc, 32))
+                   : tx;
+  Value group = arith::DivUIOp::create(b, loc, lane, constIndex(b, loc, 4));
   Value pair =
-      mul(arith::RemUIOp::create(b, loc, tx, constIndex(b, loc, 4)), 2);
-  Value m0 = arith::AddIOp::create(b, loc, mul(tz, plan.tm), group);
+      mul(arith::RemUIOp::create(b, loc, lane, constIndex(b, loc, 4)), 2);
+  Value m0 = mul(tz, plan.tm);
+  if (plan.wgmma)
+    m0 = arith::AddIOp::create(
+        b, loc, m0,
+        mul(arith::DivUIOp::create(b, loc, tx, constIndex(b, loc, 32)), 16));
+  m0 = arith::AddIOp::create(b, loc, m0, group);
   Value n0 = arith::AddIOp::create(b, loc, mul(ty, plan.tn), pair);
-  for (int64_t mi = 0; mi < plan.tm / 16; ++mi)
+  int64_t fragmentM = plan.wgmma ? 64 : 16;
+  for (int64_t mi = 0; mi < plan.tm / fragmentM; ++mi)
     for (int64_t ni = 0; ni < plan.tn / 8; ++ni)
       for (int64_t r = 0; r < 4; ++r)
         positions.push_back(
-            {add(m0, mi * 16 + 8 * (r / 2)), add(n0, ni * 8 + r % 2)});
+            {add(m0, mi * fragmentM + 8 * (r / 2)), add(n0, ni * 8 + r % 2)});
   return positions;
 }
 
@@ -244,7 +239,7 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
   int64_t along = (x.fastIsMN ? x.tileMN : plan.bk) / v;
   int64_t pieces = x.tileMN * plan.bk / v;
   int64_t nt = plan.numThreads();
-  int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+  int64_t bytes = x.bytes;
   Value kBase = arith::MulIOp::create(b, loc, kt, constIndex(b, loc, plan.bk));
   for (int64_t c = 0; c < pieces / nt; ++c) {
     Value piece =
@@ -318,7 +313,7 @@ SmallVector<Value> GemmBuilder::loadFragment(OpBuilder &b, const Operand &x,
                                              Value stage, Value kk,
                                              int64_t count, Value base) {
   Type element = getElementTypeOrSelf(x.shared.getType());
-  int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+  int64_t bytes = x.bytes;
   int64_t w = commonPow2({count, x.tileMN + plan.padding}, 16 / bytes);
   SmallVector<Value> values;
   for (int64_t q = 0; q < count; q += w) {
@@ -485,10 +480,7 @@ Value GemmBuilder::swizzledOffset(OpBuilder &b, const Operand &x, Value mn,
   // the contiguous dimension), each column `rows` rows deep; within 8 rows
   // the 16-byte pieces of row r are permuted by XOR with r % 8 (the pattern
   // wgmma's 128-byte swizzle mode reads, given 1024-byte aligned columns).
-  int64_t bytes =
-      (getElementTypeOrSelf(x.shared.getType()).getIntOrFloatBitWidth() + 7) /
-      8;
-  int64_t rowElems = 128 / bytes, pieceElems = 16 / bytes;
+  int64_t rowElems = 128 / x.bytes, pieceElems = 16 / x.bytes;
   int64_t rows = x.fastIsMN ? plan.bk : x.tileMN;
   Value along = x.fastIsMN ? mn : k, row = x.fastIsMN ? k : mn;
   auto c = [&](int64_t v) { return constIndex(b, loc, v); };
@@ -513,9 +505,6 @@ Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
   // 8 rows (1024 bytes) along M/N and ignore the leading offset; M/N-major
   // ones step by 8 rows along K, and by a column (BK rows) every 64
   // elements of M/N.
-  int64_t bytes =
-      (getElementTypeOrSelf(x.shared.getType()).getIntOrFloatBitWidth() + 7) /
-      8;
   int64_t leading = x.fastIsMN ? plan.bk * 128 : 16;
   int64_t stride = 8 * 128;
   uint64_t fixed = (uint64_t(leading >> 4) << 16) |
@@ -527,7 +516,7 @@ Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
           ? arith::MulIOp::create(b, loc, tz, constIndex(b, loc, plan.tm))
           : arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.tn));
   Value piece = arith::MulIOp::create(
-      b, loc, mn0, constIndex(b, loc, x.fastIsMN ? plan.bk * bytes : 128));
+      b, loc, mn0, constIndex(b, loc, x.fastIsMN ? plan.bk * x.bytes : 128));
   Value start = arith::AddIOp::create(b, loc, address, piece);
   Type i64 = b.getI64Type();
   Value start64 = arith::IndexCastUIOp::create(b, loc, i64, start);
@@ -543,8 +532,6 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
   MLIRContext *ctx = b.getContext();
   const Operand &lhs = operands[0], &rhs = operands[1];
   Type element = getElementTypeOrSelf(lhs.shared.getType());
-  int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
-  int64_t rowElems = 128 / bytes;
   Type i64 = b.getI64Type(), f32 = b.getF32Type();
   Value stage64 = arith::IndexCastUIOp::create(b, loc, i64, stage);
   // The descriptor of `x` at this stage, `offset` bytes into its tile.
@@ -559,10 +546,11 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
   };
   // Bytes from the start of the warpgroup's piece to (mn, ks).
   auto offsetOf = [&](const Operand &x, int64_t mn, int64_t ks) -> int64_t {
+    int64_t rowElems = 128 / x.bytes;
     if (x.fastIsMN)
-      return mn * plan.bk * bytes + ks * 128;
+      return mn * plan.bk * x.bytes + ks * 128;
     return (ks / rowElems) * x.tileMN * 128 + mn * 128 +
-           (ks % rowElems) * bytes;
+           (ks % rowElems) * x.bytes;
   };
   int64_t perInstr = plan.tn / 2;
   auto structType =
@@ -630,8 +618,9 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
       shape = {plan.stages, tileMN * plan.bk};
     auto type =
         MemRefType::get(shape, element, MemRefLayoutAttrInterface(), space);
-    operands.push_back(
-        {which, mnLoop, tileMN, global, Value(), fastIsMN, sharedFastIsMN});
+    operands.push_back({which, mnLoop, tileMN, global, Value(), fastIsMN,
+                        sharedFastIsMN,
+                        (element.getIntOrFloatBitWidth() + 7) / 8});
     return type;
   };
   SmallVector<MemRefType, 2> types = {
