@@ -25,15 +25,29 @@ static int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
   return 1;
 }
 
-/// A matrix product's tile list (one entry per parallel loop): `m` on its
-/// M loop, `n` on its N loop, 1 on batch loops.
-static SmallVector<int64_t> gemmTile(const GemmLoops &gemm, unsigned numLoops,
-                                     int64_t m, int64_t n) {
-  SmallVector<int64_t> tile;
-  for (unsigned d = 0; d < numLoops; ++d)
-    if (d != gemm.k)
-      tile.push_back(d == gemm.m ? m : d == gemm.n ? n : 1);
-  return tile;
+/// A product's block tile list (one entry per parallel loop) of `m` x `n`
+/// positions and its owners' (warps', warpgroups' or threads') lists of
+/// `om` x `on` each; nullopt where the loops do not split so (gemmTileList).
+struct GemmTiles {
+  SmallVector<int64_t> block, inner;
+};
+static std::optional<GemmTiles> gemmTiles(const GemmLoops &gemm,
+                                          ArrayRef<int64_t> extents, int64_t m,
+                                          int64_t n, int64_t om, int64_t on) {
+  std::optional<SmallVector<int64_t>> block =
+      gemmTileList(gemm, extents, m, n);
+  if (!block)
+    return std::nullopt;
+  SmallVector<int64_t> blockExtents(extents.size(), 1);
+  unsigned p = 0;
+  for (unsigned d = 0; d < extents.size(); ++d)
+    if (!gemm.isReduction(d))
+      blockExtents[d] = (*block)[p++];
+  std::optional<SmallVector<int64_t>> inner =
+      gemmTileList(gemm, blockExtents, om, on);
+  if (!inner)
+    return std::nullopt;
+  return GemmTiles{*block, *inner};
 }
 
 /// The number of matrices a batched product computes.
@@ -86,6 +100,23 @@ public:
         return StructureAttr::get(kernel.getContext(),
                                   Formulation::reduce_row_per_block, 1);
     }
+    // Convolutions: an implicit GEMM (principle 6 of structure.md) where
+    // the GEMM lowering can tile it, else the direct loop nest.
+    if (has(Formulation::conv_implicit_gemm)) {
+      auto implicit = StructureAttr::get(kernel.getContext(),
+                                         Formulation::conv_implicit_gemm, 1);
+      StructureAttr before = kernel.getStructureAttr();
+      kernel.setStructureAttr(implicit);
+      bool tiles = target && succeeded(chooseGemm(kernel, target));
+      if (before)
+        kernel.setStructureAttr(before);
+      else
+        kernel.removeStructureAttr();
+      if (tiles)
+        return implicit;
+      return StructureAttr::get(kernel.getContext(), Formulation::conv_direct,
+                                1);
+    }
     return legal.front();
   }
 
@@ -99,14 +130,19 @@ public:
     // Widest accesses first (16 bytes per thread, principle 7); if the
     // kernel cannot take them, the same choice with scalar accesses.
     if (classifyKernel(kernel) == KernelClass::Contraction) {
-      ScopedDiagnosticHandler quiet(kernel.getContext(),
-                                    [](Diagnostic &) { return success(); });
-      FailureOr<TuningAttr> wgmma = chooseWgmma(kernel, target);
-      if (succeeded(wgmma))
-        return wgmma;
-      FailureOr<TuningAttr> shared = chooseSharedGemm(kernel, target);
-      if (succeeded(shared))
-        return shared;
+      FailureOr<TuningAttr> gemm = chooseGemm(kernel, target);
+      if (succeeded(gemm))
+        return gemm;
+    }
+    if (kernel.getStructureAttr().getFormulation() ==
+        Formulation::conv_implicit_gemm) {
+      FailureOr<TuningAttr> gemm = chooseGemm(kernel, target);
+      if (failed(gemm))
+        return kernel.emitOpError("the expert found no implicit-GEMM tiling "
+                                  "for this convolution (the M and N loops "
+                                  "do not split into its tiles): choose "
+                                  "conv_direct");
+      return gemm;
     }
     if (classifyKernel(kernel) == KernelClass::Elementwise) {
       int64_t vector = std::max<int64_t>(1, 128 / widestElementBits(kernel));
@@ -120,6 +156,17 @@ public:
   }
 
 private:
+  /// Products through shared memory: warpgroup MMA where it applies, else
+  /// mma.sync or FMA tiles. Failure when no tiling is legal.
+  FailureOr<TuningAttr> chooseGemm(KernelOp kernel, TargetAttr target) {
+    ScopedDiagnosticHandler quiet(kernel.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    FailureOr<TuningAttr> wgmma = chooseWgmma(kernel, target);
+    if (succeeded(wgmma))
+      return wgmma;
+    return chooseSharedGemm(kernel, target);
+  }
+
   /// Hopper's warpgroup MMA (principle 9 of tuning.md) for f16/bf16
   /// products on sm_90a large enough to give three quarters of the SMs a
   /// block with the largest tile that allows it: 128x256 tiles (two
@@ -146,15 +193,18 @@ private:
     };
     const Tile tiles[] = {
         {128, 256, 128, 128}, {128, 128, 64, 128}, {64, 128, 64, 128}};
+    int64_t extentM = GemmLoops::extent(gemm->mLoops, extents);
+    int64_t extentN = GemmLoops::extent(gemm->nLoops, extents);
     for (const Tile &t : tiles) {
-      if (extents[gemm->m] % t.bm || extents[gemm->n] % t.bn)
+      std::optional<GemmTiles> tile =
+          gemmTiles(*gemm, extents, t.bm, t.bn, t.wm, t.wn);
+      if (!tile)
         continue;
-      int64_t blocks = mulSat(batches, (extents[gemm->m] / t.bm) *
-                                           (extents[gemm->n] / t.bn));
+      int64_t blocks =
+          mulSat(batches, (extentM / t.bm) * (extentN / t.bn));
       if (blocks * 4 < target.getSmCount() * 3)
         continue;
-      SmallVector<int64_t> block = gemmTile(*gemm, extents.size(), t.bm, t.bn);
-      SmallVector<int64_t> warp = gemmTile(*gemm, extents.size(), t.wm, t.wn);
+      ArrayRef<int64_t> block = tile->block, warp = tile->inner;
       for (int64_t stages : {4, 3}) {
         TuningAttr tuning = TuningAttr::getChecked(
             function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
@@ -215,11 +265,14 @@ private:
                               {CopyEngine::sync, 1, 32}};
     FailureOr<TuningAttr> best = failure();
     int64_t bestBlocks = 0;
+    int64_t extentM = GemmLoops::extent(gemm->mLoops, extents);
+    int64_t extentN = GemmLoops::extent(gemm->nLoops, extents);
     for (auto [bm, bn] : tiles) {
-      if (extents[gemm->m] % bm || extents[gemm->n] % bn)
+      std::optional<SmallVector<int64_t>> blockTile =
+          gemmTileList(*gemm, extents, bm, bn);
+      if (!blockTile)
         continue;
-      int64_t blocks =
-          mulSat(batches, (extents[gemm->m] / bm) * (extents[gemm->n] / bn));
+      int64_t blocks = mulSat(batches, (extentM / bm) * (extentN / bn));
       // Larger tiles first; a smaller one only for more blocks while the
       // larger leaves SMs idle.
       if (succeeded(best) &&
@@ -233,9 +286,16 @@ private:
               wn = std::min<int64_t>(bn / 2, 64);
       int64_t tm = std::max<int64_t>(bm / 16, 4),
               tn = std::max<int64_t>(bn / 16, 4);
-      SmallVector<int64_t> block = gemmTile(*gemm, extents.size(), bm, bn);
-      SmallVector<int64_t> warp = gemmTile(*gemm, extents.size(), wm, wn);
-      SmallVector<int64_t> thread = gemmTile(*gemm, extents.size(), tm, tn);
+      std::optional<GemmTiles> warpTiles =
+          gemmTiles(*gemm, extents, bm, bn, wm, wn);
+      std::optional<GemmTiles> threadTiles =
+          gemmTiles(*gemm, extents, bm, bn, tm, tn);
+      SmallVector<int64_t> block = *blockTile;
+      SmallVector<int64_t> warp, thread;
+      if (warpTiles)
+        warp = warpTiles->inner;
+      if (threadTiles)
+        thread = threadTiles->inner;
       struct Mapping {
         SmallVector<int64_t> threads;
         ArrayRef<int64_t> warp, thread;
@@ -244,6 +304,8 @@ private:
       const Mapping mappings[] = {{{32, bn / wn, bm / wm}, warp, {}, mmaCopies},
                                   {{bn / tn, bm / tm}, {}, thread, copies}};
       for (const Mapping &mapping : mappings) {
+        if (mapping.warp.empty() && mapping.thread.empty())
+          continue; // The owners' tiles do not split the loops.
         for (const Copy &copy : mapping.copies) {
           FailureOr<TuningAttr> found = failure();
           for (int64_t v = 128 / bits; v >= 1 && failed(found); v /= 2) {

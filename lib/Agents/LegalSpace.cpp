@@ -65,8 +65,15 @@ SmallVector<StructureAttr> mlir::egg::enumerateStructures(KernelOp kernel) {
     return {make(Formulation::elementwise_flat)};
   case KernelClass::Contraction:
     return {make(Formulation::gemm_direct)};
-  case KernelClass::Convolution:
+  case KernelClass::Convolution: {
+    // A convolution whose loops split into GEMM roles (not a depthwise one)
+    // can also run as an implicit GEMM.
+    std::string why;
+    if (succeeded(analyzeGemmLoops(kernel.getAnchorOp(), why)))
+      return {make(Formulation::conv_implicit_gemm),
+              make(Formulation::conv_direct)};
     return {make(Formulation::conv_direct)};
+  }
   case KernelClass::Reduction:
   case KernelClass::Normalization:
   case KernelClass::Softmax:
@@ -362,29 +369,131 @@ static bool inLoopOrder(AffineMap map) {
   return true;
 }
 
+/// Whether every result of `map` is a sum of loops with positive constant
+/// coefficients (a convolution's input: oh * stride + kh * dilation).
+static bool isSumOfLoops(AffineMap map) {
+  auto isTerm = [](AffineExpr e) {
+    if (isa<AffineDimExpr>(e))
+      return true;
+    auto mul = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!mul || mul.getKind() != AffineExprKind::Mul)
+      return false;
+    auto c = dyn_cast<AffineConstantExpr>(mul.getRHS());
+    return isa<AffineDimExpr>(mul.getLHS()) && c && c.getValue() > 0;
+  };
+  return llvm::all_of(map.getResults(), [&](AffineExpr result) {
+    SmallVector<AffineExpr> worklist = {result};
+    while (!worklist.empty()) {
+      AffineExpr e = worklist.pop_back_val();
+      auto add = dyn_cast<AffineBinaryOpExpr>(e);
+      if (add && add.getKind() == AffineExprKind::Add) {
+        worklist.push_back(add.getLHS());
+        worklist.push_back(add.getRHS());
+      } else if (!isTerm(e)) {
+        return false;
+      }
+    }
+    return true;
+  });
+}
+
+int64_t GemmLoops::extent(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents) {
+  int64_t product = 1;
+  for (unsigned d : loops)
+    product = mulSat(product, extents[d]);
+  return product;
+}
+
+std::optional<SmallVector<int64_t>>
+mlir::egg::splitRowMajor(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
+                         int64_t count) {
+  SmallVector<int64_t> split(loops.size(), 1);
+  for (int64_t i = loops.size() - 1; i >= 0 && count > 1; --i) {
+    int64_t e = extents[loops[i]];
+    if (count >= e) {
+      if (count % e != 0)
+        return std::nullopt;
+      split[i] = e;
+      count /= e;
+    } else {
+      if (e % count != 0)
+        return std::nullopt;
+      split[i] = count;
+      count = 1;
+    }
+  }
+  if (count != 1)
+    return std::nullopt;
+  return split;
+}
+
+std::optional<SmallVector<int64_t>>
+mlir::egg::gemmTileList(const GemmLoops &gemm, ArrayRef<int64_t> within,
+                        int64_t m, int64_t n) {
+  std::optional<SmallVector<int64_t>> ms =
+      splitRowMajor(gemm.mLoops, within, m);
+  std::optional<SmallVector<int64_t>> ns =
+      splitRowMajor(gemm.nLoops, within, n);
+  if (!ms || !ns)
+    return std::nullopt;
+  SmallVector<int64_t> tile;
+  for (unsigned d = 0; d < within.size(); ++d) {
+    if (gemm.isReduction(d))
+      continue;
+    const auto *inM = llvm::find(gemm.mLoops, d);
+    const auto *inN = llvm::find(gemm.nLoops, d);
+    if (inM != gemm.mLoops.end())
+      tile.push_back((*ms)[inM - gemm.mLoops.begin()]);
+    else if (inN != gemm.nLoops.end())
+      tile.push_back((*ns)[inN - gemm.nLoops.begin()]);
+    else
+      tile.push_back(1);
+  }
+  return tile;
+}
+
+std::optional<unsigned> mlir::egg::contiguousLoop(AffineMap map) {
+  if (map.getNumResults() == 0)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!dim)
+    return std::nullopt;
+  return dim.getPosition();
+}
+
 FailureOr<GemmLoops> mlir::egg::analyzeGemmLoops(Operation *op,
                                                  std::string &why) {
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
-  if (!linalgOp || !linalg::isaContractionOpInterface(linalgOp)) {
-    why = "the anchor is not a contraction";
+  bool contraction = linalgOp && linalg::isaContractionOpInterface(linalgOp);
+  bool convolution = linalgOp && linalg::isaConvolutionOpInterface(linalgOp);
+  if (!contraction && !convolution) {
+    why = "the anchor is neither a contraction nor a convolution";
     return failure();
   }
   if (linalgOp.getNumDpsInputs() != 2 || linalgOp.getNumDpsInits() != 1 ||
-      linalgOp.getNumReductionLoops() != 1) {
+      (contraction && linalgOp.getNumReductionLoops() != 1)) {
     why = "the contraction does not have two inputs, one result and one "
           "reduction loop";
     return failure();
   }
   GemmLoops loops;
   SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
-  if (!llvm::all_of(maps,
-                    [](AffineMap m) { return m.isProjectedPermutation(); })) {
-    why = "an operand is not indexed by a projected permutation of the loops";
+  AffineMap out = maps[2];
+  // A convolution's input (one of the two) reads sums of loops; everything
+  // else is read through projected permutations.
+  unsigned permutations = llvm::count_if(
+      maps, [](AffineMap m) { return m.isProjectedPermutation(); });
+  if (permutations < 2 || !out.isProjectedPermutation() ||
+      !llvm::all_of(maps, isSumOfLoops) || (contraction && permutations != 3)) {
+    why = contraction ? "an operand is not indexed by a projected "
+                        "permutation of the loops"
+                      : "the convolution's filter or result is not indexed "
+                        "by a projected permutation, or its input not by "
+                        "sums of loops";
     return failure();
   }
-  AffineMap out = maps[2];
   if (out.getNumResults() == 0) {
-    why = "the contraction has a scalar result";
+    why = "the product has a scalar result";
     return failure();
   }
   // The result's dimensions in loop order, so that tile lists (one entry per
@@ -394,32 +503,38 @@ FailureOr<GemmLoops> mlir::egg::analyzeGemmLoops(Operation *op,
     return failure();
   }
   SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
-  unsigned nonBatch = 0;
-  bool haveM = false, haveN = false;
+  unsigned innermost = out.getDimPosition(out.getNumResults() - 1);
+  SmallVector<unsigned> onlyA, onlyB;
   for (unsigned d = 0; d < linalgOp.getNumLoops(); ++d) {
     bool inA = maps[0].isFunctionOfDim(d), inB = maps[1].isFunctionOfDim(d);
     if (iterators[d] == utils::IteratorType::reduction) {
-      loops.k = d;
-      continue;
-    }
-    if (inA && inB) {
-      loops.batch.push_back(d);
-    } else if (inA != inB) {
-      ++nonBatch;
-      // N is the result's innermost loop; M the other.
-      bool isN = out.getDimPosition(out.getNumResults() - 1) == d;
-      (isN ? loops.n : loops.m) = d;
-      (isN ? haveN : haveM) = true;
-      if (isN) {
-        loops.rhs = inA ? 0 : 1;
-        loops.lhs = 1 - loops.rhs;
+      if (!inA || !inB) {
+        why = "reduction loop " + std::to_string(d) + " is not read by both "
+              "inputs";
+        return failure();
       }
+      loops.kLoops.push_back(d);
+    } else if (inA && inB) {
+      loops.batch.push_back(d);
+    } else if (inA) {
+      onlyA.push_back(d);
+    } else if (inB) {
+      onlyB.push_back(d);
     }
   }
-  if (nonBatch != 2 || !haveM || !haveN ||
-      !maps[loops.lhs].isFunctionOfDim(loops.m)) {
-    why = "the contraction is not a (batched) matrix product with the "
-          "second matrix's column as the result's innermost index";
+  // N holds the result's innermost loop; its input is B.
+  bool bHoldsN = llvm::is_contained(onlyB, innermost);
+  if (!bHoldsN && !llvm::is_contained(onlyA, innermost)) {
+    why = "the result's innermost loop is read by both inputs";
+    return failure();
+  }
+  loops.rhs = bHoldsN ? 1 : 0;
+  loops.lhs = 1 - loops.rhs;
+  loops.nLoops = bHoldsN ? onlyB : onlyA;
+  loops.mLoops = bHoldsN ? onlyA : onlyB;
+  if (loops.mLoops.empty() || loops.kLoops.empty()) {
+    why = "the product is not a (batched) matrix product: it has no " +
+          std::string(loops.mLoops.empty() ? "M" : "K") + " loop";
     return failure();
   }
   return loops;
@@ -603,10 +718,24 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   std::string why;
   Operation *anchor = kernel.getAnchorOp();
   FailureOr<GemmLoops> gemm = analyzeGemmLoops(anchor, why);
-  if (classifyKernel(kernel) != KernelClass::Contraction || failed(gemm))
+  KernelClass kind = classifyKernel(kernel);
+  if (kind != KernelClass::Contraction && kind != KernelClass::Convolution)
+    why = std::string("not a ") + stringifyKernelClass(kind).str() +
+          " kernel, not a contraction or convolution";
+  if (failed(gemm) || !why.empty())
     return emitError() << "shared-memory promotion is implemented for "
-                          "matrix products only: "
-                       << (failed(gemm) ? why : "not a contraction kernel");
+                          "matrix products and implicit-GEMM convolutions "
+                          "only: "
+                       << why;
+  // A convolution goes through the GEMM lowering as its stage-1 structure
+  // says (conv_implicit_gemm), and only then.
+  StructureAttr structure = kernel.getStructureAttr();
+  if (kind == KernelClass::Convolution &&
+      (!structure ||
+       structure.getFormulation() != Formulation::conv_implicit_gemm))
+    return emitError() << "a convolution takes shared-memory promotion as an "
+                          "implicit GEMM: its structure must be "
+                          "conv_implicit_gemm";
   auto op = cast<linalg::LinalgOp>(anchor);
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   if (llvm::any_of(extents, ShapedType::isDynamic))
@@ -619,7 +748,7 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                           "its result in its order";
   SmallVector<unsigned> parallel;
   for (unsigned d = 0; d < extents.size(); ++d)
-    if (d != gemm->k)
+    if (!gemm->isReduction(d))
       parallel.push_back(d);
 
   auto sameAs = [](ArrayRef<int64_t> list, ArrayRef<int64_t> want) {
@@ -666,12 +795,18 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     return emitError() << "the shared-memory GEMM needs block and " << level
                        << " tiles for each of the " << parallel.size()
                        << " parallel loops";
-  int64_t bm = 0, bn = 0, tm = 0, tn = 0;
+  // Per loop: block tiles that divide the loops, inner tiles that divide
+  // the block tiles; batch loops take 1.
+  SmallVector<int64_t> blockOf(extents.size(), 1);
+  int64_t gridLoops = 0;
   for (auto [p, d] : llvm::enumerate(parallel)) {
-    if (d != gemm->m && d != gemm->n) {
+    bool inM = llvm::is_contained(gemm->mLoops, d);
+    bool inN = llvm::is_contained(gemm->nLoops, d);
+    if (!inM && !inN) {
       if (block[p] != 1 || inner[p] != 1)
         return emitError() << "batch loop " << d << " takes block and " << level
                            << " tiles of 1";
+      gridLoops += extents[d] > 1;
       continue;
     }
     int64_t b = block[p], t = inner[p];
@@ -682,21 +817,57 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
       return emitError() << level << " tile " << t
                          << " does not divide the block tile " << b
                          << " of loop " << d;
-    // wgmma: 64 rows of A per instruction, N a multiple of 8 up to 256.
-    if (wgmma && d == gemm->m && t % 64 != 0)
-      return emitError() << "warp tile " << t << " of loop " << d
-                         << " is not a multiple of 64 (wgmma's M)";
-    if (wgmma && d == gemm->n && (t % 8 != 0 || t > 256))
-      return emitError() << "warp tile " << t << " of loop " << d
-                         << " is not a multiple of 8 up to 256 (wgmma's N)";
-    // ldmatrix loads 16x16 pieces of A and two 8-wide pieces of B at once.
-    if (mma && !wgmma && t % 16 != 0)
-      return emitError() << "warp tile " << t << " of loop " << d
-                         << " is not a multiple of 16 (the mma.sync "
-                            "fragments)";
-    (d == gemm->m ? bm : bn) = b;
-    (d == gemm->m ? tm : tn) = t;
+    blockOf[d] = b;
+    gridLoops += b < extents[d];
   }
+  if (gridLoops > 3)
+    return emitError() << "the block tile leaves " << gridLoops
+                       << " loops to the grid, which has 3 dimensions";
+  // A group of several loops (a convolution's) numbers its positions
+  // row-major: a block's (and an owner's) positions must be one contiguous
+  // range of that numbering, i.e. whole inner loops and a part of one.
+  auto groupTiles = [&](ArrayRef<unsigned> loops, ArrayRef<int64_t> list,
+                        int64_t &total) -> SmallVector<int64_t> {
+    SmallVector<int64_t> tiles;
+    total = 1;
+    for (unsigned d : loops) {
+      tiles.push_back(list[llvm::find(parallel, d) - parallel.begin()]);
+      total *= tiles.back();
+    }
+    return tiles;
+  };
+  int64_t bm, bn, tm, tn;
+  for (bool isM : {true, false}) {
+    ArrayRef<unsigned> loops = isM ? gemm->mLoops : gemm->nLoops;
+    int64_t &b = isM ? bm : bn, &t = isM ? tm : tn;
+    SmallVector<int64_t> blocks = groupTiles(loops, block, b);
+    SmallVector<int64_t> inners = groupTiles(loops, inner, t);
+    std::optional<SmallVector<int64_t>> wantBlock =
+        splitRowMajor(loops, extents, b);
+    std::optional<SmallVector<int64_t>> wantInner =
+        splitRowMajor(loops, blockOf, t);
+    if (!wantBlock || *wantBlock != blocks || !wantInner ||
+        *wantInner != inners)
+      return emitError() << "the " << (isM ? "M" : "N") << " loops ("
+                         << ArrayRef<unsigned>(loops) << ") take block tiles "
+                         << ArrayRef<int64_t>(blocks) << " and " << level
+                         << " tiles " << ArrayRef<int64_t>(inners)
+                         << ": each must cover whole inner loops and part of "
+                            "one (a contiguous row-major range)";
+  }
+  // wgmma: 64 rows of A per instruction, N a multiple of 8 up to 256.
+  if (wgmma && tm % 64 != 0)
+    return emitError() << "warp tile " << tm << " along M is not a multiple "
+                       << "of 64 (wgmma's M)";
+  if (wgmma && (tn % 8 != 0 || tn > 256))
+    return emitError() << "warp tile " << tn << " along N is not a multiple "
+                       << "of 8 up to 256 (wgmma's N)";
+  // ldmatrix loads 16x16 pieces of A and two 8-wide pieces of B at once.
+  if (mma && !wgmma && (tm % 16 != 0 || tn % 16 != 0))
+    return emitError() << "warp tile " << (tm % 16 ? tm : tn) << " along "
+                       << (tm % 16 ? "M" : "N")
+                       << " is not a multiple of 16 (the mma.sync "
+                          "fragments)";
   int64_t group = wgmma ? 128 : mma ? 32 : 1;
   SmallVector<int64_t> wantThreads;
   if (mma)
@@ -730,10 +901,10 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     return emitError() << "the shared-memory GEMM needs a reduction tile "
                           "(the K step)";
   int64_t bk = tuning.getReduction()[0];
-  if (bk < 1 || extents[gemm->k] % bk != 0)
+  int64_t extentK = GemmLoops::extent(gemm->kLoops, extents);
+  if (bk < 1 || extentK % bk != 0)
     return emitError() << "reduction tile " << bk
-                       << " does not divide the K loop of extent "
-                       << extents[gemm->k];
+                       << " does not divide the K loop of extent " << extentK;
   if (mma && bk % 16 != 0)
     return emitError() << "reduction tile " << bk
                        << " is not a multiple of 16 (mma.sync's K)";
@@ -746,15 +917,25 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     auto type = cast<ShapedType>(operand->get().getType());
     int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
     AffineMap map = op.getMatchingIndexingMap(operand);
-    unsigned fast = map.getDimPosition(map.getNumResults() - 1);
-    unsigned mn = which == gemm->lhs ? gemm->m : gemm->n;
+    std::optional<unsigned> fastLoop = contiguousLoop(map);
+    unsigned mn = which == gemm->lhs ? gemm->innerM() : gemm->innerN();
     int64_t tileMN = which == gemm->lhs ? bm : bn;
-    if (fast != mn && fast != gemm->k)
-      return emitError() << "input " << which
-                         << " is not contiguous along its matrix dimensions";
+    // The fast index is neither: an NCHW input read along ow * s + kw,
+    // copied one element at a time into FMA tiles.
+    if (!fastLoop || (*fastLoop != mn && *fastLoop != gemm->innerK())) {
+      if (mma || v != 1)
+        return emitError() << "input " << which
+                           << " is not contiguous along its matrix "
+                              "dimensions: only FMA tiles with vector = 1 "
+                              "read it";
+    }
+    unsigned fast = fastLoop.value_or(~0u);
     int64_t along = fast == mn ? tileMN : bk;
+    // A vector stays within the innermost loop of its group (block tile
+    // along M/N, whole loop along K).
+    int64_t run = fast == mn ? blockOf[mn] : extents[gemm->innerK()];
     if (v * bytes > 16 || along % v != 0 || type.getShape().back() % v != 0 ||
-        (tileMN * bk) % (numThreads * v))
+        run % v != 0 || (tileMN * bk) % (numThreads * v))
       return emitError() << "vector = " << v << " does not fit the copies of "
                          << "input " << which << ": " << tileMN << "x" << bk
                          << " elements over " << numThreads
@@ -804,7 +985,7 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                           "rows at 16-byte boundaries";
   auto kFast = [&](unsigned which) {
     AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(which));
-    return mma && map.getDimPosition(map.getNumResults() - 1) == gemm->k;
+    return mma && contiguousLoop(map) == gemm->innerK();
   };
   Type lhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->lhs)->get());
   Type rhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->rhs)->get());
@@ -837,6 +1018,11 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
                                emitError);
   if (isSharedGemm(tuning))
     return checkSharedGemm(kernel, tuning, emitError);
+  if (structure &&
+      structure.getFormulation() == Formulation::conv_implicit_gemm)
+    return emitError() << "conv_implicit_gemm runs through the GEMM "
+                          "lowering: its tuning must promote both inputs to "
+                          "shared memory (shared = [0, 1])";
   if (structure && structure.getFormulation() == Formulation::reduce_two_stage)
     return checkColumnReduction(kernel, tuning, emitError);
   if (!tuning.getWarp().empty())
@@ -1015,31 +1201,32 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
   if (failed(gemm))
     return {};
   auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
-  unsigned numLoops = op.getNumLoops();
-  // Positions of M and N in the tile lists (one entry per parallel loop).
-  auto position = [&](unsigned loop) {
-    return loop - (gemm->k < loop ? 1 : 0);
-  };
-  unsigned pm = position(gemm->m), pn = position(gemm->n);
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
   SmallVector<std::pair<double, TuningAttr>> found;
-  SmallVector<int64_t> block = llvm::to_vector(anchor.getBlock());
-  SmallVector<int64_t> warp = llvm::to_vector(anchor.getWarp());
-  if (block.size() != numLoops - 1 || warp.size() != numLoops - 1)
-    return {};
   // One candidate: a BM x BN block tile over `perM` x `perN` owners (warps,
   // or warpgroups with group = 128), kept when legal.
   auto consider = [&](int64_t group, int64_t bm, int64_t bn, int64_t perM,
                       int64_t perN, int64_t bk, int64_t padding,
                       Swizzle swizzle, int64_t vector, CopyEngine copy,
                       int64_t stages) {
-    block[pm] = bm;
-    block[pn] = bn;
-    warp[pm] = bm / perM;
-    warp[pn] = bn / perN;
+    std::optional<SmallVector<int64_t>> block =
+        gemmTileList(*gemm, extents, bm, bn);
+    if (!block)
+      return;
+    // The block's extent of each loop, for the split among its owners.
+    SmallVector<int64_t> blockExtents(extents.size(), 1);
+    unsigned p = 0;
+    for (unsigned d = 0; d < extents.size(); ++d)
+      if (!gemm->isReduction(d))
+        blockExtents[d] = (*block)[p++];
+    std::optional<SmallVector<int64_t>> warp =
+        gemmTileList(*gemm, blockExtents, bm / perM, bn / perN);
+    if (!warp)
+      return;
     TuningAttr tuning = TuningAttr::getChecked(
         function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-        ArrayRef<int64_t>{group, perN, perM}, ArrayRef<int64_t>(block),
-        ArrayRef<int64_t>(warp), ArrayRef<int64_t>{}, ArrayRef<int64_t>{bk},
+        ArrayRef<int64_t>{group, perN, perM}, ArrayRef<int64_t>(*block),
+        ArrayRef<int64_t>(*warp), ArrayRef<int64_t>{}, ArrayRef<int64_t>{bk},
         anchor.getShared(), anchor.getRegisters(), padding, swizzle, vector,
         copy, stages);
     if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))

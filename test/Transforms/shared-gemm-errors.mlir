@@ -133,7 +133,7 @@ func.func @case7(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x1
 // -----
 
 func.func @matvec(%a: tensor<128x64xf32>, %v: tensor<64xf32>) -> tensor<128xf32> {
-  // expected-error @+1 {{shared-memory promotion is implemented for matrix products only: the contraction is not a (batched) matrix product with the second matrix's column as the result's innermost index}}
+  // expected-error @+1 {{shared-memory promotion is implemented for matrix products and implicit-GEMM convolutions only: the product is not a (batched) matrix product: it has no M loop}}
   %r = egg.kernel @k ins(%a, %v : tensor<128x64xf32>, tensor<64xf32>) -> tensor<128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
                   tuning = #egg.tuning<threads = [32], block = [32], thread = [1], reduction = [16], shared = [0, 1]>} {
@@ -181,7 +181,7 @@ func.func @mma1(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x
 // -----
 
 func.func @mma2(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x128xf32> {
-  // expected-error @+1 {{warp tile 8 of loop 0 is not a multiple of 16 (the mma.sync fragments)}}
+  // expected-error @+1 {{warp tile 8 along M is not a multiple of 16 (the mma.sync fragments)}}
   %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
                   tuning = #egg.tuning<threads = [32, 2, 8], block = [64, 64], warp = [8, 32], reduction = [32], shared = [0, 1], padding = 8, vector = 8>} {
@@ -334,7 +334,7 @@ func.func @wg_swizzle(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> ten
 // A warpgroup's piece spans whole m64 instructions.
 module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
 func.func @wg_m(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
-  // expected-error @+1 {{warp tile 32 of loop 0 is not a multiple of 64 (wgmma's M)}}
+  // expected-error @+1 {{warp tile 32 along M is not a multiple of 64 (wgmma's M)}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
                   tuning = #egg.tuning<threads = [128, 1, 4], block = [128, 128], warp = [32, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>} {
@@ -360,7 +360,7 @@ func.func @wg_m(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<25
 // wgmma's N is a multiple of 8.
 module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
 func.func @wg_n(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
-  // expected-error @+1 {{warp tile 4 of loop 1 is not a multiple of 8 up to 256 (wgmma's N)}}
+  // expected-error @+1 {{warp tile 4 along N is not a multiple of 8 up to 256 (wgmma's N)}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
                   tuning = #egg.tuning<threads = [128, 1, 1], block = [64, 4], warp = [64, 4], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>} {

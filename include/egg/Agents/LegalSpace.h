@@ -61,18 +61,53 @@ analyzeRootLoops(KernelOp kernel, function_ref<InFlightDiagnostic()> emitError);
 
 /// Checks that `tuning` is within what the generic lowering (tile + fuse,
 /// scf.forall on blocks and threads) implements for `kernel`.
-/// The roles of a contraction's loops for the shared-memory GEMM lowering
-/// (docs/pipeline.md, "GEMM through shared memory"): one reduction loop K,
-/// two non-batch parallel loops M (read by `lhs` only) and N (read by `rhs`
-/// only, the innermost index of the result), batch loops read by both.
+/// The roles of a product's loops for the shared-memory GEMM lowering
+/// (docs/pipeline.md, "GEMM through shared memory"): the reduction loops K,
+/// the parallel loops M read by `lhs` only and N read by `rhs` only (N holds
+/// the result's innermost index), batch loops read by both. A matrix
+/// product has one M, N and K loop; a convolution taken as an implicit GEMM
+/// (docs/pipeline.md, "Convolutions as implicit GEMM") several, e.g. M =
+/// (n, oh, ow), N = (f), K = (kh, kw, c) for NHWC. The lowering numbers the
+/// positions of a group row-major over its loops (outermost first).
 struct GemmLoops {
   SmallVector<unsigned> batch;
-  unsigned m = 0, n = 0, k = 0;
+  SmallVector<unsigned> mLoops, nLoops, kLoops; // In loop order.
   unsigned lhs = 0, rhs = 1; // Input operand numbers of A and B.
+  bool isReduction(unsigned d) const { return llvm::is_contained(kLoops, d); }
+  /// The loop of `kLoops`, `mLoops` or `nLoops` that varies fastest.
+  unsigned innerK() const { return kLoops.back(); }
+  unsigned innerM() const { return mLoops.back(); }
+  unsigned innerN() const { return nLoops.back(); }
+  /// Product of `extents` over `loops`.
+  static int64_t extent(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents);
 };
 /// The roles of `op`'s loops, or failure (with the reason in `why`) when it
-/// is not a plain two-input contraction with projected-permutation maps.
+/// is neither a two-input contraction with projected-permutation maps nor a
+/// convolution whose input is indexed by sums of loops (and whose filter
+/// and result by projected permutations) with at least one loop on each
+/// of M, N and K.
 FailureOr<GemmLoops> analyzeGemmLoops(Operation *op, std::string &why);
+
+/// The loop an operand read through `map` is contiguous along: its last
+/// index, when that is a loop (not a sum of loops). Nullopt otherwise.
+std::optional<unsigned> contiguousLoop(AffineMap map);
+
+/// Splits `count` positions over `loops` (of extents `extents`, indexed by
+/// loop) row-major: the innermost loop's whole extent before the next
+/// loop's, so that the split covers one contiguous range of the row-major
+/// numbering. Returns the per-loop counts (in the order of `loops`), or
+/// nullopt when the extents do not divide so.
+std::optional<SmallVector<int64_t>>
+splitRowMajor(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
+              int64_t count);
+
+/// A tile list (one entry per parallel loop of a product with `numLoops`
+/// loops) holding `m` positions over the M loops and `n` over the N loops
+/// (splitRowMajor over `within`, the loop extents or an outer tile indexed
+/// by loop) and 1 on batch loops; nullopt when a group does not split so.
+std::optional<SmallVector<int64_t>> gemmTileList(const GemmLoops &gemm,
+                                                 ArrayRef<int64_t> within,
+                                                 int64_t m, int64_t n);
 
 /// The reduced loop of a column reduction (`reduce_two_stage`,
 /// docs/pipeline.md "Column reductions"): a reduction kernel whose one

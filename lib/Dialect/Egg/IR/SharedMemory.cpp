@@ -29,14 +29,28 @@ FailureOr<int64_t> mlir::egg::estimateSharedMemoryBytes(
   SmallVector<int64_t> tile(ranges.size());
   ArrayRef<int64_t> block = tuning.getBlock();
   ArrayRef<int64_t> reduction = tuning.getReduction();
+  SmallVector<utils::IteratorType> iterators =
+      linalgOp.getIteratorTypesArray();
   size_t p = 0, r = 0;
-  for (auto [i, it] : llvm::enumerate(linalgOp.getIteratorTypesArray())) {
+  for (auto [i, it] : llvm::enumerate(iterators)) {
     int64_t size = 0;
     if (it == utils::IteratorType::parallel)
       size = p < block.size() ? block[p++] : 0;
     else
       size = r < reduction.size() ? reduction[r++] : 0;
     tile[i] = size > 0 ? std::min(size, ranges[i]) : ranges[i];
+  }
+  // One K step over several reduction loops (an implicit-GEMM convolution)
+  // steps through them row-major: the innermost first, the rest by as many
+  // whole rounds as the step spans (rounded up, an upper bound).
+  if (reduction.size() == 1 && linalgOp.getNumReductionLoops() > 1) {
+    int64_t remaining = reduction[0];
+    for (int64_t i = iterators.size() - 1; i >= 0; --i) {
+      if (iterators[i] != utils::IteratorType::reduction)
+        continue;
+      tile[i] = std::max<int64_t>(1, std::min(remaining, ranges[i]));
+      remaining = (remaining + ranges[i] - 1) / ranges[i];
+    }
   }
   // Evaluate at the last index of the tile: for the monotone maps linalg uses
   // (projections, convolution sums) that is the largest index touched.

@@ -3,6 +3,7 @@
 #include "BlockOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -58,6 +59,21 @@ SmallVector<Value> mlir::egg::applyMap(AffineMap map, ArrayRef<Value> loopIdx) {
   SmallVector<Value> idx;
   for (unsigned r = 0; r < map.getNumResults(); ++r)
     idx.push_back(loopIdx[map.getDimPosition(r)]);
+  return idx;
+}
+
+SmallVector<Value> mlir::egg::applyMap(OpBuilder &b, Location loc,
+                                       AffineMap map,
+                                       ArrayRef<Value> loopIdx) {
+  SmallVector<Value> idx;
+  for (AffineExpr result : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(result)) {
+      idx.push_back(loopIdx[dim.getPosition()]);
+      continue;
+    }
+    idx.push_back(
+        affine::expandAffineExpr(b, loc, result, loopIdx, ValueRange{}));
+  }
   return idx;
 }
 

@@ -34,6 +34,10 @@ bool isTemporary(Value buffer, gpu::LaunchOp launch);
 /// Indices into an operand read through the projected permutation `map` at
 /// loop indices `loopIdx`.
 SmallVector<Value> applyMap(AffineMap map, ArrayRef<Value> loopIdx);
+/// The same for any affine `map` (a convolution's input, oh * s + kh):
+/// results that are not a loop are computed at `b`'s insertion point.
+SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
+                            ArrayRef<Value> loopIdx);
 
 /// The linalg ops of `launch`, which must all be directly in its body.
 FailureOr<SmallVector<linalg::LinalgOp>> collectBlockOps(gpu::LaunchOp launch);

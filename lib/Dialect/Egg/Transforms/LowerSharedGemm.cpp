@@ -61,6 +61,9 @@ struct Plan {
   /// Block tile, K step, and the thread tile (or, with `mma`, warp tile).
   int64_t bm = 0, bn = 0, bk = 0, tm = 0, tn = 0;
   int64_t stages = 1, padding = 0, vector = 1;
+  /// Each loop's extent within the block (a convolution's M and N groups
+  /// number their positions row-major over these; docs/pipeline.md).
+  SmallVector<int64_t> blockExtents;
   bool async = false;
   bool mma = false;
   /// Warpgroup MMA (a warpgroup per warp tile); implies `mma`.
@@ -99,9 +102,14 @@ public:
   SmallVector<Value> productIndices(OpBuilder &b, Value m, Value n);
 
 private:
+  /// Sets `loopIdx` at `loops` to the row-major digits of `flat` over
+  /// `extents` (indexed by loop); a single loop takes `flat` itself.
+  void decode(OpBuilder &b, ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
+              Value flat, SmallVector<Value> &loopIdx);
+
   struct Operand {
     unsigned which;  // Input operand number of the product.
-    unsigned mnLoop; // Its M or N loop.
+    ArrayRef<unsigned> mnLoops; // Its M or N loops.
     int64_t tileMN;  // BM or BN.
     Value global;    // The block's view of the input.
     Value shared;  // [stages][BK][tileMN + pad] or [stages][tileMN][BK + pad].
@@ -224,16 +232,31 @@ GemmBuilder::accumulatorPositions(OpBuilder &b) {
   return positions;
 }
 
+void GemmBuilder::decode(OpBuilder &b, ArrayRef<unsigned> loops,
+                         ArrayRef<int64_t> extents, Value flat,
+                         SmallVector<Value> &loopIdx) {
+  for (unsigned i = loops.size(); i-- > 0;) {
+    if (i == 0) {
+      loopIdx[loops[i]] = flat;
+      break;
+    }
+    Value extent = constIndex(b, loc, extents[loops[i]]);
+    loopIdx[loops[i]] = arith::RemUIOp::create(b, loc, flat, extent);
+    flat = arith::DivUIOp::create(b, loc, flat, extent);
+  }
+}
+
 SmallVector<Value> GemmBuilder::productIndices(OpBuilder &b, Value m, Value n) {
   SmallVector<Value> idx(gemm.getNumLoops(), constIndex(b, loc, 0));
-  idx[plan.loops.m] = m;
-  idx[plan.loops.n] = n;
+  decode(b, plan.loops.mLoops, plan.blockExtents, m, idx);
+  decode(b, plan.loops.nLoops, plan.blockExtents, n, idx);
   return idx;
 }
 
 void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
                            Value stage) {
   AffineMap map = gemm.getMatchingIndexingMap(gemm.getDpsInputOperand(x.which));
+  SmallVector<int64_t> extents = gemm.getStaticLoopRanges();
   Type element = getElementTypeOrSelf(x.global.getType());
   int64_t v = plan.vector;
   int64_t along = (x.fastIsMN ? x.tileMN : plan.bk) / v;
@@ -253,9 +276,10 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
     Value mn = x.fastIsMN ? fast : slow;
     Value k = x.fastIsMN ? slow : fast;
     SmallVector<Value> loopIdx(gemm.getNumLoops(), constIndex(b, loc, 0));
-    loopIdx[x.mnLoop] = mn;
-    loopIdx[plan.loops.k] = arith::AddIOp::create(b, loc, kBase, k);
-    SmallVector<Value> src = applyMap(map, loopIdx);
+    decode(b, x.mnLoops, plan.blockExtents, mn, loopIdx);
+    decode(b, plan.loops.kLoops, extents,
+           arith::AddIOp::create(b, loc, kBase, k), loopIdx);
+    SmallVector<Value> src = applyMap(b, loc, map, loopIdx);
     // `offset` elements along the global layout's contiguous dimension.
     auto sharedAt = [&](int64_t offset) -> SmallVector<Value> {
       if (plan.wgmma) // One 16-byte piece (checkLowerable).
@@ -598,14 +622,16 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
 
 FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
                                                          ValueRange initial) {
-  auto addBuffer = [&](unsigned which, unsigned mnLoop,
+  auto addBuffer = [&](unsigned which, ArrayRef<unsigned> mnLoops,
                        int64_t tileMN) -> MemRefType {
     Value global = gemm.getDpsInputOperand(which)->get();
     AffineMap map = gemm.getMatchingIndexingMap(gemm.getDpsInputOperand(which));
     Type element = getElementTypeOrSelf(global.getType());
     auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                             gpu::AddressSpace::Workgroup);
-    bool fastIsMN = map.getDimPosition(map.getNumResults() - 1) == mnLoop;
+    // An input contiguous along neither (an NCHW input, read along
+    // ow * s + kw) is copied an element at a time (checkLowerable).
+    bool fastIsMN = contiguousLoop(map) == mnLoops.back();
     // FMA tiles are read along M/N; tensor-core tiles keep the global
     // layout (ldmatrix transposes on the way to registers).
     bool sharedFastIsMN = plan.mma ? fastIsMN : true;
@@ -618,14 +644,14 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
       shape = {plan.stages, tileMN * plan.bk};
     auto type =
         MemRefType::get(shape, element, MemRefLayoutAttrInterface(), space);
-    operands.push_back({which, mnLoop, tileMN, global, Value(), fastIsMN,
+    operands.push_back({which, mnLoops, tileMN, global, Value(), fastIsMN,
                         sharedFastIsMN,
                         (element.getIntOrFloatBitWidth() + 7) / 8});
     return type;
   };
   SmallVector<MemRefType, 2> types = {
-      addBuffer(plan.loops.lhs, plan.loops.m, plan.bm),
-      addBuffer(plan.loops.rhs, plan.loops.n, plan.bn)};
+      addBuffer(plan.loops.lhs, plan.loops.mLoops, plan.bm),
+      addBuffer(plan.loops.rhs, plan.loops.nLoops, plan.bn)};
   // Up to 48 KB: static workgroup buffers. Beyond (tensor-core tiles with
   // deep pipelines, checkLowerable): views of the block's dynamic shared
   // memory, whose size the launch carries (the driver needs an opt-in
@@ -685,7 +711,8 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
                           arith::AddIOp::create(b, loc, alignedStart,
                                                 constIndex(b, loc, offset)));
 
-  int64_t extentK = gemm.getStaticLoopRanges()[plan.loops.k];
+  int64_t extentK =
+      GemmLoops::extent(plan.loops.kLoops, gemm.getStaticLoopRanges());
   int64_t numK = extentK / plan.bk;
   int64_t stages = plan.stages;
   auto copyBoth = [&](OpBuilder &nb, Value kt, Value stage) {
@@ -786,17 +813,21 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   plan.mma = isMmaGemm(tuning);
   plan.wgmma = isWgmmaGemm(tuning);
   ArrayRef<int64_t> inner = plan.mma ? tuning.getWarp() : tuning.getThread();
-  // Tile lists are per parallel loop, in loop order (checkLowerable).
+  // Tile lists are per parallel loop, in loop order (checkLowerable); a
+  // group's tile is the product over its loops.
+  plan.bm = plan.bn = plan.tm = plan.tn = 1;
+  plan.blockExtents.assign(gemm.getNumLoops(), 1);
   unsigned p = 0;
   for (unsigned d = 0; d < gemm.getNumLoops(); ++d) {
-    if (d == loops->k)
+    if (loops->isReduction(d))
       continue;
-    if (d == loops->m) {
-      plan.bm = tuning.getBlock()[p];
-      plan.tm = inner[p];
-    } else if (d == loops->n) {
-      plan.bn = tuning.getBlock()[p];
-      plan.tn = inner[p];
+    plan.blockExtents[d] = tuning.getBlock()[p];
+    if (llvm::is_contained(loops->mLoops, d)) {
+      plan.bm *= tuning.getBlock()[p];
+      plan.tm *= inner[p];
+    } else if (llvm::is_contained(loops->nLoops, d)) {
+      plan.bn *= tuning.getBlock()[p];
+      plan.tn *= inner[p];
     }
     ++p;
   }
@@ -864,7 +895,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   std::optional<unsigned> pairedDim;
   if (plan->mma)
     pairedDim = outMap.getResultPosition(
-        getAffineDimExpr(plan->loops.n, gemm.getContext()));
+        getAffineDimExpr(plan->loops.innerN(), gemm.getContext()));
   return applyEpilogueInRegisters(b, launch, acc, accIndices, *finals,
                                   ArrayRef(std::next(gemmIt), ops.end()),
                                   producers, pairedDim);
