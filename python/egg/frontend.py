@@ -557,14 +557,25 @@ class Importer:
         return result
 
     def convolution(self, node):
-        x, w = self.materialize(self.arg(node.args[0])), self.materialize(self.arg(node.args[1]))
+        x, w = self.arg(node.args[0]), self.arg(node.args[1])
         bias = node.args[2]
         stride, padding, dilation, transposed, _, groups = node.args[3:9]
+        channels_last = (groups == 1 and bias is None and x.phys == [0, 2, 3, 1]
+                         and w.phys == [0, 2, 3, 1] and x.dtype == w.dtype)
+        if not channels_last:
+            x, w = self.materialize(x), self.materialize(w)
         if transposed or len(x.shape) != 4:
             raise UnsupportedOp(f"{node.format_node()}: only 2-D, non-transposed convolutions")
-        if x.dtype != "f32":
-            raise UnsupportedOp(f"{node.format_node()}: convolutions in {x.dtype}")
         out_shape = self.shape_of(node)
+        # Channels-last input and weight (NCHW views of NHWC and FHWC
+        # tensors, as permute() or channels_last memory give): an NHWC
+        # convolution on the tensors as laid out, no transposes.
+        if (groups == 1 and bias is None and x.phys == [0, 2, 3, 1] and w.phys == [0, 2, 3, 1]
+                and x.dtype == w.dtype):
+            return self.convolution_nhwc(x, w, stride, padding, dilation, out_shape)
+        if x.dtype != "f32":
+            raise UnsupportedOp(f"{node.format_node()}: convolutions in {x.dtype} "
+                                "(f16/bf16 convolutions take channels-last inputs and weights)")
         if any(padding):
             ph, pw = padding
             padded = (x.shape[0], x.shape[1], x.shape[2] + 2 * ph, x.shape[3] + 2 * pw)
@@ -601,6 +612,52 @@ class Importer:
                 return [f"{r} = arith.addf {n[0]}, {n[1]} : {dt}"], r
             out = self.elementwise(node, [out, bv], add)
         return out
+
+    def convolution_nhwc(self, x, w, stride, padding, dilation, out_shape):
+        """out[n, oh, ow, f] = sum x[n, oh*s + kh*d, ow*s + kw*d, c] w[f, kh, kw, c]
+        on the physical NHWC / FHWC tensors, accumulated in f32; the result
+        is an NCHW view of an NHWC tensor."""
+        dt = x.dtype
+        xp = self.plain(x.name, x.phys_shape, dt)
+        if any(padding):
+            ph, pw = padding
+            n, h, wd, c = x.phys_shape
+            padded = (n, h + 2 * ph, wd + 2 * pw, c)
+            zero, name = self.e.fresh("c"), self.e.fresh("p")
+            self.e.emit(f"{zero} = arith.constant {float_literal(0.0, dt)} : {dt}")
+            self.e.emit(f"{name} = tensor.pad {x.name} low[0, {ph}, {pw}, 0] high[0, {ph}, {pw}, 0] {{")
+            self.e.emit("^bb0(%i0: index, %i1: index, %i2: index, %i3: index):")
+            self.e.emit(f"  tensor.yield {zero} : {dt}")
+            self.e.emit(f"}} : {tensor_type(x.phys_shape, dt)} to {tensor_type(padded, dt)}")
+            xp = self.plain(name, padded, dt)
+        n, f, oh, ow = out_shape
+        phys_out = (n, oh, ow, f)
+        (sh, sw), (dh, dw) = stride, dilation
+        dims = "(d0, d1, d2, d3, d4, d5, d6)"
+        maps = [f"affine_map<{dims} -> (d0, d1 * {sh} + d4 * {dh}, d2 * {sw} + d5 * {dw}, d6)>",
+                f"affine_map<{dims} -> (d3, d4, d5, d6)>",
+                f"affine_map<{dims} -> (d0, d1, d2, d3)>"]
+        iters = ", ".join(['"parallel"'] * 4 + ['"reduction"'] * 3)
+        init = self.e.filled(phys_out, "f32", 0.0)
+        name, ot = self.e.fresh("cv"), tensor_type(phys_out, "f32")
+        self.e.emit(f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{iters}]}} "
+                    f"ins({xp.name}, {w.name} : {tensor_type(xp.phys_shape, dt)}, {tensor_type(w.phys_shape, dt)}) "
+                    f"outs({init} : {ot}) {{")
+        self.e.emit(f"^bb0(%a: {dt}, %b: {dt}, %acc: f32):")
+        a, b = "%a", "%b"
+        if dt != "f32":
+            a, b = self.e.fresh("t"), self.e.fresh("t")
+            self.e.emit(f"  {a} = arith.extf %a : {dt} to f32")
+            self.e.emit(f"  {b} = arith.extf %b : {dt} to f32")
+        m, r = self.e.fresh("t"), self.e.fresh("t")
+        self.e.emit(f"  {m} = arith.mulf {a}, {b} : f32")
+        self.e.emit(f"  {r} = arith.addf %acc, {m} : f32")
+        self.e.emit(f"  linalg.yield {r} : f32")
+        self.e.emit(f"}} -> {ot}")
+        out = self.plain(name, phys_out, "f32")
+        if dt != "f32":
+            out = self.truncate(out, dt)
+        return Value(out.name, phys_out, tuple(out_shape), dt, [0, 2, 3, 1])
 
     def layer_norm(self, node):
         x = self.arg(node.args[0])

@@ -68,13 +68,26 @@ FailureOr<int64_t> mlir::egg::estimateSharedMemoryBytes(
     if (!elementType.isIntOrFloat())
       return emitError() << "cannot size a shared tile of " << elementType;
     AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
-    SmallVector<int64_t> extents = map.compose(last);
     int64_t elems = 1;
-    for (auto [d, e] : llvm::enumerate(extents)) {
-      int64_t extent = e + 1;
-      if (d + 1 == extents.size())
-        extent += tuning.getPadding();
-      elems = mulSat(elems, extent);
+    if (map.isProjectedPermutation()) {
+      SmallVector<int64_t> extents = map.compose(last);
+      for (auto [d, e] : llvm::enumerate(extents)) {
+        int64_t extent = e + 1;
+        if (d + 1 == extents.size())
+          extent += tuning.getPadding();
+        elems = mulSat(elems, extent);
+      }
+    } else {
+      // A convolution's input is copied as the implicit GEMM's tile: one
+      // element per combination of the tiled loops it reads (its window,
+      // with strides, would overcount).
+      int64_t lastTile = 1;
+      for (unsigned d = 0; d < tile.size(); ++d)
+        if (map.isFunctionOfDim(d)) {
+          elems = mulSat(elems, tile[d]);
+          lastTile = tile[d];
+        }
+      elems = mulSat(elems / lastTile, lastTile + tuning.getPadding());
     }
     total = addSat(
         total, mulSat(elems, (elementType.getIntOrFloatBitWidth() + 7) / 8));
