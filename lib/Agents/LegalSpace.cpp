@@ -849,9 +849,9 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     if (!wantBlock || *wantBlock != blocks || !wantInner ||
         *wantInner != inners)
       return emitError() << "the " << (isM ? "M" : "N") << " loops ("
-                         << ArrayRef<unsigned>(loops) << ") take block tiles "
-                         << ArrayRef<int64_t>(blocks) << " and " << level
-                         << " tiles " << ArrayRef<int64_t>(inners)
+                         << ArrayRef<unsigned>(loops) << ") take block tiles ["
+                         << ArrayRef<int64_t>(blocks) << "] and " << level
+                         << " tiles [" << ArrayRef<int64_t>(inners) << "]"
                          << ": each must cover whole inner loops and part of "
                             "one (a contiguous row-major range)";
   }

@@ -563,3 +563,88 @@ func.func @wg_chip_later(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> 
   return %r : tensor<256x256xf32>
 }
 }
+// -----
+
+// Convolutions: the GEMM lowering only as conv_implicit_gemm.
+func.func @conv_direct_promoted(%a: tensor<1x6x34x32xf32>, %b: tensor<3x3x32x64xf32>) -> tensor<1x4x32x64xf32> {
+  // expected-error @+1 {{a convolution takes shared-memory promotion as an implicit GEMM: its structure must be conv_implicit_gemm}}
+  %r = egg.kernel @k ins(%a, %b : tensor<1x6x34x32xf32>, tensor<3x3x32x64xf32>) -> tensor<1x4x32x64xf32>
+      attributes {structure = #egg.structure<conv_direct>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [1, 1, 32, 32], thread = [1, 1, 4, 4], reduction = [16], shared = [0, 1], vector = 4>} {
+  ^bb0(%x: tensor<1x6x34x32xf32>, %y: tensor<3x3x32x64xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<1x4x32x64xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x32x64xf32>) -> tensor<1x4x32x64xf32>
+    %c = linalg.conv_2d_nhwc_hwcf ins(%x, %y : tensor<1x6x34x32xf32>, tensor<3x3x32x64xf32>) outs(%f : tensor<1x4x32x64xf32>) -> tensor<1x4x32x64xf32>
+    egg.yield %c : tensor<1x4x32x64xf32>
+  }
+  return %r : tensor<1x4x32x64xf32>
+}
+// -----
+
+func.func @implicit_gemm_not_promoted(%a: tensor<1x6x34x32xf32>, %b: tensor<3x3x32x64xf32>) -> tensor<1x4x32x64xf32> {
+  // expected-error @+1 {{conv_implicit_gemm runs through the GEMM lowering: its tuning must promote both inputs to shared memory (shared = [0, 1])}}
+  %r = egg.kernel @k ins(%a, %b : tensor<1x6x34x32xf32>, tensor<3x3x32x64xf32>) -> tensor<1x4x32x64xf32>
+      attributes {structure = #egg.structure<conv_implicit_gemm>,
+                  tuning = #egg.tuning<threads = [64], block = [1, 1, 32, 64], thread = [1, 1, 1, 1]>} {
+  ^bb0(%x: tensor<1x6x34x32xf32>, %y: tensor<3x3x32x64xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<1x4x32x64xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x32x64xf32>) -> tensor<1x4x32x64xf32>
+    %c = linalg.conv_2d_nhwc_hwcf ins(%x, %y : tensor<1x6x34x32xf32>, tensor<3x3x32x64xf32>) outs(%f : tensor<1x4x32x64xf32>) -> tensor<1x4x32x64xf32>
+    egg.yield %c : tensor<1x4x32x64xf32>
+  }
+  return %r : tensor<1x4x32x64xf32>
+}
+// -----
+
+// A 64-position M tile over (n, oh, ow) = (1, 4, 32) must be two whole
+// output rows, not 32 positions of two rows (not one contiguous range).
+func.func @conv_tile_not_row_major(%a: tensor<1x6x34x32xf32>, %b: tensor<3x3x32x64xf32>) -> tensor<1x4x32x64xf32> {
+  // expected-error @+1 {{the M loops (0, 1, 2) take block tiles [1, 4, 16] and thread tiles [1, 1, 4]: each must cover whole inner loops and part of one (a contiguous row-major range)}}
+  %r = egg.kernel @k ins(%a, %b : tensor<1x6x34x32xf32>, tensor<3x3x32x64xf32>) -> tensor<1x4x32x64xf32>
+      attributes {structure = #egg.structure<conv_implicit_gemm>,
+                  tuning = #egg.tuning<threads = [16, 16], block = [1, 4, 16, 64], thread = [1, 1, 4, 4], reduction = [16], shared = [0, 1], vector = 4>} {
+  ^bb0(%x: tensor<1x6x34x32xf32>, %y: tensor<3x3x32x64xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<1x4x32x64xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x32x64xf32>) -> tensor<1x4x32x64xf32>
+    %c = linalg.conv_2d_nhwc_hwcf ins(%x, %y : tensor<1x6x34x32xf32>, tensor<3x3x32x64xf32>) outs(%f : tensor<1x4x32x64xf32>) -> tensor<1x4x32x64xf32>
+    egg.yield %c : tensor<1x4x32x64xf32>
+  }
+  return %r : tensor<1x4x32x64xf32>
+}
+// -----
+
+// An NCHW input is contiguous along ow + kw: neither M nor K.
+func.func @conv_nchw_vector(%a: tensor<1x32x6x35xf32>, %b: tensor<64x32x3x4xf32>) -> tensor<1x64x4x32xf32> {
+  // expected-error @+1 {{input 0 is not contiguous along its matrix dimensions: only FMA tiles with vector = 1 read it}}
+  %r = egg.kernel @k ins(%a, %b : tensor<1x32x6x35xf32>, tensor<64x32x3x4xf32>) -> tensor<1x64x4x32xf32>
+      attributes {structure = #egg.structure<conv_implicit_gemm>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [1, 32, 1, 32], thread = [1, 4, 1, 4], reduction = [16], shared = [0, 1], vector = 4>} {
+  ^bb0(%x: tensor<1x32x6x35xf32>, %y: tensor<64x32x3x4xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<1x64x4x32xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x64x4x32xf32>) -> tensor<1x64x4x32xf32>
+    %c = linalg.conv_2d_nchw_fchw ins(%x, %y : tensor<1x32x6x35xf32>, tensor<64x32x3x4xf32>) outs(%f : tensor<1x64x4x32xf32>) -> tensor<1x64x4x32xf32>
+    egg.yield %c : tensor<1x64x4x32xf32>
+  }
+  return %r : tensor<1x64x4x32xf32>
+}
+// -----
+
+// Block tiles that leave n, oh, ow and f all split: four grid loops.
+func.func @conv_grid(%a: tensor<2x6x34x32xf32>, %b: tensor<3x3x32x64xf32>) -> tensor<2x4x32x64xf32> {
+  // expected-error @+1 {{the block tile leaves 4 loops to the grid, which has 3 dimensions}}
+  %r = egg.kernel @k ins(%a, %b : tensor<2x6x34x32xf32>, tensor<3x3x32x64xf32>) -> tensor<2x4x32x64xf32>
+      attributes {structure = #egg.structure<conv_implicit_gemm>,
+                  tuning = #egg.tuning<threads = [8, 4], block = [1, 1, 16, 32], thread = [1, 1, 4, 4], reduction = [16], shared = [0, 1], vector = 4>} {
+  ^bb0(%x: tensor<2x6x34x32xf32>, %y: tensor<3x3x32x64xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<2x4x32x64xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x32x64xf32>) -> tensor<2x4x32x64xf32>
+    %c = linalg.conv_2d_nhwc_hwcf ins(%x, %y : tensor<2x6x34x32xf32>, tensor<3x3x32x64xf32>) outs(%f : tensor<2x4x32x64xf32>) -> tensor<2x4x32x64xf32>
+    egg.yield %c : tensor<2x4x32x64xf32>
+  }
+  return %r : tensor<2x4x32x64xf32>
+}
