@@ -34,8 +34,7 @@ struct GemmTiles {
 static std::optional<GemmTiles> gemmTiles(const GemmLoops &gemm,
                                           ArrayRef<int64_t> extents, int64_t m,
                                           int64_t n, int64_t om, int64_t on) {
-  std::optional<SmallVector<int64_t>> block =
-      gemmTileList(gemm, extents, m, n);
+  std::optional<SmallVector<int64_t>> block = gemmTileList(gemm, extents, m, n);
   if (!block)
     return std::nullopt;
   SmallVector<int64_t> blockExtents(extents.size(), 1);
@@ -200,8 +199,7 @@ private:
           gemmTiles(*gemm, extents, t.bm, t.bn, t.wm, t.wn);
       if (!tile)
         continue;
-      int64_t blocks =
-          mulSat(batches, (extentM / t.bm) * (extentN / t.bn));
+      int64_t blocks = mulSat(batches, (extentM / t.bm) * (extentN / t.bn));
       if (blocks * 4 < target.getSmCount() * 3)
         continue;
       ArrayRef<int64_t> block = tile->block, warp = tile->inner;

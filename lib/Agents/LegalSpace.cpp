@@ -509,7 +509,8 @@ FailureOr<GemmLoops> mlir::egg::analyzeGemmLoops(Operation *op,
     bool inA = maps[0].isFunctionOfDim(d), inB = maps[1].isFunctionOfDim(d);
     if (iterators[d] == utils::IteratorType::reduction) {
       if (!inA || !inB) {
-        why = "reduction loop " + std::to_string(d) + " is not read by both "
+        why = "reduction loop " + std::to_string(d) +
+              " is not read by both "
               "inputs";
         return failure();
       }

@@ -367,7 +367,15 @@ private:
              "`swizzle = xor128` and no padding, `vector` = 16 bytes, the "
              "tile extent along each operand's contiguous dimension (BK for "
              "K-contiguous, BM/BN and WM/WN for M/N-contiguous) a multiple "
-             "of 64 elements.";
+             "of 64 elements. A conv_implicit_gemm convolution must take "
+             "this path, with M, N and K groups of loops (M: output loops "
+             "only the input reads, N: those only the filter reads, K: the "
+             "reductions): BM is the product of the block tile over the M "
+             "loops, which must cover whole inner loops and part of one "
+             "(e.g. [1, 2, 32] on (n, oh, ow) for 64 positions of a 32-wide "
+             "output), likewise BN, WM/TM and WN/TN within the block tile; "
+             "BK divides the product of the K extents; an input contiguous "
+             "along neither group (NCHW) needs vector 1 and FMA tiles.";
     return "Rules of the generic lowering: `block` and `thread` have one "
            "entry per parallel loop of the root op, tiles divide the "
            "extents, at most 3 tiled loops per level, `threads` (x "

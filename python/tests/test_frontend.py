@@ -48,3 +48,28 @@ def test_integer_inputs_are_refused():
 
     with pytest.raises(UnsupportedOp, match="element type"):
         to_mlir(Adder(), [torch.ones(4, dtype=torch.int32)])
+
+
+def test_half_precision_nchw_convolution_is_refused():
+    class Conv(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(4, 8, 3, dtype=torch.float16)
+
+        def forward(self, x):
+            return self.conv(x)
+
+    with pytest.raises(UnsupportedOp, match="channels-last"):
+        to_mlir(Conv(), [torch.randn(1, 4, 8, 8, dtype=torch.float16)])
+
+
+def test_channels_last_convolution_is_one_nhwc_generic():
+    name, model, inputs, imported = import_problem(
+        str(Path(__file__).resolve().parents[1] / "problems" / "conv2d_channels_last_f16.py"))
+    text = imported.mlir
+    # No transposes: the input is padded along H and W only and read as
+    # laid out; the weight is read [F, KH, KW, C].
+    assert "low[0, 1, 1, 0]" in text
+    assert "(d0, d1 * 2 + d4 * 1, d2 * 2 + d5 * 1, d6)" in text
+    assert "(d3, d4, d5, d6)" in text
+    assert "linalg.transpose" not in text

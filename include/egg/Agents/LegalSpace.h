@@ -97,9 +97,9 @@ std::optional<unsigned> contiguousLoop(AffineMap map);
 /// loop's, so that the split covers one contiguous range of the row-major
 /// numbering. Returns the per-loop counts (in the order of `loops`), or
 /// nullopt when the extents do not divide so.
-std::optional<SmallVector<int64_t>>
-splitRowMajor(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
-              int64_t count);
+std::optional<SmallVector<int64_t>> splitRowMajor(ArrayRef<unsigned> loops,
+                                                  ArrayRef<int64_t> extents,
+                                                  int64_t count);
 
 /// A tile list (one entry per parallel loop of a product with `numLoops`
 /// loops) holding `m` positions over the M loops and `n` over the N loops

@@ -29,8 +29,7 @@ FailureOr<int64_t> mlir::egg::estimateSharedMemoryBytes(
   SmallVector<int64_t> tile(ranges.size());
   ArrayRef<int64_t> block = tuning.getBlock();
   ArrayRef<int64_t> reduction = tuning.getReduction();
-  SmallVector<utils::IteratorType> iterators =
-      linalgOp.getIteratorTypesArray();
+  SmallVector<utils::IteratorType> iterators = linalgOp.getIteratorTypesArray();
   size_t p = 0, r = 0;
   for (auto [i, it] : llvm::enumerate(iterators)) {
     int64_t size = 0;

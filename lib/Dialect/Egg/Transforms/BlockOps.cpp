@@ -63,8 +63,7 @@ SmallVector<Value> mlir::egg::applyMap(AffineMap map, ArrayRef<Value> loopIdx) {
 }
 
 SmallVector<Value> mlir::egg::applyMap(OpBuilder &b, Location loc,
-                                       AffineMap map,
-                                       ArrayRef<Value> loopIdx) {
+                                       AffineMap map, ArrayRef<Value> loopIdx) {
   SmallVector<Value> idx;
   for (AffineExpr result : map.getResults()) {
     if (auto dim = dyn_cast<AffineDimExpr>(result)) {
@@ -147,8 +146,8 @@ mlir::egg::accumulatorStart(gpu::LaunchOp launch,
 static bool isEvenIndex(OpFoldResult ofr) {
   if (std::optional<int64_t> c = getConstantIntValue(ofr))
     return *c % 2 == 0;
-  auto apply = dyn_cast_or_null<affine::AffineApplyOp>(
-      cast<Value>(ofr).getDefiningOp());
+  auto apply =
+      dyn_cast_or_null<affine::AffineApplyOp>(cast<Value>(ofr).getDefiningOp());
   return apply && apply.getAffineMap().getResult(0).isMultipleOf(2);
 }
 
@@ -170,9 +169,8 @@ static bool hasEvenLayout(Value buffer) {
     return offset % 2 == 0;
   auto subview = buffer.getDefiningOp<memref::SubViewOp>();
   if (!subview || subview.getSourceType().getRank() != type.getRank() ||
-      !llvm::all_of(subview.getMixedStrides(), [](OpFoldResult s) {
-        return getConstantIntValue(s) == 1;
-      }))
+      !llvm::all_of(subview.getMixedStrides(),
+                    [](OpFoldResult s) { return getConstantIntValue(s) == 1; }))
     return false;
   return isEvenIndex(subview.getMixedOffsets().back()) &&
          hasEvenLayout(subview.getSource());

@@ -108,10 +108,10 @@ private:
               Value flat, SmallVector<Value> &loopIdx);
 
   struct Operand {
-    unsigned which;  // Input operand number of the product.
+    unsigned which;             // Input operand number of the product.
     ArrayRef<unsigned> mnLoops; // Its M or N loops.
-    int64_t tileMN;  // BM or BN.
-    Value global;    // The block's view of the input.
+    int64_t tileMN;             // BM or BN.
+    Value global;               // The block's view of the input.
     Value shared;  // [stages][BK][tileMN + pad] or [stages][tileMN][BK + pad].
     bool fastIsMN; // Contiguous in global along M/N (else along K).
     bool sharedFastIsMN; // Contiguous in shared memory along M/N.
