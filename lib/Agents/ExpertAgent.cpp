@@ -25,30 +25,6 @@ static int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
   return 1;
 }
 
-/// A product's block tile list (one entry per parallel loop) of `m` x `n`
-/// positions and its owners' (warps', warpgroups' or threads') lists of
-/// `om` x `on` each; nullopt where the loops do not split so (gemmTileList).
-struct GemmTiles {
-  SmallVector<int64_t> block, inner;
-};
-static std::optional<GemmTiles> gemmTiles(const GemmLoops &gemm,
-                                          ArrayRef<int64_t> extents, int64_t m,
-                                          int64_t n, int64_t om, int64_t on) {
-  std::optional<SmallVector<int64_t>> block = gemmTileList(gemm, extents, m, n);
-  if (!block)
-    return std::nullopt;
-  SmallVector<int64_t> blockExtents(extents.size(), 1);
-  unsigned p = 0;
-  for (unsigned d = 0; d < extents.size(); ++d)
-    if (!gemm.isReduction(d))
-      blockExtents[d] = (*block)[p++];
-  std::optional<SmallVector<int64_t>> inner =
-      gemmTileList(gemm, blockExtents, om, on);
-  if (!inner)
-    return std::nullopt;
-  return GemmTiles{*block, *inner};
-}
-
 /// The number of matrices a batched product computes.
 static int64_t batchCount(const GemmLoops &gemm, ArrayRef<int64_t> extents) {
   int64_t batches = 1;
@@ -288,8 +264,8 @@ private:
           gemmTiles(*gemm, extents, bm, bn, wm, wn);
       std::optional<GemmTiles> threadTiles =
           gemmTiles(*gemm, extents, bm, bn, tm, tn);
-      SmallVector<int64_t> block = *blockTile;
-      SmallVector<int64_t> warp, thread;
+      ArrayRef<int64_t> block = *blockTile;
+      ArrayRef<int64_t> warp, thread;
       if (warpTiles)
         warp = warpTiles->inner;
       if (threadTiles)

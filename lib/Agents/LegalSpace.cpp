@@ -461,6 +461,26 @@ std::optional<unsigned> mlir::egg::contiguousLoop(AffineMap map) {
   return dim.getPosition();
 }
 
+std::optional<GemmTiles> mlir::egg::gemmTiles(const GemmLoops &gemm,
+                                              ArrayRef<int64_t> extents,
+                                              int64_t m, int64_t n, int64_t om,
+                                              int64_t on) {
+  std::optional<SmallVector<int64_t>> block = gemmTileList(gemm, extents, m, n);
+  if (!block)
+    return std::nullopt;
+  // The block's extent of each loop, for the split among its owners.
+  SmallVector<int64_t> blockExtents(extents.size(), 1);
+  unsigned p = 0;
+  for (unsigned d = 0; d < extents.size(); ++d)
+    if (!gemm.isReduction(d))
+      blockExtents[d] = (*block)[p++];
+  std::optional<SmallVector<int64_t>> inner =
+      gemmTileList(gemm, blockExtents, om, on);
+  if (!inner)
+    return std::nullopt;
+  return GemmTiles{*block, *inner};
+}
+
 FailureOr<GemmLoops> mlir::egg::analyzeGemmLoops(Operation *op,
                                                  std::string &why) {
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
@@ -1210,26 +1230,16 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
                       int64_t perN, int64_t bk, int64_t padding,
                       Swizzle swizzle, int64_t vector, CopyEngine copy,
                       int64_t stages) {
-    std::optional<SmallVector<int64_t>> block =
-        gemmTileList(*gemm, extents, bm, bn);
-    if (!block)
-      return;
-    // The block's extent of each loop, for the split among its owners.
-    SmallVector<int64_t> blockExtents(extents.size(), 1);
-    unsigned p = 0;
-    for (unsigned d = 0; d < extents.size(); ++d)
-      if (!gemm->isReduction(d))
-        blockExtents[d] = (*block)[p++];
-    std::optional<SmallVector<int64_t>> warp =
-        gemmTileList(*gemm, blockExtents, bm / perM, bn / perN);
-    if (!warp)
+    std::optional<GemmTiles> tiles =
+        gemmTiles(*gemm, extents, bm, bn, bm / perM, bn / perN);
+    if (!tiles)
       return;
     TuningAttr tuning = TuningAttr::getChecked(
         function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-        ArrayRef<int64_t>{group, perN, perM}, ArrayRef<int64_t>(*block),
-        ArrayRef<int64_t>(*warp), ArrayRef<int64_t>{}, ArrayRef<int64_t>{bk},
-        anchor.getShared(), anchor.getRegisters(), padding, swizzle, vector,
-        copy, stages);
+        ArrayRef<int64_t>{group, perN, perM}, ArrayRef<int64_t>(tiles->block),
+        ArrayRef<int64_t>(tiles->inner), ArrayRef<int64_t>{},
+        ArrayRef<int64_t>{bk}, anchor.getShared(), anchor.getRegisters(),
+        padding, swizzle, vector, copy, stages);
     if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
       found.push_back({tuningDistance(tuning, anchor), tuning});
   };

@@ -560,6 +560,9 @@ class Importer:
         x, w = self.arg(node.args[0]), self.arg(node.args[1])
         bias = node.args[2]
         stride, padding, dilation, transposed, _, groups = node.args[3:9]
+        # Channels-last input and weight (NCHW views of NHWC and FHWC
+        # tensors, as permute() or channels_last memory give): an NHWC
+        # convolution on the tensors as laid out, no transposes.
         channels_last = (groups == 1 and bias is None and x.phys == [0, 2, 3, 1]
                          and w.phys == [0, 2, 3, 1] and x.dtype == w.dtype)
         if not channels_last:
@@ -567,11 +570,7 @@ class Importer:
         if transposed or len(x.shape) != 4:
             raise UnsupportedOp(f"{node.format_node()}: only 2-D, non-transposed convolutions")
         out_shape = self.shape_of(node)
-        # Channels-last input and weight (NCHW views of NHWC and FHWC
-        # tensors, as permute() or channels_last memory give): an NHWC
-        # convolution on the tensors as laid out, no transposes.
-        if (groups == 1 and bias is None and x.phys == [0, 2, 3, 1] and w.phys == [0, 2, 3, 1]
-                and x.dtype == w.dtype):
+        if channels_last:
             return self.convolution_nhwc(x, w, stride, padding, dilation, out_shape)
         if x.dtype != "f32":
             raise UnsupportedOp(f"{node.format_node()}: convolutions in {x.dtype} "

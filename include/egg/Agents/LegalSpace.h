@@ -109,6 +109,17 @@ std::optional<SmallVector<int64_t>> gemmTileList(const GemmLoops &gemm,
                                                  ArrayRef<int64_t> within,
                                                  int64_t m, int64_t n);
 
+/// A product's block tile list of `m` x `n` positions within the loop
+/// `extents`, and its owners' (warps', warpgroups' or threads') lists of
+/// `om` x `on` each within the block; nullopt where a group does not split
+/// so (gemmTileList).
+struct GemmTiles {
+  SmallVector<int64_t> block, inner;
+};
+std::optional<GemmTiles> gemmTiles(const GemmLoops &gemm,
+                                   ArrayRef<int64_t> extents, int64_t m,
+                                   int64_t n, int64_t om, int64_t on);
+
 /// The reduced loop of a column reduction (`reduce_two_stage`,
 /// docs/pipeline.md "Column reductions"): a reduction kernel whose one
 /// reduction loop is not the innermost loop, which is parallel and along
