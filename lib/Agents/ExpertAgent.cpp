@@ -356,7 +356,7 @@ private:
       return failure();
     bool perWarp = kernel.getStructureAttr().getFormulation() ==
                    Formulation::reduce_row_per_warp;
-    int64_t vector = std::max<int64_t>(1, 128 / widestElementBits(kernel));
+    int64_t vector = std::max<int64_t>(1, 128 / narrowestElementBits(kernel));
     while (vector > 1 && *row % vector != 0)
       vector /= 2;
     // Rows shorter than a warp's worth of vectors: scalar accesses, so that

@@ -40,6 +40,28 @@ static bool isPlainReduction(Operation *op) {
          !linalg::isaConvolutionOpInterface(linalgOp);
 }
 
+/// A contraction with no N loop (a matrix-vector product, batched or not)
+/// whose one reduction is its innermost loop, read contiguously by every
+/// input that reads it: it is a row reduction of a product, memory-bound,
+/// and lanes can share its rows like a row sum's (structure principle 8).
+static bool isRowContraction(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalg::isaContractionOpInterface(linalgOp) ||
+      linalgOp.getNumReductionLoops() != 1 || linalgOp.getNumDpsInits() != 1)
+    return false;
+  unsigned last = linalgOp.getNumLoops() - 1;
+  if (linalgOp.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return false;
+  for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+    AffineMap map = linalgOp.getMatchingIndexingMap(input);
+    if (!map.isProjectedPermutation() || map.getNumResults() == 0 ||
+        map.getDimPosition(map.getNumResults() - 1) != last)
+      return false;
+  }
+  std::string why;
+  return failed(analyzeGemmLoops(op, why));
+}
+
 KernelClass mlir::egg::classifyKernel(KernelOp kernel) {
   Block &body = kernel.getBodyBlock();
   if (llvm::any_of(body,
@@ -64,6 +86,12 @@ SmallVector<StructureAttr> mlir::egg::enumerateStructures(KernelOp kernel) {
   case KernelClass::Elementwise:
     return {make(Formulation::elementwise_flat)};
   case KernelClass::Contraction:
+    // A matrix-vector product reads its matrix once: rows shared by lanes
+    // read it coalesced, where one thread per row walks it alone.
+    if (isRowContraction(kernel.getAnchorOp()))
+      return {make(Formulation::reduce_row_per_warp),
+              make(Formulation::reduce_row_per_block),
+              make(Formulation::gemm_direct)};
     return {make(Formulation::gemm_direct)};
   case KernelClass::Convolution: {
     // A convolution whose loops split into GEMM roles (not a depthwise one)
@@ -106,6 +134,15 @@ bool mlir::egg::isCooperativeRow(StructureAttr structure) {
 
 std::optional<int64_t> mlir::egg::cooperativeRowLength(KernelOp kernel) {
   KernelClass kind = classifyKernel(kernel);
+  if (kind == KernelClass::Contraction) {
+    Operation *anchor = kernel.getAnchorOp();
+    if (!isRowContraction(anchor))
+      return std::nullopt;
+    int64_t n = cast<linalg::LinalgOp>(anchor).getStaticLoopRanges().back();
+    if (ShapedType::isDynamic(n) || n < 2)
+      return std::nullopt;
+    return n;
+  }
   if (kind != KernelClass::Reduction && kind != KernelClass::Normalization &&
       kind != KernelClass::Softmax)
     return std::nullopt;
@@ -266,6 +303,20 @@ checkVectorizable(KernelOp kernel, const RootLoops &loops,
   return success();
 }
 
+int64_t mlir::egg::narrowestElementBits(KernelOp kernel) {
+  int64_t bits = 0;
+  auto see = [&](Type t) {
+    if (auto shaped = dyn_cast<ShapedType>(t))
+      bits = bits ? std::min<int64_t>(bits, shaped.getElementTypeBitWidth())
+                  : shaped.getElementTypeBitWidth();
+  };
+  for (Type t : kernel.getInputs().getTypes())
+    see(t);
+  for (Type t : kernel.getResultTypes())
+    see(t);
+  return std::max<int64_t>(8, bits ? bits : 32);
+}
+
 int64_t mlir::egg::widestElementBits(KernelOp kernel) {
   int64_t bits = 8;
   auto see = [&](Type t) {
@@ -356,8 +407,10 @@ checkCooperativeRow(KernelOp kernel, Formulation formulation, TuningAttr tuning,
   if (*row % v != 0)
     return emitError() << "vector = " << v << " does not divide the row of "
                        << *row;
-  if (v * widestElementBits(kernel) > 128)
-    return emitError() << "vector = " << v << " exceeds 16-byte accesses";
+  if (v * narrowestElementBits(kernel) > 128)
+    return emitError() << "vector = " << v
+                       << " exceeds 16-byte accesses of the kernel's "
+                          "narrowest operand";
   return success();
 }
 

@@ -334,7 +334,8 @@ private:
              "tiles, one-dimensional `threads`; a warp per row: warp tile 1 "
              "on every row loop and threads = 32 x rows per block; a block "
              "per row: block tile 1 on every row loop; `vector` divides the "
-             "row and moves 16 bytes at most.";
+             "row and moves 16 bytes at most of the kernel's narrowest "
+             "input or result type.";
     if (kernel.getStructureAttr() &&
         kernel.getStructureAttr().getFormulation() ==
             Formulation::reduce_two_stage)

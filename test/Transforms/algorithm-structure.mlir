@@ -21,6 +21,38 @@ func.func @contraction(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>, %c: tensor<8x8x
 
 // -----
 
+// A matrix-vector product has no N loop: its rows, read contiguously, are
+// shared by a warp's lanes like a row sum's.
+// CHECK-LABEL: func.func @matvec
+// CHECK: structure = #egg.structure<reduce_row_per_warp>
+func.func @matvec(%a: tensor<64x128xf32>, %x: tensor<128xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.matvec ins(%a, %x : tensor<64x128xf32>, tensor<128xf32>) outs(%y : tensor<64xf32>) -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// -----
+
+// Batched, in bf16 with an f32 accumulator: the same.
+// CHECK-LABEL: func.func @batch_matvec_bf16
+// CHECK: structure = #egg.structure<reduce_row_per_warp>
+func.func @batch_matvec_bf16(%a: tensor<4x64x128xbf16>, %x: tensor<4x128xbf16>, %y: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %r = linalg.batch_matvec ins(%a, %x : tensor<4x64x128xbf16>, tensor<4x128xbf16>) outs(%y : tensor<4x64xf32>) -> tensor<4x64xf32>
+  return %r : tensor<4x64xf32>
+}
+
+// -----
+
+// A vector-matrix product reduces across rows of the matrix (its reduction
+// is not the innermost loop): it stays a direct GEMM.
+// CHECK-LABEL: func.func @vecmat
+// CHECK: structure = #egg.structure<gemm_direct>
+func.func @vecmat(%x: tensor<128xf32>, %a: tensor<128x64xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.vecmat ins(%x, %a : tensor<128xf32>, tensor<128x64xf32>) outs(%y : tensor<64xf32>) -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @convolution
 // CHECK: structure = #egg.structure<conv_direct>
 func.func @convolution(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>, %o: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {

@@ -278,3 +278,23 @@ func.func @dynamic_kernel(%x: tensor<?xf32>) -> tensor<?xf32> {
   }
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// Rows shared by lanes: the vector is bounded by the narrowest operand (here
+// f32 throughout, so 4).
+func.func @row_vector_too_wide(%x: tensor<8x64xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{vector = 8 exceeds 16-byte accesses of the kernel's narrowest operand}}
+  %r = egg.kernel @k ins(%x, %acc : tensor<8x64xf32>, tensor<8xf32>) -> tensor<8xf32>
+      attributes {structure = #egg.structure<reduce_row_per_warp>,
+                  tuning = #egg.tuning<threads = [128], block = [4], warp = [1], vector = 8>} {
+  ^bb0(%a: tensor<8x64xf32>, %b: tensor<8xf32>):
+    %s = linalg.reduce ins(%a : tensor<8x64xf32>) outs(%b : tensor<8xf32>) dimensions = [1]
+      (%in: f32, %o: f32) {
+        %t = arith.addf %in, %o : f32
+        linalg.yield %t : f32
+      }
+    egg.yield %s : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}

@@ -121,3 +121,29 @@ func.func @column_max(%x: tensor<1024x4096xf32>, %acc: tensor<4096xf32>) -> tens
     }
   return %r : tensor<4096xf32>
 }
+
+// -----
+
+// A bf16 row summed in f32, and a bf16 matrix-vector product: 16-byte
+// accesses of the bf16 rows (vector 8), four rows (warps) per block.
+// CHECK-LABEL: func.func @row_sum_bf16
+// CHECK: tuning = #egg.tuning<threads = [128], block = [4], warp = [1], vector = 8>
+func.func @row_sum_bf16(%x: tensor<4096x1024xbf16>, %acc: tensor<4096xf32>) -> tensor<4096xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4096x1024xbf16>) outs(%acc : tensor<4096xf32>) {
+  ^bb0(%a: bf16, %b: f32):
+    %e = arith.extf %a : bf16 to f32
+    %s = arith.addf %e, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<4096xf32>
+  return %r : tensor<4096xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matvec_bf16
+// CHECK: structure = #egg.structure<reduce_row_per_warp>, tuning = #egg.tuning<threads = [128], block = [4], warp = [1], vector = 8>
+func.func @matvec_bf16(%a: tensor<4096x2048xbf16>, %x: tensor<2048xbf16>, %y: tensor<4096xf32>) -> tensor<4096xf32> {
+  %r = linalg.matvec ins(%a, %x : tensor<4096x2048xbf16>, tensor<2048xbf16>) outs(%y : tensor<4096xf32>) -> tensor<4096xf32>
+  return %r : tensor<4096xf32>
+}

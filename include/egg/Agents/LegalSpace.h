@@ -44,6 +44,12 @@ std::optional<int64_t> cooperativeRowLength(KernelOp kernel);
 /// inputs and body carry: what bounds a 16-byte vector access.
 int64_t widestElementBits(KernelOp kernel);
 
+/// Narrowest element, in bits (at least 8), of the kernel's inputs and
+/// results: what bounds a row's vector when lanes share rows. Wider values
+/// along the row (an f32 accumulator of a bf16 row) take several 16-byte
+/// accesses per vector, so the narrow row still moves 16 bytes per access.
+int64_t narrowestElementBits(KernelOp kernel);
+
 /// Static extents of the root op's loops and which are parallel; fails with
 /// a diagnostic on dynamic shapes.
 struct RootLoops {
