@@ -10,6 +10,7 @@
 #include "egg/Support/Saturating.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 
 using namespace mlir;
@@ -458,6 +459,18 @@ private:
         budget = std::max<int64_t>(1, budget / threadsHere);
       }
     }
+
+    // Vector accesses need a thread tile of 1 on every outer loop: the
+    // loops of a 4-D channels-last pad beyond the three tiled ones take
+    // block and thread tiles of 1; the lowering leaves whole tiles untiled
+    // so that the grid stays 3-D (checkLowerable says when it cannot).
+    // Other maps of four loops keep scalar accesses (checkLowerable).
+    if (vector > 1 && isa_and_nonnull<tensor::PadOp>(kernel.getRootOp()))
+      for (size_t p = 0; p < numParallel; ++p)
+        if (!locked(p) && !block[p]) {
+          block[p] = 1;
+          thread[p] = 1;
+        }
 
     // At least two blocks per SM when the problem allows: shrink the
     // innermost block tile while it keeps 32 elements (a warp of threads

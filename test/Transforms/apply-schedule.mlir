@@ -220,7 +220,7 @@ func.func @vector_too_wide(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
 // -----
 
 func.func @vector_on_pad(%x: tensor<4xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{vector accesses do not apply to gathers or pads}}
+  // expected-error @+1 {{vector accesses need a pad that leaves the innermost dimension unpadded}}
   %r = egg.kernel @k ins(%x : tensor<4xf32>) -> tensor<8xf32>
       attributes {structure = #egg.structure<elementwise_flat>,
                   tuning = #egg.tuning<threads = [2], block = [8], thread = [4], vector = 4>} {
@@ -237,11 +237,61 @@ func.func @vector_on_pad(%x: tensor<4xf32>) -> tensor<8xf32> {
 
 // -----
 
+// A pad followed by another op in its kernel: the gather is not the root.
+func.func @vector_on_pad_chain(%x: tensor<2x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{vector accesses do not apply to gathers, or to pads with other ops in their kernel}}
+  %r = egg.kernel @k ins(%x : tensor<2x4xf32>) -> tensor<4x4xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [1, 4], block = [4, 4], thread = [1, 4], vector = 4>} {
+  ^bb0(%a: tensor<2x4xf32>):
+    %zero = arith.constant 0.0 : f32
+    %p = tensor.pad %a low[1, 0] high[1, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f32
+    } : tensor<2x4xf32> to tensor<4x4xf32>
+    %e = tensor.empty() : tensor<4x4xf32>
+    %n = linalg.exp ins(%p : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+    egg.yield %n : tensor<4x4xf32>
+  }
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+// A channels-last pad (H and W padded, C not): each thread gathers one
+// 16-byte vector of channels, read whole and selected against the padding;
+// the indices of the unpadded dimensions are used as they are.
+// CHECK-LABEL: func.func private @channels_last_pad
+// CHECK: scf.forall
+// CHECK: scf.forall
+// CHECK: %[[READ:.*]] = vector.transfer_read %{{.*}} : tensor<2x4x4x64xf16>, vector<1x1x1x8xf16>
+// CHECK: arith.select %{{.*}}, %[[READ]], %{{.*}} : vector<1x1x1x8xi1>, vector<1x1x1x8xf16>
+// CHECK-NOT: vector.step
+// CHECK: vector.transfer_write
+func.func @channels_last_pad(%x: tensor<2x4x4x64xf16>) -> tensor<2x6x6x64xf16> {
+  %r = egg.kernel @channels_last_pad ins(%x : tensor<2x4x4x64xf16>) -> tensor<2x6x6x64xf16>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [8, 6], block = [1, 1, 6, 64], thread = [1, 1, 1, 8], vector = 8>} {
+  ^bb0(%a: tensor<2x4x4x64xf16>):
+    %zero = arith.constant 0.0 : f16
+    %p = tensor.pad %a low[0, 1, 1, 0] high[0, 1, 1, 0] {
+    ^bb0(%i: index, %j: index, %k: index, %l: index):
+      tensor.yield %zero : f16
+    } : tensor<2x4x4x64xf16> to tensor<2x6x6x64xf16>
+    egg.yield %p : tensor<2x6x6x64xf16>
+  }
+  return %r : tensor<2x6x6x64xf16>
+}
+
+// -----
+
+// Four tiled loops, none spanning its whole extent (which would be left
+// untiled).
 func.func @four_block_loops(%x: tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32> {
   // expected-error @+1 {{block tile tiles 4 loops but a grid has 3 dimensions}}
   %r = egg.kernel @k ins(%x : tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32>
       attributes {structure = #egg.structure<elementwise_flat>,
-                  tuning = #egg.tuning<threads = [64], block = [1, 1, 1, 64], thread = [0, 0, 0, 1]>} {
+                  tuning = #egg.tuning<threads = [32], block = [1, 1, 1, 32], thread = [0, 0, 0, 1]>} {
   ^bb0(%a: tensor<2x2x2x64xf32>):
     %e = tensor.empty() : tensor<2x2x2x64xf32>
     %n = linalg.exp ins(%a : tensor<2x2x2x64xf32>) outs(%e : tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32>
@@ -297,4 +347,19 @@ func.func @row_vector_too_wide(%x: tensor<8x64xf32>, %acc: tensor<8xf32>) -> ten
     egg.yield %s : tensor<8xf32>
   }
   return %r : tensor<8xf32>
+}
+
+// -----
+
+func.func @vector_four_loops(%x: tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32> {
+  // expected-error @+1 {{vector accesses on maps of more than three loops are implemented for pads only}}
+  %r = egg.kernel @k ins(%x : tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [16, 2], block = [1, 1, 2, 64], thread = [1, 1, 1, 4], vector = 4>} {
+  ^bb0(%a: tensor<2x2x2x64xf32>):
+    %e = tensor.empty() : tensor<2x2x2x64xf32>
+    %n = linalg.exp ins(%a : tensor<2x2x2x64xf32>) outs(%e : tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32>
+    egg.yield %n : tensor<2x2x2x64xf32>
+  }
+  return %r : tensor<2x2x2x64xf32>
 }

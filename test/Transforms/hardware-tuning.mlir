@@ -147,3 +147,18 @@ func.func @matvec_bf16(%a: tensor<4096x2048xbf16>, %x: tensor<2048xbf16>, %y: te
   %r = linalg.matvec ins(%a, %x : tensor<4096x2048xbf16>, tensor<2048xbf16>) outs(%y : tensor<4096xf32>) -> tensor<4096xf32>
   return %r : tensor<4096xf32>
 }
+
+// -----
+
+// A channels-last pad (H and W padded, C not) takes 16-byte vectors of
+// channels; its fourth loop takes tiles of 1 and C, whole, is left untiled.
+// CHECK-LABEL: func.func @channels_last_pad
+// CHECK: tuning = #egg.tuning<threads = [8, 22], block = [1, 1, 22, 64], thread = [1, 1, 1, 8], vector = 8>
+func.func @channels_last_pad(%x: tensor<16x64x64x64xf16>) -> tensor<16x66x66x64xf16> {
+  %zero = arith.constant 0.0 : f16
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f16
+  } : tensor<16x64x64x64xf16> to tensor<16x66x66x64xf16>
+  return %p : tensor<16x66x66x64xf16>
+}

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -156,6 +157,13 @@ static LogicalResult padAsGather(RewriterBase &rewriter, tensor::PadOp pad) {
         Value zero = arith::ConstantIndexOp::create(b, l, 0);
         for (int64_t d = 0; d < rank; ++d) {
           Value i = linalg::IndexOp::create(b, l, d);
+          // An unpadded dimension reads its index as is: the gather stays
+          // contiguous there, so it can take vector accesses.
+          if (low[d] == 0 &&
+              sourceType.getDimSize(d) == resultType.getDimSize(d)) {
+            indices.push_back(i);
+            continue;
+          }
           Value src = arith::SubIOp::create(
               b, l, i, arith::ConstantIndexOp::create(b, l, low[d]));
           Value last = arith::ConstantIndexOp::create(
@@ -318,7 +326,9 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
     for (linalg::LinalgOp op : tiles) {
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::VectorizationResult> vectorized =
-          linalg::vectorize(rewriter, op);
+          linalg::vectorize(rewriter, op, /*inputVectorSizes=*/{},
+                            /*inputScalableVecDims=*/{},
+                            /*vectorizeNDExtract=*/true);
       if (failed(vectorized))
         return op->emitOpError("could not be vectorized with vector = ")
                << tuning.getVector();
@@ -331,6 +341,9 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   // copies of the whole kernel-level tensor.
   RewritePatternSet patterns(func.getContext());
   tensor::populateFoldTensorEmptyPatterns(patterns);
+  // A vectorized gather (a pad) computes its indices from vector.step: as
+  // constants, canonicalization folds the uniform ones back to scalars.
+  vector::populateVectorStepLoweringPatterns(patterns);
   if (failed(applyPatternsGreedily(func, std::move(patterns))))
     return func.emitError("could not simplify the tiled kernel");
   return success();
