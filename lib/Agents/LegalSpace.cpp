@@ -245,12 +245,25 @@ SmallVector<int64_t> mlir::egg::impliedThreads(const RootLoops &loops,
                                                ArrayRef<int64_t> block,
                                                ArrayRef<int64_t> thread) {
   SmallVector<int64_t> trips;
+  // As egg-apply-schedule tiles: with more than three thread-tiled loops,
+  // those whose tile spans the block's whole loop are left untiled (they
+  // have one thread) when that leaves three.
+  int64_t tiled = 0, whole = 0;
+  auto outer = [&](size_t p, unsigned pos) {
+    int64_t b = p < block.size() ? block[p] : 0;
+    return b > 0 ? b : loops.extents[pos];
+  };
   for (auto [p, pos] : llvm::enumerate(loops.parallelPositions)) {
     int64_t t = p < thread.size() ? thread[p] : 0;
-    if (t == 0)
+    tiled += t != 0;
+    whole += t != 0 && t == outer(p, pos);
+  }
+  bool dropWhole = tiled > 3 && tiled - whole <= 3;
+  for (auto [p, pos] : llvm::enumerate(loops.parallelPositions)) {
+    int64_t t = p < thread.size() ? thread[p] : 0;
+    int64_t extent = outer(p, pos);
+    if (t == 0 || (dropWhole && t == extent))
       continue;
-    int64_t b = p < block.size() ? block[p] : 0;
-    int64_t extent = b > 0 ? b : loops.extents[pos];
     trips.push_back((extent + t - 1) / t);
   }
   std::reverse(trips.begin(), trips.end()); // Innermost loop on x.

@@ -162,3 +162,18 @@ func.func @channels_last_pad(%x: tensor<16x64x64x64xf16>) -> tensor<16x66x66x64x
   } : tensor<16x64x64x64xf16> to tensor<16x66x66x64xf16>
   return %p : tensor<16x66x66x64xf16>
 }
+
+// -----
+
+// Eight channels: one vector spans C, so C's tile is whole too and is left
+// untiled with the batch loop's; H and W take the threads (x along W).
+// CHECK-LABEL: func.func @narrow_channels_last_pad
+// CHECK: tuning = #egg.tuning<threads = [14, 12], block = [1, 12, 14, 8], thread = [1, 1, 1, 8], vector = 8>
+func.func @narrow_channels_last_pad(%x: tensor<2x10x12x8xf16>) -> tensor<2x12x14x8xf16> {
+  %zero = arith.constant 0.0 : f16
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f16
+  } : tensor<2x10x12x8xf16> to tensor<2x12x14x8xf16>
+  return %p : tensor<2x12x14x8xf16>
+}
