@@ -241,31 +241,37 @@ mlir::egg::analyzeRootLoops(KernelOp kernel,
   return loops;
 }
 
+SmallVector<bool> mlir::egg::tiledLoops(const RootLoops &loops,
+                                        ArrayRef<int64_t> extents,
+                                        ArrayRef<int64_t> perParallel) {
+  auto tileOf = [&](size_t p) {
+    return p < perParallel.size() ? perParallel[p] : 0;
+  };
+  int64_t tiled = 0, whole = 0;
+  for (auto [p, pos] : llvm::enumerate(loops.parallelPositions)) {
+    tiled += tileOf(p) != 0;
+    whole += tileOf(p) != 0 && tileOf(p) == extents[pos];
+  }
+  bool dropWhole = tiled > 3 && tiled - whole <= 3;
+  SmallVector<bool> result;
+  for (auto [p, pos] : llvm::enumerate(loops.parallelPositions))
+    result.push_back(tileOf(p) != 0 &&
+                     !(dropWhole && tileOf(p) == extents[pos]));
+  return result;
+}
+
 SmallVector<int64_t> mlir::egg::impliedThreads(const RootLoops &loops,
                                                ArrayRef<int64_t> block,
                                                ArrayRef<int64_t> thread) {
+  SmallVector<int64_t> outer = loops.extents;
+  for (auto [p, pos] : llvm::enumerate(loops.parallelPositions))
+    if (p < block.size() && block[p] > 0)
+      outer[pos] = block[p];
+  SmallVector<bool> tiled = tiledLoops(loops, outer, thread);
   SmallVector<int64_t> trips;
-  // As egg-apply-schedule tiles: with more than three thread-tiled loops,
-  // those whose tile spans the block's whole loop are left untiled (they
-  // have one thread) when that leaves three.
-  int64_t tiled = 0, whole = 0;
-  auto outer = [&](size_t p, unsigned pos) {
-    int64_t b = p < block.size() ? block[p] : 0;
-    return b > 0 ? b : loops.extents[pos];
-  };
-  for (auto [p, pos] : llvm::enumerate(loops.parallelPositions)) {
-    int64_t t = p < thread.size() ? thread[p] : 0;
-    tiled += t != 0;
-    whole += t != 0 && t == outer(p, pos);
-  }
-  bool dropWhole = tiled > 3 && tiled - whole <= 3;
-  for (auto [p, pos] : llvm::enumerate(loops.parallelPositions)) {
-    int64_t t = p < thread.size() ? thread[p] : 0;
-    int64_t extent = outer(p, pos);
-    if (t == 0 || (dropWhole && t == extent))
-      continue;
-    trips.push_back((extent + t - 1) / t);
-  }
+  for (auto [p, pos] : llvm::enumerate(loops.parallelPositions))
+    if (tiled[p])
+      trips.push_back((outer[pos] + thread[p] - 1) / thread[p]);
   std::reverse(trips.begin(), trips.end()); // Innermost loop on x.
   if (trips.empty())
     trips.push_back(1);
@@ -312,8 +318,9 @@ checkVectorizable(KernelOp kernel, const RootLoops &loops,
                           "are implemented for pads only";
   auto root = dyn_cast_or_null<linalg::LinalgOp>(kernel.getRootOp());
   bool gathers = !root;
-  kernel.walk([&](tensor::ExtractOp) { gathers = true; });
-  kernel.walk([&](tensor::PadOp) { gathers = true; });
+  kernel.walk([&](Operation *op) {
+    gathers |= isa<tensor::ExtractOp, tensor::PadOp>(op);
+  });
   if (gathers)
     return emitError() << "vector accesses do not apply to gathers, or to "
                           "pads with other ops in their kernel";
@@ -1145,8 +1152,7 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
   if (failed(loops))
     return failure();
   ArrayRef<int64_t> block = tuning.getBlock(), thread = tuning.getThread();
-  int64_t blockLoops = 0, threadLoops = 0, wholeBlockLoops = 0,
-          wholeThreadLoops = 0;
+  SmallVector<int64_t> blockExtents = loops->extents;
   for (auto [p, pos] : llvm::enumerate(loops->parallelPositions)) {
     int64_t extent = loops->extents[pos];
     int64_t b = p < block.size() ? block[p] : 0;
@@ -1163,18 +1169,15 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
     if (t && outer % t != 0)
       return emitError() << "thread tile " << t << " does not divide " << outer
                          << " in loop " << pos;
-    blockLoops += b != 0;
-    threadLoops += t != 0;
-    wholeBlockLoops += b != 0 && b == extent;
-    wholeThreadLoops += t != 0 && t == outer;
+    blockExtents[pos] = outer;
   }
   // Tiles spanning their whole loop are left untiled when more than three
-  // loops are tiled (egg-apply-schedule): a 4-D map (a channels-last pad)
-  // then still fits the grid and the block.
-  if (blockLoops > 3 && blockLoops - wholeBlockLoops <= 3)
-    blockLoops -= wholeBlockLoops;
-  if (threadLoops > 3 && threadLoops - wholeThreadLoops <= 3)
-    threadLoops -= wholeThreadLoops;
+  // loops are tiled: a 4-D map (a channels-last pad) then still fits the
+  // grid and the block.
+  int64_t blockLoops =
+      llvm::count(tiledLoops(*loops, loops->extents, block), true);
+  int64_t threadLoops =
+      llvm::count(tiledLoops(*loops, blockExtents, thread), true);
   if (blockLoops > 3)
     return emitError() << "block tile tiles " << blockLoops
                        << " loops but a grid has 3 dimensions";

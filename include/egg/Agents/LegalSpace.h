@@ -173,6 +173,15 @@ int64_t sharedGemmBytes(int64_t bm, int64_t bn, int64_t bk, int64_t padding,
 LogicalResult checkLowerable(KernelOp kernel, TuningAttr tuning,
                              function_ref<InFlightDiagnostic()> emitError);
 
+/// Which parallel loops (by index into `perParallel`) a tile list tiles over
+/// loops of `extents` (by loop position): those with a non-zero tile, except
+/// that with more than three, tiles spanning their whole loop are left
+/// untiled when that leaves three (a grid or block has three dimensions).
+/// egg-apply-schedule tiles exactly these; legality and the implied threads
+/// count them.
+SmallVector<bool> tiledLoops(const RootLoops &loops, ArrayRef<int64_t> extents,
+                             ArrayRef<int64_t> perParallel);
+
 /// Threads per block that the tile lists imply, in x, y, z order (innermost
 /// tiled loop on x).
 SmallVector<int64_t> impliedThreads(const RootLoops &loops,

@@ -71,22 +71,14 @@ static SmallVector<OpFoldResult>
 tileCountsFor(OpBuilder &b, const RootLoops &loops, ArrayRef<int64_t> extents,
               ArrayRef<int64_t> perParallel, unsigned &numTiled) {
   SmallVector<OpFoldResult> counts(loops.extents.size(), b.getIndexAttr(0));
-  numTiled = 0;
-  unsigned wholeTiles = 0;
-  for (auto [p, pos] : llvm::enumerate(loops.parallelPositions)) {
-    int64_t t = p < perParallel.size() ? perParallel[p] : 0;
-    wholeTiles += t != 0 && t == extents[pos];
-    numTiled += t != 0;
-  }
   // More than three tiled loops (a convolution's n, oh, ow, f) fit the
   // grid when the tiles that span their whole loop are left untiled.
-  bool dropWhole = numTiled > 3 && numTiled - wholeTiles <= 3;
+  SmallVector<bool> tiled = tiledLoops(loops, extents, perParallel);
   numTiled = 0;
   for (auto [p, pos] : llvm::enumerate(loops.parallelPositions)) {
-    int64_t t = p < perParallel.size() ? perParallel[p] : 0;
-    if (t == 0 || (dropWhole && t == extents[pos]))
+    if (!tiled[p])
       continue;
-    counts[pos] = b.getIndexAttr(extents[pos] / t);
+    counts[pos] = b.getIndexAttr(extents[pos] / perParallel[p]);
     ++numTiled;
   }
   return counts;
