@@ -1,6 +1,7 @@
 // RUN: egg-opt %s -split-input-file -egg-distribute-rows -verify-diagnostics | FileCheck %s
 
-// A warp per row: the lanes stride over the row with 16-byte loads, keep a
+// A warp per row: the lanes stride over the row with 16-byte loads, eight
+// of them issued before their adds (128 bytes in flight per lane), keep a
 // partial sum each, and combine them with five butterfly shuffles; the
 // elementwise op along the row is strided the same way.
 // CHECK-LABEL: func.func private @warp_row
@@ -9,7 +10,9 @@
 // CHECK: %[[POS:.*]] = arith.addi %{{.*}}, %[[LANE]] : index
 // CHECK: %[[ROW:.*]] = arith.muli %[[POS]], %{{.*}} : index
 // CHECK: vector.load %{{.*}}[%{{.*}}, %[[ROW]]] {alignment = 16 : i64} : memref<1x1024xf32{{.*}}>, vector<4xf32>
-// CHECK-COUNT-4: arith.addf
+// CHECK-NOT: arith.addf
+// CHECK-COUNT-7: vector.load
+// CHECK-COUNT-32: arith.addf
 // CHECK: scf.yield
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: memref.store
@@ -76,8 +79,12 @@ func.func private @block_row(%in: memref<1x4096xbf16>, %max: memref<1xbf16>)
 
 // -----
 
-// Rows that do not divide into whole chunks of lanes x vector are guarded.
+// Rows that do not divide into whole chunks of lanes x vector: the three
+// whole steps run unguarded (their loads together), the last one is guarded.
 // CHECK-LABEL: func.func private @ragged_row
+// CHECK: scf.for
+// CHECK-COUNT-3: memref.load %{{.*}} : memref<1x100xf32>
+// CHECK: scf.yield
 // CHECK: arith.cmpi ult
 // CHECK: scf.if
 // CHECK: memref.load %{{.*}} : memref<1x100xf32>
