@@ -121,6 +121,9 @@ public:
       return gemm;
     }
     if (classifyKernel(kernel) == KernelClass::Elementwise) {
+      FailureOr<TuningAttr> staged = chooseStagedMap(kernel);
+      if (succeeded(staged))
+        return staged;
       int64_t vector = std::max<int64_t>(1, 128 / widestElementBits(kernel));
       ScopedDiagnosticHandler quiet(kernel.getContext(),
                                     [](Diagnostic &) { return success(); });
@@ -132,6 +135,49 @@ public:
   }
 
 private:
+  /// Transposes (principle 11 of tuning.md): a map that reads an input
+  /// across the loop its results run along stages that input through
+  /// shared memory, so that both the loads and the stores are coalesced:
+  /// 64x64 tiles (32x32 where 64 does not divide), 256 threads, rows padded
+  /// to an odd number of 4-byte words so that reading a column of the tile
+  /// touches 32 different banks.
+  FailureOr<TuningAttr> chooseStagedMap(KernelOp kernel) {
+    SmallVector<int64_t> staged = transposedInputs(kernel);
+    if (staged.empty())
+      return failure();
+    auto quiet = [&]() { return kernel.emitOpError(); };
+    ScopedDiagnosticHandler silence(kernel.getContext(),
+                                    [](Diagnostic &) { return success(); });
+    FailureOr<RootLoops> loops = analyzeRootLoops(kernel, quiet);
+    if (failed(loops))
+      return failure();
+    auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
+    SmallVector<unsigned> across = {op.getNumLoops() - 1};
+    int64_t bits = 64;
+    for (int64_t k : staged) {
+      OpOperand &input = op->getOpOperand(k);
+      across.push_back(*contiguousLoop(op.getMatchingIndexingMap(&input)));
+      bits = std::min<int64_t>(
+          bits,
+          getElementTypeOrSelf(input.get().getType()).getIntOrFloatBitWidth());
+    }
+    int64_t padding = std::max<int64_t>(1, 32 / bits);
+    for (int64_t t : {64, 32}) {
+      SmallVector<int64_t> block;
+      for (unsigned pos : loops->parallelPositions)
+        block.push_back(llvm::is_contained(across, pos) ? t : 1);
+      TuningAttr tuning = TuningAttr::getChecked(
+          function_ref<InFlightDiagnostic()>(quiet), kernel.getContext(),
+          ArrayRef<int64_t>{256}, ArrayRef<int64_t>(block), ArrayRef<int64_t>{},
+          ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>(staged),
+          ArrayRef<int64_t>{}, padding, Swizzle::none, int64_t(1),
+          CopyEngine::sync, int64_t(1));
+      if (tuning && succeeded(checkLowerable(kernel, tuning, quiet)))
+        return tuning;
+    }
+    return failure();
+  }
+
   /// Products through shared memory: warpgroup MMA where it applies, else
   /// mma.sync or FMA tiles. Failure when no tiling is legal.
   FailureOr<TuningAttr> chooseGemm(KernelOp kernel, TargetAttr target) {

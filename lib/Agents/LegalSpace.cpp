@@ -772,9 +772,126 @@ checkColumnReduction(KernelOp kernel, TuningAttr tuning,
   return success();
 }
 
+SmallVector<int64_t> mlir::egg::transposedInputs(KernelOp kernel) {
+  auto op = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
+  if (!op || op.getNumLoops() == 0 || op.getNumReductionLoops() != 0)
+    return {};
+  unsigned inner = op.getNumLoops() - 1;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (contiguousLoop(op.getMatchingIndexingMap(&init)) != inner)
+      return {};
+  SmallVector<int64_t> inputs;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    AffineMap map = op.getMatchingIndexingMap(input);
+    std::optional<unsigned> fast = contiguousLoop(map);
+    if (type && type.getRank() >= 2 && map.isProjectedPermutation() && fast &&
+        *fast != inner && type.getShape().back() > 1)
+      inputs.push_back(input->getOperandNumber());
+  }
+  return inputs;
+}
+
+bool mlir::egg::isStagedMap(StructureAttr structure, TuningAttr tuning) {
+  return structure && tuning &&
+         structure.getFormulation() == Formulation::elementwise_flat &&
+         !tuning.getShared().empty();
+}
+
+/// Maps staged through shared memory: a kernel of one elementwise op whose
+/// `shared` inputs it reads transposed; block tiles only (whole tiles, at
+/// most three tiled loops), threads a whole number of warps dividing the
+/// block's elements and each staged tile, scalar accesses, and staged tiles
+/// (rows padded by `padding` elements) within static shared memory.
+static LogicalResult
+checkStagedMap(KernelOp kernel, TuningAttr tuning,
+               function_ref<InFlightDiagnostic()> emitError) {
+  auto op = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
+  int64_t ops = 0;
+  kernel.getBody().walk([&](TilingInterface) { ++ops; });
+  if (!op || ops != 1)
+    return emitError() << "inputs are staged through shared memory for "
+                          "kernels of one op only";
+  if (!tuning.getThread().empty() || !tuning.getWarp().empty() ||
+      !tuning.getReduction().empty() || !tuning.getRegisters().empty())
+    return emitError() << "a map staged through shared memory takes block "
+                          "tiles, threads, shared inputs and padding only";
+  if (tuning.getVector() != 1)
+    return emitError() << "vector accesses are not implemented for maps "
+                          "staged through shared memory";
+  if (tuning.getCopy() != CopyEngine::sync || tuning.getPipeline() != 1 ||
+      tuning.getSwizzle() != Swizzle::none)
+    return emitError() << "a map staged through shared memory copies with "
+                          "plain loads and stores (copy = sync, pipeline = "
+                          "1, no swizzle)";
+  if (tuning.getPadding() < 0 || tuning.getPadding() > 64)
+    return emitError() << "padding " << tuning.getPadding()
+                       << " is outside [0, 64]";
+  SmallVector<int64_t> transposed = transposedInputs(kernel);
+  for (int64_t k : tuning.getShared())
+    if (!llvm::is_contained(transposed, k))
+      return emitError() << "shared operand " << k
+                         << " is not an input the map reads across its "
+                            "results' innermost loop (staged inputs: ["
+                         << ArrayRef<int64_t>(transposed) << "])";
+  FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
+  if (failed(loops))
+    return failure();
+  ArrayRef<int64_t> block = tuning.getBlock();
+  SmallVector<int64_t> tile = loops->extents;
+  for (auto [p, pos] : llvm::enumerate(loops->parallelPositions)) {
+    int64_t b = p < block.size() ? block[p] : 0;
+    if (b && loops->extents[pos] % b != 0)
+      return emitError() << "block tile " << b << " does not divide loop "
+                         << pos << " of extent " << loops->extents[pos]
+                         << " (the generic lowering needs whole tiles)";
+    if (b)
+      tile[pos] = b;
+  }
+  int64_t blockLoops =
+      llvm::count(tiledLoops(*loops, loops->extents, block), true);
+  if (blockLoops == 0 || blockLoops > 3)
+    return emitError() << "block tile tiles " << blockLoops
+                       << " loops; a grid has 1 to 3 dimensions";
+  int64_t threads = tuning.getNumThreads();
+  if (threads > 1024 || threads % 32 != 0)
+    return emitError() << threads
+                       << " threads: a staged map takes whole warps, at most "
+                          "1024 threads";
+  int64_t elements = 1;
+  for (int64_t t : tile)
+    elements = mulSat(elements, t);
+  if (elements % threads != 0)
+    return emitError() << threads << " threads do not divide the block's "
+                       << elements << " elements";
+  int64_t bytes = 0;
+  for (int64_t k : tuning.getShared()) {
+    OpOperand &input = op->getOpOperand(k);
+    AffineMap map = op.getMatchingIndexingMap(&input);
+    int64_t count = 1, rows = 1;
+    for (unsigned r = 0; r < map.getNumResults(); ++r) {
+      int64_t extent = tile[map.getDimPosition(r)];
+      count = mulSat(count, extent);
+      if (r + 1 < map.getNumResults())
+        rows = mulSat(rows, extent);
+    }
+    if (count % threads != 0)
+      return emitError() << threads << " threads do not divide the " << count
+                         << " elements of input " << k << "'s tile";
+    Type element = getElementTypeOrSelf(input.get().getType());
+    bytes += mulSat(count + mulSat(rows, tuning.getPadding()),
+                    (element.getIntOrFloatBitWidth() + 7) / 8);
+  }
+  if (bytes > kStaticSharedLimit)
+    return emitError() << "the staged tiles need " << bytes
+                       << " bytes of shared memory; a block may have "
+                       << kStaticSharedLimit;
+  return success();
+}
+
 bool mlir::egg::lowersBlockOpsWhole(StructureAttr structure,
                                     TuningAttr tuning) {
-  return isSharedGemm(tuning) ||
+  return isSharedGemm(tuning) || isStagedMap(structure, tuning) ||
          (structure &&
           structure.getFormulation() == Formulation::reduce_two_stage);
 }
@@ -1132,6 +1249,8 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
   if (isCooperativeRow(structure))
     return checkCooperativeRow(kernel, structure.getFormulation(), tuning,
                                emitError);
+  if (isStagedMap(structure, tuning))
+    return checkStagedMap(kernel, tuning, emitError);
   if (isSharedGemm(tuning))
     return checkSharedGemm(kernel, tuning, emitError);
   if (structure &&
@@ -1310,6 +1429,78 @@ enumerateColumnTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
   return closestFirst(found, anchor, limit);
 }
 
+/// Maps staged through shared memory: tiles of 16-128 along the results'
+/// innermost loop and the staged inputs' contiguous loops (other tiles as
+/// the anchor's), 64-512 threads, padding 0 or the anchor's; then the same
+/// map unstaged (the generic lowering's tiles around the anchor's block).
+static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
+                                                      TargetAttr target,
+                                                      const RootLoops &loops,
+                                                      TuningAttr anchor,
+                                                      size_t limit) {
+  auto emitError = [&]() { return kernel.emitOpError(); };
+  auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
+  // Parallel-loop indices (into the tile lists) that the search varies.
+  auto parallelIndex = [&](unsigned pos) {
+    return llvm::find(loops.parallelPositions, pos) -
+           loops.parallelPositions.begin();
+  };
+  SmallVector<size_t> varied = {parallelIndex(op.getNumLoops() - 1)};
+  for (int64_t k : anchor.getShared()) {
+    std::optional<unsigned> fast =
+        contiguousLoop(op.getMatchingIndexingMap(&op->getOpOperand(k)));
+    if (fast && !llvm::is_contained(varied, parallelIndex(*fast)))
+      varied.push_back(parallelIndex(*fast));
+  }
+  SmallVector<std::pair<double, TuningAttr>> found;
+  SmallVector<int64_t> block = llvm::to_vector(anchor.getBlock());
+  SmallVector<size_t> index(varied.size(), 0);
+  const int64_t sizes[] = {16, 32, 64, 128};
+  while (true) {
+    for (auto [i, p] : llvm::enumerate(varied))
+      block[p] = sizes[index[i]];
+    for (int64_t threads = 64; threads <= 512; threads *= 2) {
+      for (int64_t padding : {int64_t(0), anchor.getPadding()}) {
+        TuningAttr tuning = TuningAttr::getChecked(
+            function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
+            ArrayRef<int64_t>{threads}, ArrayRef<int64_t>(block),
+            ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
+            anchor.getShared(), ArrayRef<int64_t>{}, padding, Swizzle::none,
+            int64_t(1), CopyEngine::sync, int64_t(1));
+        if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
+          found.push_back({tuningDistance(tuning, anchor), tuning});
+      }
+    }
+    size_t i = 0;
+    for (; i < index.size(); ++i) {
+      if (++index[i] < std::size(sizes))
+        break;
+      index[i] = 0;
+    }
+    if (i == index.size())
+      break;
+  }
+  SmallVector<TuningAttr> result =
+      closestFirst(found, anchor, limit - std::min(limit, limit / 4));
+  // Unstaged: the anchor's block tiles, a thread per element of the
+  // innermost loop (its neighbourhood varies the thread tiles).
+  SmallVector<int64_t> none = llvm::to_vector(anchor.getBlock());
+  none[varied.front()] = 1;
+  SmallVector<int64_t> threads = impliedThreads(loops, anchor.getBlock(), none);
+  while (threads.size() > 1 && threads.back() == 1)
+    threads.pop_back();
+  TuningAttr plain = TuningAttr::getChecked(
+      function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
+      ArrayRef<int64_t>(threads), anchor.getBlock(), ArrayRef<int64_t>{},
+      ArrayRef<int64_t>(none), ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
+      ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, int64_t(1),
+      CopyEngine::sync, int64_t(1));
+  if (plain && succeeded(checkLowerable(kernel, plain, emitError)))
+    llvm::append_range(result,
+                       enumerateTunings(kernel, target, plain, limit / 4));
+  return result;
+}
+
 /// Tensor-core GEMMs: for mma.sync, block tiles of 32-256 along M and N,
 /// warp tiles of the block over 1, 2 or 4 warps per dimension (at most 8
 /// warps), K steps of 16 and 32 with 2-4 stages, the anchor's copy engine,
@@ -1387,6 +1578,8 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
     return enumerateRowTunings(kernel, *loops, anchor, limit);
   if (isMmaGemm(anchor))
     return enumerateMmaTunings(kernel, anchor, limit);
+  if (isStagedMap(kernel.getStructureAttr(), anchor))
+    return enumerateStagedTunings(kernel, target, *loops, anchor, limit);
   if (kernel.getStructureAttr() && kernel.getStructureAttr().getFormulation() ==
                                        Formulation::reduce_two_stage)
     return enumerateColumnTunings(kernel, anchor, limit);

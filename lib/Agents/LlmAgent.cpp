@@ -377,6 +377,20 @@ private:
              "output), likewise BN, WM/TM and WN/TN within the block tile; "
              "BK divides the product of the K extents; an input contiguous "
              "along neither group (NCHW) needs vector 1 and FMA tiles.";
+    SmallVector<int64_t> transposed = transposedInputs(kernel);
+    if (!transposed.empty())
+      gemm += " This map reads input(s) [" +
+              llvm::join(
+                  llvm::map_range(transposed,
+                                  [](int64_t k) { return std::to_string(k); }),
+                  ", ") +
+              "] across its results' innermost loop; a kernel of this one op "
+              "may stage them through shared memory instead: `shared` lists "
+              "them, `block` tiles (whole tiles, 1 on other loops), "
+              "one-dimensional `threads` (whole warps, at most 1024, "
+              "dividing each tile's elements), `padding` elements per "
+              "shared row, no thread tiles, vector 1, at most 48 KB of "
+              "shared memory.";
     return "Rules of the generic lowering: `block` and `thread` have one "
            "entry per parallel loop of the root op, tiles divide the "
            "extents, at most 3 tiled loops per level, `threads` (x "

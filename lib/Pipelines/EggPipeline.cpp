@@ -75,6 +75,7 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   pm.addPass(createEggDistributeRows());
   pm.addPass(createEggLowerSharedGemm());
   pm.addPass(createEggLowerColumnReductions());
+  pm.addPass(createEggLowerStagedMaps());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());

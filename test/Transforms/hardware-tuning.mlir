@@ -70,14 +70,49 @@ func.func @short_rows(%x: tensor<65536x20xf32>) -> tensor<65536x20xf32> {
 
 // -----
 
-// A transposed operand is not contiguous along the innermost loop: scalar
-// accesses.
+// A transposed operand is not contiguous along the innermost loop: it is
+// staged through shared memory in 64x64 tiles (tuning principle 11), rows
+// padded by one element (65 words apart: 32 banks for a column).
 // CHECK-LABEL: func.func @transpose
-// CHECK: tuning = #egg.tuning<threads = [256, 2], block = [2, 256], thread = [1, 1]>
+// CHECK: tuning = #egg.tuning<threads = [256], block = [64, 64], shared = [0], padding = 1>
 func.func @transpose(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
   %e = tensor.empty() : tensor<4096x4096xf32>
   %r = linalg.transpose ins(%x : tensor<4096x4096xf32>) outs(%e : tensor<4096x4096xf32>) permutation = [1, 0]
   return %r : tensor<4096x4096xf32>
+}
+
+// -----
+
+// Batched bf16: the batch loop takes tiles of 1; two bf16 per bank word, so
+// rows are padded by two elements.
+// CHECK-LABEL: func.func @batched_transpose_bf16
+// CHECK: tuning = #egg.tuning<threads = [256], block = [1, 64, 64], shared = [0], padding = 2>
+func.func @batched_transpose_bf16(%x: tensor<8x1024x512xbf16>) -> tensor<8x512x1024xbf16> {
+  %e = tensor.empty() : tensor<8x512x1024xbf16>
+  %r = linalg.transpose ins(%x : tensor<8x1024x512xbf16>) outs(%e : tensor<8x512x1024xbf16>) permutation = [0, 2, 1]
+  return %r : tensor<8x512x1024xbf16>
+}
+
+// -----
+
+// Tiles of 32 where 64 does not divide the loops.
+// CHECK-LABEL: func.func @transpose_96
+// CHECK: tuning = #egg.tuning<threads = [256], block = [32, 32], shared = [0], padding = 1>
+func.func @transpose_96(%x: tensor<96x160xf32>) -> tensor<160x96xf32> {
+  %e = tensor.empty() : tensor<160x96xf32>
+  %r = linalg.transpose ins(%x : tensor<96x160xf32>) outs(%e : tensor<160x96xf32>) permutation = [1, 0]
+  return %r : tensor<160x96xf32>
+}
+
+// -----
+
+// Loops that 32 does not divide keep the unstaged map with scalar accesses.
+// CHECK-LABEL: func.func @transpose_odd
+// CHECK: tuning = #egg.tuning<threads = [{{[0-9]+}}, {{[0-9]+}}], block = [{{[0-9]+}}, {{[0-9]+}}], thread = [1, 1]>
+func.func @transpose_odd(%x: tensor<100x4096xf32>) -> tensor<4096x100xf32> {
+  %e = tensor.empty() : tensor<4096x100xf32>
+  %r = linalg.transpose ins(%x : tensor<100x4096xf32>) outs(%e : tensor<4096x100xf32>) permutation = [1, 0]
+  return %r : tensor<4096x100xf32>
 }
 
 // -----

@@ -133,8 +133,20 @@ std::optional<GemmTiles> gemmTiles(const GemmLoops &gemm,
 /// the parallel loops in order. Nullopt otherwise.
 std::optional<unsigned> columnReductionLoop(KernelOp kernel);
 
+/// Inputs of an elementwise anchor that it reads across the loop its
+/// results run along (a transpose's source): operand numbers of rank-2+
+/// tensors read through a projected permutation whose contiguous loop is
+/// not the innermost loop, which the results are contiguous along.
+SmallVector<int64_t> transposedInputs(KernelOp kernel);
+
+/// Whether a tuning stages inputs of a map through shared memory
+/// (`elementwise_flat` with `shared`; docs/pipeline.md, "Transposes through
+/// shared memory"): egg-lower-staged-maps copies each block's tile of them
+/// along their contiguous dimension, then computes along the results'.
+bool isStagedMap(StructureAttr structure, TuningAttr tuning);
+
 /// Whether a tuning takes the shared-memory GEMM lowering: it promotes
-/// operands to shared memory.
+/// operands to shared memory (and is not a staged map).
 bool isSharedGemm(TuningAttr tuning);
 
 /// Whether a shared-memory GEMM tuning computes on tensor cores: it has a

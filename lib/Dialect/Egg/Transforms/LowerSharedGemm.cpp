@@ -908,7 +908,10 @@ struct LowerSharedGemmPass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       auto tuning =
           func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName());
-      if (!isSharedGemm(tuning))
+      if (!isSharedGemm(tuning) ||
+          isStagedMap(func->getAttrOfType<StructureAttr>(
+                          EggDialect::getStructureAttrName()),
+                      tuning))
         continue;
       SmallVector<gpu::LaunchOp> launches;
       func.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });

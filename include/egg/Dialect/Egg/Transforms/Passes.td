@@ -219,6 +219,26 @@ def EggLowerColumnReductions : Pass<"egg-lower-column-reductions", "::mlir::Modu
   ];
 }
 
+def EggLowerStagedMaps : Pass<"egg-lower-staged-maps", "::mlir::ModuleOp"> {
+  let summary = "Stage the transposed inputs of maps through shared memory";
+  let description = [{
+    For kernel functions whose structure is `elementwise_flat` and whose
+    tuning lists `shared` inputs (a map that reads them across the loop its
+    results run along, e.g. a transpose), rewrites the block's linalg op of
+    each `gpu.launch` into thread code: the block's tile of each staged
+    input is copied into a workgroup buffer with consecutive threads on
+    the input's contiguous dimension (rows padded by `padding` elements);
+    after a barrier the threads compute the tile with consecutive threads
+    on the innermost loop, reading the staged inputs from the buffers. Both
+    the loads and the stores are then coalesced. Runs after
+    `egg-map-to-gpu`.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"
+  ];
+}
+
 def EggAlignWorkgroupMemory : Pass<"egg-align-workgroup-memory", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Give workgroup buffers 16-byte alignment";
   let description = [{

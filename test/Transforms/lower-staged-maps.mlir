@@ -1,0 +1,74 @@
+// RUN: egg-opt %s -split-input-file -egg-lower-staged-maps -verify-diagnostics | FileCheck %s
+
+// out[i][j] = x[j][i] * y[i][j] as egg-map-to-gpu leaves it: 64x64 tiles,
+// 256 threads, x staged. Stage 1 copies x's tile into a [64][65] workgroup
+// buffer, eight loads per thread before their stores (consecutive threads on
+// x's contiguous dimension); after the barrier, stage 2 reads x from the
+// buffer (transposed indices) and y from global memory, eight elements at a
+// time, multiplies and stores, consecutive threads on j. No linalg op is
+// left.
+// CHECK-LABEL: func.func private @k
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<64x65xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<64x64xf32, strided<[128, 1], offset: ?>>
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK: %[[J:.*]] = arith.remui
+// CHECK: %[[I:.*]] = arith.divui
+// CHECK: memref.load %[[BUF]][%[[J]], %[[I]]]
+// CHECK: memref.load %{{.*}}[%[[I]], %[[J]]] : memref<64x64xf32, strided<[64, 1], offset: ?>>
+// CHECK-COUNT-7: memref.load %[[BUF]]
+// CHECK: arith.mulf
+// CHECK: memref.store
+// CHECK-NOT: linalg.generic
+#map = affine_map<(d0) -> (d0 * 64)>
+#mx = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+module {
+  func.func private @k(%x: memref<64x128xf32>, %y: memref<128x64xf32>, %out: memref<128x64xf32> {bufferize.result})
+      attributes {egg.structure = #egg.structure<elementwise_flat>,
+                  egg.tuning = #egg.tuning<threads = [256], block = [64, 64], shared = [0], padding = 1>} {
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c2, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+      %block_id_y = gpu.block_id  y
+      %0 = affine.apply #map(%block_id_y)
+      %xs = memref.subview %x[0, %0] [64, 64] [1, 1] : memref<64x128xf32> to memref<64x64xf32, strided<[128, 1], offset: ?>>
+      %ys = memref.subview %y[%0, 0] [64, 64] [1, 1] : memref<128x64xf32> to memref<64x64xf32, strided<[64, 1], offset: ?>>
+      %os = memref.subview %out[%0, 0] [64, 64] [1, 1] : memref<128x64xf32> to memref<64x64xf32, strided<[64, 1], offset: ?>>
+      linalg.generic {indexing_maps = [#mx, #id, #id], iterator_types = ["parallel", "parallel"]}
+          ins(%xs, %ys : memref<64x64xf32, strided<[128, 1], offset: ?>>, memref<64x64xf32, strided<[64, 1], offset: ?>>)
+          outs(%os : memref<64x64xf32, strided<[64, 1], offset: ?>>) {
+      ^bb0(%a: f32, %b: f32, %o: f32):
+        %m = arith.mulf %a, %b : f32
+        linalg.yield %m : f32
+      }
+      gpu.terminator
+    }
+    return
+  }
+}
+
+// -----
+
+// Two block ops: nothing to stage them as one map.
+module {
+  func.func private @two(%x: memref<64x64xf32>, %out: memref<64x64xf32>)
+      attributes {egg.structure = #egg.structure<elementwise_flat>,
+                  egg.tuning = #egg.tuning<threads = [256], block = [64, 64], shared = [0], padding = 1>} {
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    // expected-error @+1 {{stages the inputs of one map per block, found 2 block ops}}
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+      linalg.transpose ins(%x : memref<64x64xf32>) outs(%out : memref<64x64xf32>) permutation = [1, 0]
+      linalg.transpose ins(%out : memref<64x64xf32>) outs(%x : memref<64x64xf32>) permutation = [1, 0]
+      gpu.terminator
+    }
+    return
+  }
+}
