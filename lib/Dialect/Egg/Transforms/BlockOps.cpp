@@ -1,10 +1,12 @@
 //===- BlockOps.cpp - Block-level ops of a launch, lowered by hand --------===//
 
 #include "BlockOps.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -333,6 +335,25 @@ LogicalResult mlir::egg::applyEpilogueInRegisters(
     for (Operation *user : users)
       user->erase();
     alloc->erase();
+  }
+  return success();
+}
+
+LogicalResult mlir::egg::lowerKernelLaunches(
+    ModuleOp module, function_ref<bool(StructureAttr, TuningAttr)> applies,
+    function_ref<LogicalResult(gpu::LaunchOp, TuningAttr)> lower) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    auto structure =
+        func->getAttrOfType<StructureAttr>(EggDialect::getStructureAttrName());
+    auto tuning =
+        func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName());
+    if (!applies(structure, tuning))
+      continue;
+    SmallVector<gpu::LaunchOp> launches;
+    func.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
+    for (gpu::LaunchOp launch : launches)
+      if (failed(lower(launch, tuning)))
+        return failure();
   }
   return success();
 }

@@ -12,6 +12,8 @@
 #ifndef EGG_TRANSFORMS_BLOCKOPS_H
 #define EGG_TRANSFORMS_BLOCKOPS_H
 
+#include "egg/Dialect/Egg/IR/EggAttrs.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -62,6 +64,13 @@ LogicalResult applyEpilogueInRegisters(
     ArrayRef<SmallVector<Value>> indices, ArrayRef<Value> values,
     ArrayRef<linalg::LinalgOp> epilogue, ArrayRef<Operation *> producers,
     std::optional<unsigned> pairedDim = std::nullopt);
+
+/// Runs `lower` on every gpu.launch of the kernel functions of `module`
+/// whose decisions (the function's structure and tuning attributes) satisfy
+/// `applies`; fails as soon as one lowering fails.
+LogicalResult lowerKernelLaunches(
+    ModuleOp module, function_ref<bool(StructureAttr, TuningAttr)> applies,
+    function_ref<LogicalResult(gpu::LaunchOp, TuningAttr)> lower);
 
 } // namespace mlir::egg
 

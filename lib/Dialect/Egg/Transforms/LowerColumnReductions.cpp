@@ -82,8 +82,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
 
   // Stage 1, at the reduction's position: V partials per thread.
   b.setInsertionPoint(red);
-  Value neutral =
-      arith::ConstantOp::create(b, loc, *neutralAttr).getResult();
+  Value neutral = arith::ConstantOp::create(b, loc, *neutralAttr).getResult();
   SmallVector<Value> seeds(v, neutral);
   // Per input, the V values of row i (one load of V, or one for all).
   auto loadRow = [&](OpBuilder &nb, Value i) {
@@ -105,12 +104,13 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
         inputs.push_back(SmallVector<Value>(v, scalar));
         continue;
       }
-      auto load = vector::LoadOp::create(
-          nb, loc, VectorType::get({v}, element), value, idx);
+      auto load = vector::LoadOp::create(nb, loc, VectorType::get({v}, element),
+                                         value, idx);
       load.setAlignment(v * ((element.getIntOrFloatBitWidth() + 7) / 8));
       SmallVector<Value> lanes;
       for (int64_t e = 0; e < v; ++e)
-        lanes.push_back(vector::ExtractOp::create(nb, loc, load.getResult(), e));
+        lanes.push_back(
+            vector::ExtractOp::create(nb, loc, load.getResult(), e));
       inputs.push_back(lanes);
     }
     return inputs;
@@ -128,7 +128,8 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
               partials[e]);
       for (Operation &op : rbody->without_terminator())
         nb.clone(op, map);
-      next.push_back(map.lookupOrDefault(rbody->getTerminator()->getOperand(0)));
+      next.push_back(
+          map.lookupOrDefault(rbody->getTerminator()->getOperand(0)));
     }
     return next;
   };
@@ -176,15 +177,16 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   }
 
   // Stage 2: partials through shared memory, combined by row 0.
-  auto space = gpu::AddressSpaceAttr::get(b.getContext(),
-                                          gpu::AddressSpace::Workgroup);
+  auto space =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   auto bufType = MemRefType::get({rows, tx * v}, accType,
                                  MemRefLayoutAttrInterface(), space);
   Value buffer = launch.addWorkgroupAttribution(bufType, loc);
   for (int64_t e = 0; e < v; ++e)
     memref::StoreOp::create(
         b, loc, partials[e], buffer,
-        ValueRange{y, arith::AddIOp::create(b, loc, col, constIndex(b, loc, e))});
+        ValueRange{y,
+                   arith::AddIOp::create(b, loc, col, constIndex(b, loc, e))});
   gpu::BarrierOp::create(b, loc);
 
   // Result indices of each of the thread's columns.
@@ -202,9 +204,9 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   OpBuilder tb = ifOp.getThenBodyBuilder();
   SmallVector<Value> totals;
   for (int64_t e = 0; e < v; ++e)
-    totals.push_back(*start ? **start
-                            : memref::LoadOp::create(tb, loc, acc, indices[e])
-                                  .getResult());
+    totals.push_back(
+        *start ? **start
+               : memref::LoadOp::create(tb, loc, acc, indices[e]).getResult());
   auto combine = scf::ForOp::create(
       tb, loc, constIndex(tb, loc, 0), constIndex(tb, loc, rows),
       constIndex(tb, loc, 1), totals,
@@ -225,10 +227,9 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   if (init)
     producers.push_back(init);
   producers.push_back(red);
-  return applyEpilogueInRegisters(tb, launch, acc, indices,
-                                  SmallVector<Value>(combine.getResults()),
-                                  ArrayRef(std::next(redIt), ops.end()),
-                                  producers);
+  return applyEpilogueInRegisters(
+      tb, launch, acc, indices, SmallVector<Value>(combine.getResults()),
+      ArrayRef(std::next(redIt), ops.end()), producers);
 }
 
 namespace {
@@ -236,20 +237,12 @@ struct LowerColumnReductionsPass
     : public egg::impl::EggLowerColumnReductionsBase<
           LowerColumnReductionsPass> {
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
-      auto structure = func->getAttrOfType<StructureAttr>(
-          EggDialect::getStructureAttrName());
-      auto tuning =
-          func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName());
-      if (!structure || !tuning ||
-          structure.getFormulation() != Formulation::reduce_two_stage)
-        continue;
-      SmallVector<gpu::LaunchOp> launches;
-      func.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
-      for (gpu::LaunchOp launch : launches)
-        if (failed(lowerLaunch(launch, tuning)))
-          return signalPassFailure();
-    }
+    auto applies = [](StructureAttr structure, TuningAttr tuning) {
+      return structure && tuning &&
+             structure.getFormulation() == Formulation::reduce_two_stage;
+    };
+    if (failed(lowerKernelLaunches(getOperation(), applies, lowerLaunch)))
+      signalPassFailure();
   }
 };
 } // namespace

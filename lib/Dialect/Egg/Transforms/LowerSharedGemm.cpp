@@ -905,20 +905,11 @@ namespace {
 struct LowerSharedGemmPass
     : public egg::impl::EggLowerSharedGemmBase<LowerSharedGemmPass> {
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
-      auto tuning =
-          func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName());
-      if (!isSharedGemm(tuning) ||
-          isStagedMap(func->getAttrOfType<StructureAttr>(
-                          EggDialect::getStructureAttrName()),
-                      tuning))
-        continue;
-      SmallVector<gpu::LaunchOp> launches;
-      func.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
-      for (gpu::LaunchOp launch : launches)
-        if (failed(lowerLaunch(launch, tuning)))
-          return signalPassFailure();
-    }
+    auto applies = [](StructureAttr structure, TuningAttr tuning) {
+      return isSharedGemm(tuning) && !isStagedMap(structure, tuning);
+    };
+    if (failed(lowerKernelLaunches(getOperation(), applies, lowerLaunch)))
+      signalPassFailure();
   }
 };
 

@@ -213,19 +213,8 @@ namespace {
 struct LowerStagedMapsPass
     : public egg::impl::EggLowerStagedMapsBase<LowerStagedMapsPass> {
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
-      auto structure = func->getAttrOfType<StructureAttr>(
-          EggDialect::getStructureAttrName());
-      auto tuning =
-          func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName());
-      if (!isStagedMap(structure, tuning))
-        continue;
-      SmallVector<gpu::LaunchOp> launches;
-      func.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
-      for (gpu::LaunchOp launch : launches)
-        if (failed(lowerLaunch(launch, tuning)))
-          return signalPassFailure();
-    }
+    if (failed(lowerKernelLaunches(getOperation(), isStagedMap, lowerLaunch)))
+      signalPassFailure();
   }
 };
 } // namespace
