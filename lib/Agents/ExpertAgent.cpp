@@ -406,10 +406,16 @@ private:
     int64_t vector = std::max<int64_t>(1, 128 / narrowestElementBits(kernel));
     while (vector > 1 && *row % vector != 0)
       vector /= 2;
-    // Rows shorter than a warp's worth of vectors: scalar accesses, so that
-    // more lanes have work (a 20-element softmax: 0.071 ms against 0.120).
+    // Rows shorter than a warp's worth of vectors share a warp: 32 / G
+    // lanes per row with about two vectors each (the fewest lanes that
+    // cover the row in two steps), G rows per warp (gpu.subgroup_reduce
+    // over clusters of lanes). egg-tune on the H200, 20-element f32
+    // softmax: 8 rows per warp 0.0278 ms, 4 (one vector per lane) 0.0376,
+    // a warp per row with scalar lanes 0.0687.
+    int64_t rowsPerWarp = 1;
     if (perWarp && *row < 32 * vector)
-      vector = 1;
+      while (rowsPerWarp < 32 && *row <= (32 / rowsPerWarp) * vector)
+        rowsPerWarp *= 2;
 
     size_t numParallel = loops->parallelPositions.size();
     SmallVector<int64_t> block(numParallel, 0), warp;
@@ -425,12 +431,17 @@ private:
     int64_t threads;
     if (perWarp) {
       int64_t extent = loops->extents[loops->parallelPositions[*inner]];
-      // Four rows per block; eight when rows are short (more loads in
+      // Four warps per block; eight when rows are short (more loads in
       // flight per SM for the same number of resident blocks).
-      block[*inner] = largestDivisorAtMost(extent, *row < 256 ? 8 : 4);
-      threads = 32 * block[*inner];
+      int64_t warps =
+          largestDivisorAtMost(extent / rowsPerWarp, *row < 256 ? 8 : 4);
+      if (extent % rowsPerWarp != 0)
+        return failure();
+      block[*inner] = warps * rowsPerWarp;
+      threads = 32 * warps;
       warp = llvm::map_to_vector(
           block, [](int64_t b) -> int64_t { return b > 0 ? 1 : 0; });
+      warp[*inner] = rowsPerWarp;
     } else {
       // About two vectors per thread: the row stays in registers between
       // the passes (egg-tune on the H200: 512 threads for rows of 4096 f32,

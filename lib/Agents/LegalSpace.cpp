@@ -408,7 +408,7 @@ checkCooperativeRow(KernelOp kernel, Formulation formulation, TuningAttr tuning,
                        << (perWarp ? " needs a warp tile entry per parallel "
                                      "loop"
                                    : " has no warp tile");
-  int64_t tiled = 0, rowsPerBlock = 1;
+  int64_t tiled = 0, rowsPerBlock = 1, rowsPerWarp = 1;
   for (auto [p, pos] : llvm::enumerate(loops->parallelPositions)) {
     int64_t b = block[p], w = perWarp ? warp[p] : 0;
     if (loops->reducedByProducer[pos]) {
@@ -422,9 +422,12 @@ checkCooperativeRow(KernelOp kernel, Formulation formulation, TuningAttr tuning,
       return emitError() << name << " needs a block tile that divides loop "
                          << pos << " (extent " << loops->extents[pos]
                          << "), got " << b;
-    if (perWarp && w != 1)
-      return emitError() << "a warp owns one row: the warp tile of loop " << pos
-                         << " must be 1, got " << w;
+    if (perWarp && (w < 1 || w > 32 || !llvm::isPowerOf2_64(w) || b % w))
+      return emitError() << "a warp owns 1 to 32 rows: the warp tile of loop "
+                         << pos
+                         << " must be a power of two dividing the block tile "
+                         << b << ", got " << w;
+    rowsPerWarp *= perWarp ? w : 1;
     if (!perWarp && b != 1)
       return emitError() << "a block owns one row: the block tile of loop "
                          << pos << " must be 1, got " << b;
@@ -439,9 +442,12 @@ checkCooperativeRow(KernelOp kernel, Formulation formulation, TuningAttr tuning,
   ArrayRef<int64_t> threads = tuning.getThreads();
   if (threads.size() != 1)
     return emitError() << name << " takes a one-dimensional block of threads";
-  if (perWarp && threads[0] != 32 * rowsPerBlock)
-    return emitError() << "threads [" << threads[0]
-                       << "] must be 32 per row: " << 32 * rowsPerBlock
+  if (perWarp && rowsPerWarp > 32)
+    return emitError() << "a warp owns at most 32 rows, got " << rowsPerWarp;
+  if (perWarp && threads[0] != 32 * rowsPerBlock / rowsPerWarp)
+    return emitError() << "threads [" << threads[0] << "] must be a warp per "
+                       << rowsPerWarp
+                       << " row(s): " << 32 * rowsPerBlock / rowsPerWarp
                        << " for " << rowsPerBlock << " rows per block";
   if (!perWarp && (threads[0] % 32 != 0))
     return emitError() << "threads [" << threads[0] << "] must be whole warps";
@@ -1369,33 +1375,37 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
     if (block[p] > 0)
       inner = p;
   SmallVector<std::pair<double, TuningAttr>> found;
-  for (int64_t v = 1; v <= anchor.getVector(); v *= 2) {
-    for (int64_t n = 1; n <= 1024; n *= 2) {
-      SmallVector<int64_t> b = block;
-      int64_t threads = n;
-      if (perWarp) {
-        if (!inner || n > 32)
-          break;
-        int64_t rowsPerBlock = n;
-        for (size_t p = 0; p < b.size(); ++p)
-          if (p != *inner && b[p] > 0)
-            rowsPerBlock *= b[p];
-        b[*inner] = n;
-        threads = 32 * rowsPerBlock;
-        if (threads > 1024)
-          break;
-      } else if (n < 32) {
-        continue;
-      }
-      TuningAttr tuning = TuningAttr::getChecked(
-          function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-          ArrayRef<int64_t>{threads}, ArrayRef<int64_t>(b), anchor.getWarp(),
-          ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-          ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, v, CopyEngine::sync,
-          int64_t(1));
-      if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
-        continue;
+  auto tryPoint = [&](int64_t threads, ArrayRef<int64_t> b,
+                      ArrayRef<int64_t> warp, int64_t v) {
+    TuningAttr tuning = TuningAttr::getChecked(
+        function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
+        ArrayRef<int64_t>{threads}, b, warp, ArrayRef<int64_t>{},
+        ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
+        int64_t(0), Swizzle::none, v, CopyEngine::sync, int64_t(1));
+    if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
       found.push_back({tuningDistance(tuning, anchor), tuning});
+  };
+  for (int64_t v = 1; v <= anchor.getVector(); v *= 2) {
+    if (!perWarp) {
+      for (int64_t n = 32; n <= 1024; n *= 2)
+        tryPoint(n, block, anchor.getWarp(), v);
+      continue;
+    }
+    if (!inner)
+      break;
+    // n warps per block, g rows per warp (short rows share a warp).
+    int64_t otherRows = 1;
+    for (size_t p = 0; p < block.size(); ++p)
+      if (p != *inner && block[p] > 0)
+        otherRows *= block[p];
+    for (int64_t n = 1; n <= 32 && 32 * n * otherRows <= 1024; n *= 2) {
+      for (int64_t g = 1; g <= 32; g *= 2) {
+        SmallVector<int64_t> b = block;
+        SmallVector<int64_t> warp = llvm::to_vector(anchor.getWarp());
+        b[*inner] = n * g;
+        warp[*inner] = g;
+        tryPoint(32 * n * otherRows, b, warp, v);
+      }
     }
   }
   return closestFirst(found, anchor, limit);

@@ -332,7 +332,10 @@ private:
       return "Rules of the row lowering: `block` has one entry per parallel "
              "loop of the root op, tiles divide the extents, no thread "
              "tiles, one-dimensional `threads`; a warp per row: warp tile 1 "
-             "on every row loop and threads = 32 x rows per block; a block "
+             "on every row loop and threads = 32 x rows per block, except "
+             "that short rows may share a warp (a warp tile G, a power of two "
+             "of at most 32 rows, then 32 / G lanes per row and threads = 32 "
+             "x rows per block / G); a block "
              "per row: block tile 1 on every row loop; `vector` divides the "
              "row and moves 16 bytes at most of the kernel's narrowest "
              "input or result type.";

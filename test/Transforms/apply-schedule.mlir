@@ -363,3 +363,42 @@ func.func @vector_four_loops(%x: tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32> {
   }
   return %r : tensor<2x2x2x64xf32>
 }
+
+// -----
+
+// Several rows per warp: the warp tile is a power of two that divides the
+// block tile.
+func.func @rows_per_warp_not_pow2(%x: tensor<24x8xf32>, %acc: tensor<24xf32>) -> tensor<24xf32> {
+  // expected-error @+1 {{a warp owns 1 to 32 rows: the warp tile of loop 0 must be a power of two dividing the block tile 12, got 3}}
+  %r = egg.kernel @k ins(%x, %acc : tensor<24x8xf32>, tensor<24xf32>) -> tensor<24xf32>
+      attributes {structure = #egg.structure<reduce_row_per_warp>,
+                  tuning = #egg.tuning<threads = [128], block = [12], warp = [3]>} {
+  ^bb0(%a: tensor<24x8xf32>, %b: tensor<24xf32>):
+    %s = linalg.reduce ins(%a : tensor<24x8xf32>) outs(%b : tensor<24xf32>) dimensions = [1]
+      (%in: f32, %o: f32) {
+        %t = arith.addf %in, %o : f32
+        linalg.yield %t : f32
+      }
+    egg.yield %s : tensor<24xf32>
+  }
+  return %r : tensor<24xf32>
+}
+
+// -----
+
+// A warp has 32 lanes: at most 32 rows each.
+func.func @rows_per_warp_too_many(%x: tensor<64x8xf32>, %acc: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @+1 {{a warp owns 1 to 32 rows: the warp tile of loop 0 must be a power of two dividing the block tile 64, got 64}}
+  %r = egg.kernel @k ins(%x, %acc : tensor<64x8xf32>, tensor<64xf32>) -> tensor<64xf32>
+      attributes {structure = #egg.structure<reduce_row_per_warp>,
+                  tuning = #egg.tuning<threads = [32], block = [64], warp = [64]>} {
+  ^bb0(%a: tensor<64x8xf32>, %b: tensor<64xf32>):
+    %s = linalg.reduce ins(%a : tensor<64x8xf32>) outs(%b : tensor<64xf32>) dimensions = [1]
+      (%in: f32, %o: f32) {
+        %t = arith.addf %in, %o : f32
+        linalg.yield %t : f32
+      }
+    egg.yield %s : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}

@@ -162,3 +162,52 @@ func.func private @serial(%in: memref<1x64xf32>, %sum: memref<1xf32>)
   }
   return
 }
+
+// -----
+
+// Rows of 24 f32 with vector 4 take 8 lanes: a warp owns 4 rows (warp tile
+// 4). Lane l works on row l / 8 at positions (l % 8) * 4 (the last step
+// guarded), the partial sums combine over clusters of 8 lanes (three
+// shuffles), and the per-row mean (no row loop) is computed at the lane's
+// own row only.
+// CHECK-LABEL: func.func private @rows_per_warp
+// CHECK: %[[LANE:.*]] = gpu.lane_id
+// CHECK: %[[POS:.*]] = arith.remui %[[LANE]], %c8
+// CHECK: %[[GROUP:.*]] = arith.divui %[[LANE]], %c8
+// CHECK: %[[ROW:.*]] = arith.remui %[[GROUP]], %c4
+// CHECK: %[[COL:.*]] = arith.muli %[[POS]], %c4
+// CHECK: arith.cmpi ult, %[[COL]], %c24
+// CHECK: vector.load %{{.*}}[%[[ROW]], %[[COL]]]
+// CHECK-COUNT-3: gpu.shuffle  xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[ROW]]]
+// CHECK: %[[R2:.*]] = arith.remui %[[GROUP]], %c4
+// CHECK: memref.load %{{.*}}[%[[R2]]]
+// CHECK: arith.divf
+// CHECK: memref.store
+// CHECK-NOT: linalg.generic
+func.func private @rows_per_warp(%in: memref<4x24xf32>, %sum: memref<4xf32>, %mean: memref<4xf32>)
+    attributes {egg.structure = #egg.structure<reduce_row_per_warp>,
+                egg.tuning = #egg.tuning<threads = [32], block = [4], warp = [4], vector = 4>} {
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 24.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%in : memref<4x24xf32>) outs(%sum : memref<4xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                    iterator_types = ["parallel"]}
+        ins(%sum : memref<4xf32>) outs(%mean : memref<4xf32>) {
+    ^bb0(%s: f32, %o: f32):
+      %m = arith.divf %s, %n : f32
+      linalg.yield %m : f32
+    }
+    gpu.terminator
+  }
+  return
+}

@@ -59,9 +59,11 @@ func.func @softmax_4096(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
 
 // -----
 
-// Rows shorter than a warp's vectors: scalar lanes, eight rows per block.
+// Rows shorter than a warp's vectors share a warp: 5 vectors of 4 per row
+// take 4 lanes with two steps each, so a warp owns 8 rows; eight warps per
+// block.
 // CHECK-LABEL: func.func @short_rows
-// CHECK: tuning = #egg.tuning<threads = [256], block = [8], warp = [1]>
+// CHECK: tuning = #egg.tuning<threads = [256], block = [64], warp = [8], vector = 4>
 func.func @short_rows(%x: tensor<65536x20xf32>) -> tensor<65536x20xf32> {
   %e = tensor.empty() : tensor<65536x20xf32>
   %r = linalg.softmax dimension(1) ins(%x : tensor<65536x20xf32>) outs(%e : tensor<65536x20xf32>) -> tensor<65536x20xf32>

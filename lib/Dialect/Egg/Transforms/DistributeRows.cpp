@@ -49,6 +49,7 @@ struct RowPlan {
   int64_t length = 0; // Row length N (innermost loop extent).
   int64_t lanes = 32; // Lanes per row L.
   int64_t vector = 1; // Elements per access V.
+  int64_t groups = 1; // Rows per warp G (a warp per row: 32 / L).
   bool perWarp = true;
 };
 
@@ -57,6 +58,7 @@ struct LaneIds {
   Value lane;       // Position among the L lanes of the row.
   Value laneInWarp; // Position in the warp (shuffles).
   Value warp;       // Warp within the block (block-level combination).
+  Value group;      // With several rows per warp: the lane's row of them.
 };
 
 /// The combining op of a reduction output: the yield of output `o` is
@@ -220,6 +222,29 @@ static LogicalResult planLaunch(ArrayRef<linalg::GenericOp> ops, RowPlan &plan,
       return failure();
     }
   }
+  // Several rows per warp: every op runs over exactly the warp's G rows,
+  // one per group of lanes.
+  if (plan.groups > 1) {
+    for (linalg::GenericOp op : ops) {
+      SmallVector<int64_t> extents = op.getStaticLoopRanges();
+      SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+      bool alongRow = llvm::is_contained(distributed, op);
+      int64_t rows = 1;
+      for (size_t d = 0; d < extents.size(); ++d) {
+        if (alongRow && d + 1 == extents.size())
+          continue;
+        if (iterators[d] == utils::IteratorType::parallel)
+          rows *= extents[d];
+        else if (!alongRow)
+          rows = 0;
+      }
+      if (rows != plan.groups) {
+        why = "an op that does not run over the warp's " +
+              std::to_string(plan.groups) + " rows, one per group of lanes";
+        return failure();
+      }
+    }
+  }
   return success();
 }
 
@@ -276,8 +301,9 @@ static SmallVector<Value> clonePayload(OpBuilder &b, linalg::GenericOp op,
     }
     b.clone(inner, mapping);
   }
-  return llvm::map_to_vector(body->getTerminator()->getOperands(),
-                             [&](Value v) { return mapping.lookup(v); });
+  return llvm::map_to_vector(
+      body->getTerminator()->getOperands(),
+      [&](Value v) { return mapping.lookupOrDefault(v); });
 }
 
 /// Loop indices with the row index advanced by `e` elements.
@@ -409,8 +435,12 @@ static Value combineLanes(OpBuilder &b, Location loc, Value partial,
   Type f32 = b.getF32Type();
   bool widen = isa<FloatType>(type) && type.getIntOrFloatBitWidth() == 16;
   Value x = widen ? arith::ExtFOp::create(b, loc, f32, partial) : partial;
+  // Several rows per warp: each row's L lanes are a cluster of their own.
+  std::optional<uint32_t> cluster;
+  if (plan.lanes < 32)
+    cluster = plan.lanes;
   x = gpu::SubgroupReduceOp::create(b, loc, x, combiner.kind,
-                                    /*uniform=*/true);
+                                    /*uniform=*/true, cluster);
   if (!plan.perWarp && plan.lanes > 32) {
     // One partial per warp through workgroup memory, then every warp
     // reduces those partials again. The trailing barrier lets the buffer be
@@ -458,19 +488,73 @@ static void appendLoopBounds(OpBuilder &b, Location loc,
   }
 }
 
+/// Runs `body` at the indices of loops `dims` (of extents `extents`) that
+/// the lane works on: every index, in a loop nest; with several rows per
+/// warp, the one row of the lane's group (the loops' extents multiply to G,
+/// checked by planLaunch).
+static void
+forOwnRows(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
+           ArrayRef<unsigned> dims, const RowPlan &plan, const LaneIds &ids,
+           function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  if (plan.groups == 1) {
+    SmallVector<Value> lbs, ubs, steps;
+    appendLoopBounds(b, loc, extents, dims, lbs, ubs, steps);
+    scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
+    return;
+  }
+  SmallVector<Value> ivs(dims.size());
+  int64_t stride = 1;
+  for (size_t i = dims.size(); i-- > 0;) {
+    Value q = arith::DivUIOp::create(
+        b, loc, ids.group, arith::ConstantIndexOp::create(b, loc, stride));
+    ivs[i] = arith::RemUIOp::create(
+        b, loc, q, arith::ConstantIndexOp::create(b, loc, extents[dims[i]]));
+    stride *= extents[dims[i]];
+  }
+  body(b, loc, ivs);
+}
+
+/// With several rows per warp, an op with no loop along the row (a fill of
+/// the rows' accumulators, a mean from a sum) runs at the lane's own row
+/// only: other rows' values are held by other lanes.
+static void lowerAtOwnRow(OpBuilder &b, linalg::GenericOp op,
+                          const RowPlan &plan, const LaneIds &ids) {
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  forOwnRows(
+      b, op.getLoc(), extents,
+      llvm::to_vector(llvm::seq<unsigned>(0, extents.size())), plan, ids,
+      [&](OpBuilder &nb, Location l, ValueRange ivs) {
+        SmallVector<Value> args;
+        for (OpOperand &operand : op->getOpOperands()) {
+          Value value = operand.get();
+          if (!isa<MemRefType>(value.getType())) {
+            args.push_back(value);
+            continue;
+          }
+          args.push_back(memref::LoadOp::create(
+              nb, l, value,
+              operandIndices(nb, l, op.getMatchingIndexingMap(&operand), ivs)));
+        }
+        SmallVector<Value> yielded = clonePayload(nb, op, args, ivs);
+        for (auto [o, value] : llvm::enumerate(yielded)) {
+          OpOperand *init = op.getDpsInitOperand(o);
+          memref::StoreOp::create(
+              nb, l, value, init->get(),
+              operandIndices(nb, l, op.getMatchingIndexingMap(init), ivs));
+        }
+      });
+}
+
 /// Lowers a generic whose innermost loop is the row, parallel along it:
 /// each lane computes (and owns) its elements of the row.
 static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
                           const RowPlan &plan, const LaneIds &ids) {
   Location loc = op.getLoc();
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
-  SmallVector<Value> lbs, ubs, steps;
-  appendLoopBounds(b, loc, extents,
-                   llvm::to_vector(llvm::seq<unsigned>(0, extents.size() - 1)),
-                   lbs, ubs, steps);
   int64_t v = plan.vector;
-  scf::buildLoopNest(
-      b, loc, lbs, ubs, steps,
+  forOwnRows(
+      b, loc, extents,
+      llvm::to_vector(llvm::seq<unsigned>(0, extents.size() - 1)), plan, ids,
       [&](OpBuilder &nb, Location l, ValueRange outer) {
         auto ivsAt = [&](Value row) {
           SmallVector<Value> ivs(outer);
@@ -554,11 +638,9 @@ static void lowerReducingRow(OpBuilder &b, linalg::GenericOp op,
     (iterators[d] == utils::IteratorType::parallel ? parallelDims
                                                    : reductionDims)
         .push_back(d);
-  SmallVector<Value> plbs, pubs, psteps;
-  appendLoopBounds(b, loc, extents, parallelDims, plbs, pubs, psteps);
   int64_t v = plan.vector;
-  scf::buildLoopNest(
-      b, loc, plbs, pubs, psteps,
+  forOwnRows(
+      b, loc, extents, parallelDims, plan, ids,
       [&](OpBuilder &nb, Location l, ValueRange pivs) {
         Value zero = arith::ConstantIndexOp::create(nb, l, 0);
         SmallVector<Value> ivs(numLoops, zero);
@@ -653,7 +735,10 @@ struct DistributeRowsPass
         RowPlan plan;
         plan.perWarp =
             structure.getFormulation() == Formulation::reduce_row_per_warp;
-        plan.lanes = plan.perWarp ? 32 : tuning.getNumThreads();
+        if (plan.perWarp)
+          for (int64_t w : tuning.getWarp())
+            plan.groups *= std::max<int64_t>(w, 1);
+        plan.lanes = plan.perWarp ? 32 / plan.groups : tuning.getNumThreads();
         plan.vector = tuning.getVector();
         if (failed(distribute(launch, plan)))
           return signalPassFailure();
@@ -691,21 +776,32 @@ struct DistributeRowsPass
     Location loc = launch.getLoc();
     LaneIds ids;
     if (plan.perWarp) {
-      ids.lane = gpu::LaneIdOp::create(b, loc, IntegerAttr());
-      ids.laneInWarp = ids.lane;
+      ids.laneInWarp = gpu::LaneIdOp::create(b, loc, IntegerAttr());
+      ids.lane = ids.laneInWarp;
       ids.warp = arith::ConstantIndexOp::create(b, loc, 0);
+      if (plan.groups > 1) {
+        Value lanes = arith::ConstantIndexOp::create(b, loc, plan.lanes);
+        ids.lane = arith::RemUIOp::create(b, loc, ids.laneInWarp, lanes);
+        ids.group = arith::DivUIOp::create(b, loc, ids.laneInWarp, lanes);
+      }
     } else {
       Value warpSize = arith::ConstantIndexOp::create(b, loc, 32);
       ids.lane = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
       ids.laneInWarp = arith::RemUIOp::create(b, loc, ids.lane, warpSize);
       ids.warp = arith::DivUIOp::create(b, loc, ids.lane, warpSize);
     }
-    for (linalg::GenericOp op : distributed) {
+    for (linalg::GenericOp op : ops) {
       b.setInsertionPoint(op);
-      if (op.getIteratorTypesArray().back() == utils::IteratorType::parallel)
+      if (!llvm::is_contained(distributed, op)) {
+        if (plan.groups == 1)
+          continue;
+        lowerAtOwnRow(b, op, plan, ids);
+      } else if (op.getIteratorTypesArray().back() ==
+                 utils::IteratorType::parallel) {
         lowerAlongRow(b, op, plan, ids);
-      else
+      } else {
         lowerReducingRow(b, op, plan, ids, launch);
+      }
       op.erase();
     }
 
@@ -714,6 +810,8 @@ struct DistributeRowsPass
     populateGpuLowerSubgroupReduceToShufflePatterns(patterns,
                                                     /*subgroupSize=*/32,
                                                     /*shuffleBitwidth=*/32);
+    populateGpuLowerClusteredSubgroupReduceToShufflePatterns(
+        patterns, /*subgroupSize=*/32, /*shuffleBitwidth=*/32);
     if (failed(applyPatternsGreedily(launch, std::move(patterns))))
       return launch.emitError("could not lower the lane reductions");
     return success();
