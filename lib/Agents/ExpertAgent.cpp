@@ -431,12 +431,13 @@ private:
     int64_t threads;
     if (perWarp) {
       int64_t extent = loops->extents[loops->parallelPositions[*inner]];
+      // Whole warps of rows: halve G until it divides the rows to spread.
+      while (extent % rowsPerWarp != 0)
+        rowsPerWarp /= 2;
       // Four warps per block; eight when rows are short (more loads in
       // flight per SM for the same number of resident blocks).
       int64_t warps =
           largestDivisorAtMost(extent / rowsPerWarp, *row < 256 ? 8 : 4);
-      if (extent % rowsPerWarp != 0)
-        return failure();
       block[*inner] = warps * rowsPerWarp;
       threads = 32 * warps;
       warp = llvm::map_to_vector(

@@ -72,6 +72,18 @@ func.func @short_rows(%x: tensor<65536x20xf32>) -> tensor<65536x20xf32> {
 
 // -----
 
+// 100 short rows: 8 rows per warp do not divide them, 4 do; 5 warps per
+// block (the largest divisor of the 25 warps up to 8).
+// CHECK-LABEL: func.func @short_rows_100
+// CHECK: tuning = #egg.tuning<threads = [160], block = [20], warp = [4], vector = 4>
+func.func @short_rows_100(%x: tensor<100x20xf32>) -> tensor<100x20xf32> {
+  %e = tensor.empty() : tensor<100x20xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<100x20xf32>) outs(%e : tensor<100x20xf32>) -> tensor<100x20xf32>
+  return %r : tensor<100x20xf32>
+}
+
+// -----
+
 // A transposed operand is not contiguous along the innermost loop: it is
 // staged through shared memory in 64x64 tiles (tuning principle 11), rows
 // padded by one element (65 words apart: 32 banks for a column).
