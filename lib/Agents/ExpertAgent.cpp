@@ -152,15 +152,12 @@ private:
     if (failed(loops))
       return failure();
     auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
-    SmallVector<unsigned> across = {op.getNumLoops() - 1};
+    SmallVector<unsigned> across = stagedTileLoops(kernel, staged);
     int64_t bits = 64;
-    for (int64_t k : staged) {
-      OpOperand &input = op->getOpOperand(k);
-      across.push_back(*contiguousLoop(op.getMatchingIndexingMap(&input)));
+    for (int64_t k : staged)
       bits = std::min<int64_t>(
-          bits,
-          getElementTypeOrSelf(input.get().getType()).getIntOrFloatBitWidth());
-    }
+          bits, getElementTypeOrSelf(op->getOpOperand(k).get().getType())
+                    .getIntOrFloatBitWidth());
     int64_t padding = std::max<int64_t>(1, 32 / bits);
     for (int64_t t : {64, 32}) {
       SmallVector<int64_t> block;

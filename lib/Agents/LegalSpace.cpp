@@ -798,6 +798,19 @@ SmallVector<int64_t> mlir::egg::transposedInputs(KernelOp kernel) {
   return inputs;
 }
 
+SmallVector<unsigned> mlir::egg::stagedTileLoops(KernelOp kernel,
+                                                 ArrayRef<int64_t> staged) {
+  auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
+  SmallVector<unsigned> loops = {op.getNumLoops() - 1};
+  for (int64_t k : staged) {
+    std::optional<unsigned> fast =
+        contiguousLoop(op.getMatchingIndexingMap(&op->getOpOperand(k)));
+    if (fast && !llvm::is_contained(loops, *fast))
+      loops.push_back(*fast);
+  }
+  return loops;
+}
+
 bool mlir::egg::isStagedMap(StructureAttr structure, TuningAttr tuning) {
   return structure && tuning &&
          structure.getFormulation() == Formulation::elementwise_flat &&
@@ -1449,19 +1462,11 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
                                                       TuningAttr anchor,
                                                       size_t limit) {
   auto emitError = [&]() { return kernel.emitOpError(); };
-  auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
   // Parallel-loop indices (into the tile lists) that the search varies.
-  auto parallelIndex = [&](unsigned pos) {
-    return llvm::find(loops.parallelPositions, pos) -
-           loops.parallelPositions.begin();
-  };
-  SmallVector<size_t> varied = {parallelIndex(op.getNumLoops() - 1)};
-  for (int64_t k : anchor.getShared()) {
-    std::optional<unsigned> fast =
-        contiguousLoop(op.getMatchingIndexingMap(&op->getOpOperand(k)));
-    if (fast && !llvm::is_contained(varied, parallelIndex(*fast)))
-      varied.push_back(parallelIndex(*fast));
-  }
+  SmallVector<size_t> varied;
+  for (unsigned pos : stagedTileLoops(kernel, anchor.getShared()))
+    varied.push_back(llvm::find(loops.parallelPositions, pos) -
+                     loops.parallelPositions.begin());
   SmallVector<std::pair<double, TuningAttr>> found;
   SmallVector<int64_t> block = llvm::to_vector(anchor.getBlock());
   SmallVector<size_t> index(varied.size(), 0);

@@ -82,6 +82,20 @@ class Emitter:
         self.emit(f"{name} = linalg.fill ins({cst} : {dtype}) outs({e} : {t}) -> {t}")
         return name
 
+    def zero_pad(self, source, shape, dtype, pads):
+        """tensor.pad of `source` with zeros, pads[d] elements on both sides
+        of dimension d; returns the padded tensor's name and shape."""
+        padded = tuple(n + 2 * p for n, p in zip(shape, pads))
+        zero, name = self.fresh("c"), self.fresh("p")
+        amounts = ", ".join(str(p) for p in pads)
+        indices = ", ".join(f"%i{d}: index" for d in range(len(shape)))
+        self.emit(f"{zero} = arith.constant {float_literal(0.0, dtype)} : {dtype}")
+        self.emit(f"{name} = tensor.pad {source} low[{amounts}] high[{amounts}] {{")
+        self.emit(f"^bb0({indices}):")
+        self.emit(f"  tensor.yield {zero} : {dtype}")
+        self.emit(f"}} : {tensor_type(shape, dtype)} to {tensor_type(padded, dtype)}")
+        return name, padded
+
     def input_map(self, v, dim_of_logical, rank):
         """Indexing map of view `v` in an iteration space of `rank` dims where
         logical dim l of v is iteration dim dim_of_logical[l] (None: 0)."""
@@ -576,14 +590,7 @@ class Importer:
             raise UnsupportedOp(f"{node.format_node()}: convolutions in {x.dtype} "
                                 "(f16/bf16 convolutions take channels-last inputs and weights)")
         if any(padding):
-            ph, pw = padding
-            padded = (x.shape[0], x.shape[1], x.shape[2] + 2 * ph, x.shape[3] + 2 * pw)
-            zero, name = self.e.fresh("c"), self.e.fresh("p")
-            self.e.emit(f"{zero} = arith.constant 0.0 : f32")
-            self.e.emit(f"{name} = tensor.pad {x.name} low[0, 0, {ph}, {pw}] high[0, 0, {ph}, {pw}] {{")
-            self.e.emit("^bb0(%i0: index, %i1: index, %i2: index, %i3: index):")
-            self.e.emit(f"  tensor.yield {zero} : f32")
-            self.e.emit(f"}} : {tensor_type(x.shape, 'f32')} to {tensor_type(padded, 'f32')}")
+            name, padded = self.e.zero_pad(x.name, x.shape, "f32", (0, 0) + tuple(padding))
             x = self.plain(name, padded, "f32")
         init = self.e.filled(out_shape, "f32", 0.0)
         name = self.e.fresh("cv")
@@ -619,15 +626,7 @@ class Importer:
         dt = x.dtype
         xp = self.plain(x.name, x.phys_shape, dt)
         if any(padding):
-            ph, pw = padding
-            n, h, wd, c = x.phys_shape
-            padded = (n, h + 2 * ph, wd + 2 * pw, c)
-            zero, name = self.e.fresh("c"), self.e.fresh("p")
-            self.e.emit(f"{zero} = arith.constant {float_literal(0.0, dt)} : {dt}")
-            self.e.emit(f"{name} = tensor.pad {x.name} low[0, {ph}, {pw}, 0] high[0, {ph}, {pw}, 0] {{")
-            self.e.emit("^bb0(%i0: index, %i1: index, %i2: index, %i3: index):")
-            self.e.emit(f"  tensor.yield {zero} : {dt}")
-            self.e.emit(f"}} : {tensor_type(x.phys_shape, dt)} to {tensor_type(padded, dt)}")
+            name, padded = self.e.zero_pad(x.name, x.phys_shape, dt, (0,) + tuple(padding) + (0,))
             xp = self.plain(name, padded, dt)
         n, f, oh, ow = out_shape
         phys_out = (n, oh, ow, f)

@@ -139,6 +139,12 @@ std::optional<unsigned> columnReductionLoop(KernelOp kernel);
 /// not the innermost loop, which the results are contiguous along.
 SmallVector<int64_t> transposedInputs(KernelOp kernel);
 
+/// The loops whose tiles a staged map's blocks take across both layouts:
+/// the innermost loop (the results' contiguous one), then the contiguous
+/// loop of each input in `staged`, each loop once.
+SmallVector<unsigned> stagedTileLoops(KernelOp kernel,
+                                      ArrayRef<int64_t> staged);
+
 /// Whether a tuning stages inputs of a map through shared memory
 /// (`elementwise_flat` with `shared`; docs/pipeline.md, "Transposes through
 /// shared memory"): egg-lower-staged-maps copies each block's tile of them
