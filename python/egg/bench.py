@@ -30,8 +30,10 @@ def problem_files(paths):
 
 
 def run_egg_eval(manifest, source, out_json, trials):
+    from .timing import l2_flush_mode
     r = subprocess.run([find_tool("egg-eval"), str(manifest), f"--source={source}",
-                        f"--json={out_json}", f"--trials={trials}"],
+                        f"--json={out_json}", f"--trials={trials}",
+                        f"--l2-flush={l2_flush_mode()}"],
                        capture_output=True, text=True, timeout=900)
     try:
         return json.load(open(out_json))

@@ -1,18 +1,33 @@
 """PyTorch-side timing, the same method as egg-eval: CUDA events around each
-run after warm-up, the L2 flushed (a 128 MiB write) before every run, the
-median of many runs."""
+run after warm-up, the L2 flushed before every run, the median of many runs.
+
+The flush follows egg-eval's --l2-flush, taken from $EGG_L2_FLUSH: `write`
+(the default, a 128 MiB write, as Triton's do_bench does: L2 is left full of
+dirty lines) or `read` (a sum over that buffer: L2 is left clean)."""
+import os
+
+
+def l2_flush_mode():
+    mode = os.environ.get("EGG_L2_FLUSH", "write")
+    if mode not in ("write", "read"):
+        raise ValueError(f"EGG_L2_FLUSH must be write or read, not {mode!r}")
+    return mode
 
 
 def time_ms(fn, args, runs=200):
     import torch
-    flush = torch.empty(int(2 * 64 * 2**20 // 4), dtype=torch.float32, device="cuda")
+    read = l2_flush_mode() == "read"
+    flush = torch.zeros(int(2 * 64 * 2**20 // 4), dtype=torch.float32, device="cuda")
     for _ in range(5):
         fn(*args)
     torch.cuda.synchronize()
     samples = []
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for i in range(runs):
-        flush.fill_(float(i))
+        if read:
+            flush.sum()
+        else:
+            flush.fill_(float(i))
         start.record()
         fn(*args)
         end.record()

@@ -3,22 +3,23 @@
 // A warp per row: the lanes stride over the row with 16-byte loads, eight
 // of them issued before their adds (128 bytes in flight per lane), keep a
 // partial sum each, and combine them with five butterfly shuffles; the
-// elementwise op along the row is strided the same way.
+// elementwise op along the row is strided the same way. (The row is too long
+// to hold in registers: 256 bytes per lane.)
 // CHECK-LABEL: func.func private @warp_row
 // CHECK: %[[LANE:.*]] = gpu.lane_id
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step
 // CHECK: %[[POS:.*]] = arith.addi %{{.*}}, %[[LANE]] : index
 // CHECK: %[[ROW:.*]] = arith.muli %[[POS]], %{{.*}} : index
-// CHECK: vector.load %{{.*}}[%{{.*}}, %[[ROW]]] {alignment = 16 : i64} : memref<1x1024xf32{{.*}}>, vector<4xf32>
+// CHECK: vector.load %{{.*}}[%{{.*}}, %[[ROW]]] {alignment = 16 : i64} : memref<1x2048xf32{{.*}}>, vector<4xf32>
 // CHECK-NOT: arith.addf
 // CHECK-COUNT-7: vector.load
 // CHECK-COUNT-32: arith.addf
 // CHECK: scf.yield
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: memref.store
-// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<1x1024xf32{{.*}}>, vector<4xf32>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<1x2048xf32{{.*}}>, vector<4xf32>
 // CHECK-NOT: linalg.generic
-func.func private @warp_row(%in: memref<1x1024xf32>, %sum: memref<1xf32>, %out: memref<1x1024xf32>)
+func.func private @warp_row(%in: memref<1x2048xf32>, %sum: memref<1xf32>, %out: memref<1x2048xf32>)
     attributes {egg.structure = #egg.structure<reduce_row_per_warp>,
                 egg.tuning = #egg.tuning<threads = [32], block = [1], warp = [1], vector = 4>} {
   %c1 = arith.constant 1 : index
@@ -26,16 +27,107 @@ func.func private @warp_row(%in: memref<1x1024xf32>, %sum: memref<1xf32>, %out: 
              threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
     linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
                     iterator_types = ["parallel", "reduction"]}
-        ins(%in : memref<1x1024xf32>) outs(%sum : memref<1xf32>) {
+        ins(%in : memref<1x2048xf32>) outs(%sum : memref<1xf32>) {
     ^bb0(%a: f32, %b: f32):
       %t = arith.addf %a, %b : f32
       linalg.yield %t : f32
     }
     linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
                     iterator_types = ["parallel", "parallel"]}
-        ins(%in, %sum : memref<1x1024xf32>, memref<1xf32>) outs(%out : memref<1x1024xf32>) {
+        ins(%in, %sum : memref<1x2048xf32>, memref<1xf32>) outs(%out : memref<1x2048xf32>) {
     ^bb0(%a: f32, %s: f32, %o: f32):
       %t = arith.subf %a, %s : f32
+      linalg.yield %t : f32
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Rows held in registers: a block per row whose row (4 steps of 4 f32 per
+// lane, 64 bytes) is read by the max, the exp-sum and the normalisation is
+// loaded by the first op only; the steps run in line, and the
+// normalisation's stores still happen.
+// CHECK-LABEL: func.func private @held_row
+// CHECK-NOT: scf.for
+// CHECK-COUNT-4: vector.load %{{.*}} : memref<1x8192xf32>, vector<4xf32>
+// CHECK-NOT: vector.load
+// CHECK: gpu.barrier
+// CHECK-NOT: vector.load
+// CHECK: math.exp
+// CHECK-NOT: vector.load
+// CHECK: gpu.barrier
+// CHECK-NOT: vector.load
+// CHECK: arith.divf
+// CHECK-NOT: vector.load
+// CHECK-COUNT-4: vector.store %{{.*}} : memref<1x8192xf32>, vector<4xf32>
+// CHECK-NOT: scf.for
+func.func private @held_row(%in: memref<1x8192xf32>, %max: memref<1xf32>, %sum: memref<1xf32>, %out: memref<1x8192xf32>)
+    attributes {egg.structure = #egg.structure<reduce_row_per_block>,
+                egg.tuning = #egg.tuning<threads = [512], block = [1], vector = 4>} {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%in : memref<1x8192xf32>) outs(%max : memref<1xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %t = arith.maximumf %a, %b : f32
+      linalg.yield %t : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%in, %max : memref<1x8192xf32>, memref<1xf32>) outs(%sum : memref<1xf32>) {
+    ^bb0(%a: f32, %m: f32, %s: f32):
+      %d = arith.subf %a, %m : f32
+      %e = math.exp %d : f32
+      %t = arith.addf %e, %s : f32
+      linalg.yield %t : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%in, %max, %sum : memref<1x8192xf32>, memref<1xf32>, memref<1xf32>) outs(%out : memref<1x8192xf32>) {
+    ^bb0(%a: f32, %m: f32, %s: f32, %o: f32):
+      %d = arith.subf %a, %m : f32
+      %e = math.exp %d : f32
+      %t = arith.divf %e, %s : f32
+      linalg.yield %t : f32
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// An op whose output a later op reads along the row: the stored values are
+// forwarded to the reader (one load of the input, none of the output).
+// CHECK-LABEL: func.func private @held_forward
+// CHECK-COUNT-2: vector.load %{{.*}} : memref<1x1024xf32>, vector<4xf32>
+// CHECK-NOT: vector.load
+// CHECK-COUNT-2: vector.store %{{.*}} : memref<1x1024xf32>, vector<4xf32>
+// CHECK-NOT: vector.load
+// CHECK: gpu.shuffle
+func.func private @held_forward(%in: memref<1x1024xf32>, %tmp: memref<1x1024xf32>, %sum: memref<1xf32>)
+    attributes {egg.structure = #egg.structure<reduce_row_per_block>,
+                egg.tuning = #egg.tuning<threads = [128], block = [1], vector = 4>} {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%in : memref<1x1024xf32>) outs(%tmp : memref<1x1024xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %t = arith.mulf %a, %a : f32
+      linalg.yield %t : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%tmp : memref<1x1024xf32>) outs(%sum : memref<1xf32>) {
+    ^bb0(%a: f32, %s: f32):
+      %t = arith.addf %a, %s : f32
       linalg.yield %t : f32
     }
     gpu.terminator

@@ -31,8 +31,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::egg {
@@ -51,6 +53,41 @@ struct RowPlan {
   int64_t vector = 1; // Elements per access V.
   int64_t groups = 1; // Rows per warp G (a warp per row: 32 / L).
   bool perWarp = true;
+  bool hold = false; // Rows held in registers across ops (RowValues).
+};
+
+/// With rows held in registers, the V values each row step of a lane last
+/// loaded from or stored to a buffer, keyed by (buffer, step): later ops of
+/// the launch take them from here instead of reading the row again, so a
+/// softmax or a norm reads its input from memory once. Stores still happen.
+class RowValues {
+public:
+  const SmallVector<Value> *lookup(Value memref, int64_t step) const {
+    auto it = values.find({memref, step});
+    return it == values.end() ? nullptr : &it->second;
+  }
+  void remember(Value memref, int64_t step, ArrayRef<Value> elems) {
+    values[{memref, step}] = SmallVector<Value>(elems);
+  }
+  /// Before a row step is stored through `memref`: drops what other views
+  /// of its buffer hold, since they may see the elements written.
+  void written(Value memref) { drop(memref, /*sameView=*/false); }
+  /// Before an op other than a row step writes `memref`: drops everything
+  /// held of its buffer.
+  void forget(Value memref) { drop(memref, /*sameView=*/true); }
+
+private:
+  void drop(Value memref, bool sameView) {
+    Value base = baseBuffer(memref);
+    SmallVector<std::pair<Value, int64_t>> stale;
+    for (auto &[key, elems] : values)
+      if ((sameView || key.first != memref) && baseBuffer(key.first) == base)
+        stale.push_back(key);
+    for (auto &key : stale)
+      values.erase(key);
+  }
+
+  DenseMap<std::pair<Value, int64_t>, SmallVector<Value>> values;
 };
 
 /// Lane coordinates, computed once at the top of a launch.
@@ -248,6 +285,57 @@ static LogicalResult planLaunch(ArrayRef<linalg::GenericOp> ops, RowPlan &plan,
   return success();
 }
 
+/// Bytes of its row a lane may hold in registers across ops: like the loads
+/// in flight of a warp per row (stepsInFlight), about 128 bytes, which a
+/// block of 1024 threads (at most 64 registers each) still affords.
+static constexpr int64_t kHeldBytesPerLane = 128;
+
+/// Whether the lanes hold their parts of the rows in registers across the
+/// ops of a launch (tuning principle 8: one pass over the data): when some
+/// buffer's row is used by two ops or more (a softmax's max, sum and
+/// normalisation) and what is held fits kHeldBytesPerLane. The row steps
+/// then run in line, which needs every op in one block, over one row (other
+/// extents 1), with no partial step.
+static bool planHold(ArrayRef<linalg::GenericOp> distributed,
+                     const RowPlan &plan) {
+  int64_t chunk = plan.lanes * plan.vector;
+  if (distributed.empty() || plan.groups != 1 || plan.length % chunk != 0)
+    return false;
+  Block *block = distributed.front()->getBlock();
+  // Ops using each buffer along the row.
+  llvm::MapVector<Value, int64_t> users;
+  for (linalg::GenericOp op : distributed) {
+    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    if (op->getBlock() != block ||
+        llvm::any_of(ArrayRef(extents).drop_back(),
+                     [](int64_t e) { return e != 1; }))
+      return false;
+    unsigned last = extents.size() - 1;
+    DenseSet<Value> seen;
+    for (OpOperand &operand : op->getOpOperands())
+      if (op.getMatchingIndexingMap(&operand).isFunctionOfDim(last) &&
+          seen.insert(operand.get()).second)
+        ++users[operand.get()];
+  }
+  // Writes other than the generics' (whose outputs RowValues tracks) could
+  // change held elements unseen.
+  for (Operation &other : *block) {
+    if (isa<linalg::GenericOp>(other) ||
+        other.hasTrait<OpTrait::IsTerminator>() || isMemoryEffectFree(&other))
+      continue;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(&other);
+    if (!effects || effects.hasEffect<MemoryEffects::Write>())
+      return false;
+  }
+  int64_t bytes = 0;
+  for (auto [memref, count] : users) {
+    Type elem = getElementTypeOrSelf(memref.getType());
+    if (count > 1)
+      bytes += plan.length / plan.lanes * elem.getIntOrFloatBitWidth() / 8;
+  }
+  return bytes > 0 && bytes <= kHeldBytesPerLane;
+}
+
 /// Index values of an operand for loop indices `ivs` (one per loop).
 static SmallVector<Value> operandIndices(OpBuilder &b, Location loc,
                                          AffineMap map, ValueRange ivs) {
@@ -316,13 +404,32 @@ static SmallVector<Value> shiftRow(OpBuilder &b, Location loc, ValueRange ivs,
   return shifted;
 }
 
+/// loadElements, through `held` for operands read along the row when the
+/// step is static (`step` >= 0: rows held in registers).
+static SmallVector<Value> loadRowElements(OpBuilder &b, Location loc,
+                                          linalg::GenericOp op,
+                                          OpOperand &operand, ValueRange ivs,
+                                          int64_t v, RowValues *held,
+                                          int64_t step) {
+  unsigned last = op.getNumLoops() - 1;
+  if (!held || step < 0 ||
+      !op.getMatchingIndexingMap(&operand).isFunctionOfDim(last))
+    return loadElements(b, loc, op, operand, ivs, v);
+  if (const SmallVector<Value> *elems = held->lookup(operand.get(), step))
+    return *elems;
+  SmallVector<Value> elems = loadElements(b, loc, op, operand, ivs, v);
+  held->remember(operand.get(), step, elems);
+  return elems;
+}
+
 /// Loads of one step of a lane's row loop: per operand, V values (or one).
+/// The step is its static index when rows are held in registers, else -1.
 using RowLoads = SmallVector<SmallVector<Value>>;
-using LoadStep =
-    function_ref<RowLoads(OpBuilder &, Location, Value /*row index*/)>;
-using UseStep =
-    function_ref<SmallVector<Value>(OpBuilder &, Location, Value /*row index*/,
-                                    const RowLoads &, ValueRange /*carried*/)>;
+using LoadStep = function_ref<RowLoads(OpBuilder &, Location,
+                                       Value /*row index*/, int64_t /*step*/)>;
+using UseStep = function_ref<SmallVector<Value>(
+    OpBuilder &, Location, Value /*row index*/, int64_t /*step*/,
+    const RowLoads &, ValueRange /*carried*/)>;
 
 /// Steps of a lane's row loop whose loads are issued together. A warp per
 /// row: enough to keep about 128 bytes per lane in flight (`bytesPerStep`
@@ -344,7 +451,8 @@ static int64_t stepsInFlight(const RowPlan &plan, int64_t bytesPerStep) {
 /// (k*L + lane)*V; the last step is guarded when L*V does not divide N.
 /// `unroll` steps run per iteration with all their loads (`load`) before
 /// their uses (`use`, which gets the row index, the loads and the carried
-/// values and returns the new ones).
+/// values and returns the new ones). Rows held in registers: no loop, every
+/// step in line (planHold checked that there is no partial step).
 static SmallVector<Value> buildRowLoop(OpBuilder &b, Location loc,
                                        const RowPlan &plan, const LaneIds &ids,
                                        ValueRange init, int64_t unroll,
@@ -361,6 +469,18 @@ static SmallVector<Value> buildRowLoop(OpBuilder &b, Location loc,
     return arith::MulIOp::create(
         rb, l, pos, arith::ConstantIndexOp::create(rb, l, plan.vector));
   };
+  if (plan.hold) {
+    SmallVector<Value> rows;
+    SmallVector<RowLoads> loaded;
+    for (int64_t k = 0; k < full; ++k) {
+      rows.push_back(rowAt(b, loc, arith::ConstantIndexOp::create(b, loc, k)));
+      loaded.push_back(load(b, loc, rows.back(), k));
+    }
+    SmallVector<Value> carried(init);
+    for (int64_t k = 0; k < full; ++k)
+      carried = use(b, loc, rows[k], k, loaded[k], carried);
+    return carried;
+  }
   auto steps = [&](int64_t from, int64_t to, int64_t step,
                    ValueRange carried) -> SmallVector<Value> {
     if (from >= to)
@@ -379,11 +499,11 @@ static SmallVector<Value> buildRowLoop(OpBuilder &b, Location loc,
                              lb, l, k, arith::ConstantIndexOp::create(lb, l, u))
                              .getResult();
             rows.push_back(rowAt(lb, l, ku));
-            loaded.push_back(load(lb, l, rows.back()));
+            loaded.push_back(load(lb, l, rows.back(), -1));
           }
           SmallVector<Value> next(values);
           for (int64_t u = 0; u < step; ++u)
-            next = use(lb, l, rows[u], loaded[u], next);
+            next = use(lb, l, rows[u], -1, loaded[u], next);
           scf::YieldOp::create(lb, l, next);
         });
     return SmallVector<Value>(loop.getResults());
@@ -401,8 +521,8 @@ static SmallVector<Value> buildRowLoop(OpBuilder &b, Location loc,
   auto guard = scf::IfOp::create(
       b, loc, inside,
       [&](OpBuilder &ib, Location il) {
-        scf::YieldOp::create(ib, il,
-                             use(ib, il, row, load(ib, il, row), carried));
+        scf::YieldOp::create(
+            ib, il, use(ib, il, row, -1, load(ib, il, row, -1), carried));
       },
       [&](OpBuilder &ib, Location il) {
         scf::YieldOp::create(ib, il, carried);
@@ -496,6 +616,14 @@ static void
 forOwnRows(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
            ArrayRef<unsigned> dims, const RowPlan &plan, const LaneIds &ids,
            function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  if (plan.hold) {
+    // Held rows: every extent is 1 (planHold), and no loop may enclose the
+    // values later ops reuse.
+    body(b, loc,
+         SmallVector<Value>(dims.size(),
+                            arith::ConstantIndexOp::create(b, loc, 0)));
+    return;
+  }
   if (plan.groups == 1) {
     SmallVector<Value> lbs, ubs, steps;
     appendLoopBounds(b, loc, extents, dims, lbs, ubs, steps);
@@ -548,7 +676,8 @@ static void lowerAtOwnRow(OpBuilder &b, linalg::GenericOp op,
 /// Lowers a generic whose innermost loop is the row, parallel along it:
 /// each lane computes (and owns) its elements of the row.
 static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
-                          const RowPlan &plan, const LaneIds &ids) {
+                          const RowPlan &plan, const LaneIds &ids,
+                          RowValues *held) {
   Location loc = op.getLoc();
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   int64_t v = plan.vector;
@@ -563,21 +692,21 @@ static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
         };
         buildRowLoop(
             nb, l, plan, ids, {}, stepsInFlight(plan, bytesPerStep(op, v)),
-            [&](OpBuilder &rb, Location rl, Value row) {
+            [&](OpBuilder &rb, Location rl, Value row, int64_t step) {
               SmallVector<Value> ivs = ivsAt(row);
               RowLoads args;
               for (OpOperand &operand : op->getOpOperands()) {
                 bool needed =
                     !op.isDpsInit(&operand) ||
                     !op.getMatchingBlockArgument(&operand).use_empty();
-                args.push_back(needed
-                                   ? loadElements(rb, rl, op, operand, ivs, v)
-                                   : SmallVector<Value>(v, Value()));
+                args.push_back(needed ? loadRowElements(rb, rl, op, operand,
+                                                        ivs, v, held, step)
+                                      : SmallVector<Value>(v, Value()));
               }
               return args;
             },
-            [&](OpBuilder &rb, Location rl, Value row, const RowLoads &args,
-                ValueRange) -> SmallVector<Value> {
+            [&](OpBuilder &rb, Location rl, Value row, int64_t step,
+                const RowLoads &args, ValueRange) -> SmallVector<Value> {
               SmallVector<Value> ivs = ivsAt(row);
               SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
               for (int64_t e = 0; e < v; ++e) {
@@ -600,6 +729,10 @@ static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
                 OpOperand *init = op.getDpsInitOperand(o);
                 SmallVector<Value> indices = operandIndices(
                     rb, rl, op.getMatchingIndexingMap(init), ivs);
+                if (held && step >= 0) {
+                  held->written(init->get());
+                  held->remember(init->get(), step, values);
+                }
                 if (v == 1) {
                   memref::StoreOp::create(rb, rl, values[0], init->get(),
                                           indices);
@@ -624,7 +757,7 @@ static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
 /// the result is combined into the output.
 static void lowerReducingRow(OpBuilder &b, linalg::GenericOp op,
                              const RowPlan &plan, const LaneIds &ids,
-                             gpu::LaunchOp launch) {
+                             gpu::LaunchOp launch, RowValues *held) {
   Location loc = op.getLoc();
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
@@ -650,50 +783,55 @@ static void lowerReducingRow(OpBuilder &b, linalg::GenericOp op,
             llvm::map_to_vector(combiners, [&](const Combiner &c) -> Value {
               return arith::ConstantOp::create(nb, l, c.neutral);
             });
-        SmallVector<Value> rlbs, rubs, rsteps;
-        appendLoopBounds(nb, l, extents, reductionDims, rlbs, rubs, rsteps);
-        scf::LoopNest nest = scf::buildLoopNest(
-            nb, l, rlbs, rubs, rsteps, partials,
-            [&](OpBuilder &rb, Location rl, ValueRange rivs,
-                ValueRange accs) -> scf::ValueVector {
-              for (auto [d, iv] : llvm::zip(reductionDims, rivs))
-                ivs[d] = iv;
-              auto here = [&](Value row) {
-                SmallVector<Value> idx(ivs);
-                idx.back() = row;
-                return idx;
-              };
-              return buildRowLoop(
-                  rb, rl, plan, ids, accs,
-                  stepsInFlight(plan, bytesPerStep(op, v)),
-                  [&](OpBuilder &eb, Location el, Value row) {
-                    SmallVector<Value> idx = here(row);
-                    RowLoads args;
-                    for (OpOperand *input : op.getDpsInputOperands())
-                      args.push_back(loadElements(eb, el, op, *input, idx, v));
-                    return args;
-                  },
-                  [&](OpBuilder &eb, Location el, Value row,
-                      const RowLoads &args,
-                      ValueRange carried) -> SmallVector<Value> {
-                    SmallVector<Value> idx = here(row);
-                    SmallVector<Value> current(carried);
-                    for (int64_t e = 0; e < v; ++e) {
-                      SmallVector<Value> elementArgs;
-                      for (auto &values : args)
-                        elementArgs.push_back(
-                            values[values.size() == 1 ? 0 : e]);
-                      llvm::append_range(elementArgs, current);
-                      current = clonePayload(eb, op, elementArgs,
-                                             shiftRow(eb, el, idx, e));
-                    }
-                    return current;
-                  });
-            });
-        SmallVector<Value> folded =
-            nest.loops.empty()
-                ? SmallVector<Value>(nest.results)
-                : SmallVector<Value>(nest.loops.front()->getResults());
+        auto fold = [&](OpBuilder &rb, Location rl, ValueRange rivs,
+                        ValueRange accs) -> scf::ValueVector {
+          for (auto [d, iv] : llvm::zip(reductionDims, rivs))
+            ivs[d] = iv;
+          auto here = [&](Value row) {
+            SmallVector<Value> idx(ivs);
+            idx.back() = row;
+            return idx;
+          };
+          return buildRowLoop(
+              rb, rl, plan, ids, accs, stepsInFlight(plan, bytesPerStep(op, v)),
+              [&](OpBuilder &eb, Location el, Value row, int64_t step) {
+                SmallVector<Value> idx = here(row);
+                RowLoads args;
+                for (OpOperand *input : op.getDpsInputOperands())
+                  args.push_back(
+                      loadRowElements(eb, el, op, *input, idx, v, held, step));
+                return args;
+              },
+              [&](OpBuilder &eb, Location el, Value row, int64_t,
+                  const RowLoads &args,
+                  ValueRange carried) -> SmallVector<Value> {
+                SmallVector<Value> idx = here(row);
+                SmallVector<Value> current(carried);
+                for (int64_t e = 0; e < v; ++e) {
+                  SmallVector<Value> elementArgs;
+                  for (auto &values : args)
+                    elementArgs.push_back(values[values.size() == 1 ? 0 : e]);
+                  llvm::append_range(elementArgs, current);
+                  current = clonePayload(eb, op, elementArgs,
+                                         shiftRow(eb, el, idx, e));
+                }
+                return current;
+              });
+        };
+        SmallVector<Value> folded;
+        if (plan.hold) {
+          // Extents of 1 (planHold): no loop may enclose the held values.
+          folded = fold(nb, l, SmallVector<Value>(reductionDims.size(), zero),
+                        partials);
+        } else {
+          SmallVector<Value> rlbs, rubs, rsteps;
+          appendLoopBounds(nb, l, extents, reductionDims, rlbs, rubs, rsteps);
+          scf::LoopNest nest =
+              scf::buildLoopNest(nb, l, rlbs, rubs, rsteps, partials, fold);
+          folded = nest.loops.empty()
+                       ? SmallVector<Value>(nest.results)
+                       : SmallVector<Value>(nest.loops.front()->getResults());
+        }
         if (folded.empty())
           folded = partials;
         // Outputs are indexed by the parallel loops only.
@@ -790,17 +928,23 @@ struct DistributeRowsPass
       ids.laneInWarp = arith::RemUIOp::create(b, loc, ids.lane, warpSize);
       ids.warp = arith::DivUIOp::create(b, loc, ids.lane, warpSize);
     }
+    plan.hold = planHold(distributed, plan);
+    RowValues rowValues;
+    RowValues *held = plan.hold ? &rowValues : nullptr;
     for (linalg::GenericOp op : ops) {
       b.setInsertionPoint(op);
       if (!llvm::is_contained(distributed, op)) {
+        if (held)
+          for (Value init : op.getDpsInits())
+            held->forget(init);
         if (plan.groups == 1)
           continue;
         lowerAtOwnRow(b, op, plan, ids);
       } else if (op.getIteratorTypesArray().back() ==
                  utils::IteratorType::parallel) {
-        lowerAlongRow(b, op, plan, ids);
+        lowerAlongRow(b, op, plan, ids, held);
       } else {
-        lowerReducingRow(b, op, plan, ids, launch);
+        lowerReducingRow(b, op, plan, ids, launch, held);
       }
       op.erase();
     }
