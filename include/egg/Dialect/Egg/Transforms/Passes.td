@@ -256,7 +256,11 @@ def EggForwardResultCopies : Pass<"egg-forward-result-copies", "::mlir::func::Fu
     copy is the allocation's last use and the out-parameter is used by
     nothing else, the allocation is replaced by the out-parameter and the
     copy disappears: for a memory-bound kernel that copy would double the
-    traffic. EGG's calling convention guarantees that distinct buffer
+    traffic. The copy's source may view the allocation through reshapes
+    (`memref.collapse_shape` / `expand_shape`, each used only by the next):
+    a result computed in one shape and returned in another, such as a group
+    norm over [N, G, C/G*H*W] returned as [N, C, H, W]; the allocation then
+    becomes a view of the out-parameter in its own shape. EGG's calling convention guarantees that distinct buffer
     arguments do not alias.
   }];
 }
