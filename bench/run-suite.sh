@@ -8,6 +8,9 @@
 # floor (bytes moved at the measured copy bandwidth, or FLOPs at the peak
 # rate), ratios.
 #   bench/run-suite.sh SUITE [problem.py...]   (default: all of bench/SUITE/)
+# EGG_L2_FLUSH=read: every timer here (egg-eval, egg-tune's candidates,
+# PyTorch) flushes L2 by reading a buffer instead of writing one
+# (docs/egg-eval.md, "Timing").
 # Tools: build/bin, or the static bundle in .bundle/ (the GPU host).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .frontend import UnsupportedOp
 from .kernelbench import import_problem
+from .timing import l2_flush_mode
 from .tools import CompileError, compile_mlir, find_tool
 
 
@@ -30,7 +31,6 @@ def problem_files(paths):
 
 
 def run_egg_eval(manifest, source, out_json, trials):
-    from .timing import l2_flush_mode
     r = subprocess.run([find_tool("egg-eval"), str(manifest), f"--source={source}",
                         f"--json={out_json}", f"--trials={trials}",
                         f"--l2-flush={l2_flush_mode()}"],
@@ -103,7 +103,9 @@ def main(argv=None):
         if args.tune and row["status"] == "ok":
             r = subprocess.run([find_tool("egg-tune"), str(source), "-o", str(work / "tune"),
                                 f"--max-candidates={args.tune}", "--quiet",
-                                f"--chip={args.chip}"], capture_output=True, text=True)
+                                f"--chip={args.chip}",
+                                f"--eval-arg=--l2-flush={l2_flush_mode()}"],
+                               capture_output=True, text=True)
             try:
                 rep = json.load(open(work / "tune" / "report.json"))
                 row["tuned_ms"] = rep["function"]["best_ms"]

@@ -102,6 +102,42 @@ func.func private @held_row(%in: memref<1x8192xf32>, %max: memref<1xf32>, %sum: 
 
 // -----
 
+// Two rows of one buffer (maps that place the row differently): the second
+// op reuses what the first loaded of row 0 and loads row 1 itself.
+// CHECK-LABEL: func.func private @held_other_row
+// CHECK-COUNT-2: vector.load %{{.*}} : memref<2x1024xf32>, vector<4xf32>
+// CHECK: gpu.shuffle
+// CHECK-COUNT-2: vector.load %{{.*}} : memref<2x1024xf32>, vector<4xf32>
+// CHECK-NOT: vector.load
+// CHECK-COUNT-2: vector.store
+func.func private @held_other_row(%in: memref<2x1024xf32>, %sum: memref<1xf32>, %out: memref<1x1024xf32>)
+    attributes {egg.structure = #egg.structure<reduce_row_per_block>,
+                egg.tuning = #egg.tuning<threads = [128], block = [1], vector = 4>} {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (0, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%in : memref<2x1024xf32>) outs(%sum : memref<1xf32>) {
+    ^bb0(%a: f32, %s: f32):
+      %t = arith.addf %a, %s : f32
+      linalg.yield %t : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (0, j)>, affine_map<(i, j) -> (1, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%in, %in, %sum : memref<2x1024xf32>, memref<2x1024xf32>, memref<1xf32>) outs(%out : memref<1x1024xf32>) {
+    ^bb0(%a: f32, %b: f32, %s: f32, %o: f32):
+      %d = arith.subf %b, %a : f32
+      %t = arith.mulf %d, %s : f32
+      linalg.yield %t : f32
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 // An op whose output a later op reads along the row: the stored values are
 // forwarded to the reader (one load of the input, none of the output).
 // CHECK-LABEL: func.func private @held_forward

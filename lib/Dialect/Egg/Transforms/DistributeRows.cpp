@@ -57,38 +57,60 @@ struct RowPlan {
 };
 
 /// With rows held in registers, the V values each row step of a lane last
-/// loaded from or stored to a buffer, keyed by (buffer, step): later ops of
-/// the launch take them from here instead of reading the row again, so a
-/// softmax or a norm reads its input from memory once. Stores still happen.
+/// loaded from or stored to a buffer, keyed by (buffer, where the operand's
+/// map places the row, step): later ops of the launch take them from here
+/// instead of reading the row again, so a softmax or a norm reads its input
+/// from memory once. Stores still happen.
 class RowValues {
 public:
-  const SmallVector<Value> *lookup(Value memref, int64_t step) const {
-    auto it = values.find({memref, step});
+  using Key = std::tuple<Value, AffineMap, int64_t>;
+  const SmallVector<Value> *lookup(const Key &key) const {
+    auto it = values.find(key);
     return it == values.end() ? nullptr : &it->second;
   }
-  void remember(Value memref, int64_t step, ArrayRef<Value> elems) {
-    values[{memref, step}] = SmallVector<Value>(elems);
+  void remember(const Key &key, ArrayRef<Value> elems) {
+    values[key] = SmallVector<Value>(elems);
   }
-  /// Before a row step is stored through `memref`: drops what other views
-  /// of its buffer hold, since they may see the elements written.
-  void written(Value memref) { drop(memref, /*sameView=*/false); }
+  /// Before a row step is stored at `key`: drops what else is held of the
+  /// buffer (other views, other placements of the row), which the store may
+  /// overlap. The same row's other steps are other elements of this lane.
+  void written(const Key &key) {
+    drop(std::get<0>(key), [&](const Key &other) {
+      return std::get<0>(other) != std::get<0>(key) ||
+             std::get<1>(other) != std::get<1>(key);
+    });
+  }
   /// Before an op other than a row step writes `memref`: drops everything
   /// held of its buffer.
-  void forget(Value memref) { drop(memref, /*sameView=*/true); }
+  void forget(Value memref) {
+    drop(memref, [](const Key &) { return true; });
+  }
 
 private:
-  void drop(Value memref, bool sameView) {
+  void drop(Value memref, function_ref<bool(const Key &)> stale) {
     Value base = baseBuffer(memref);
-    SmallVector<std::pair<Value, int64_t>> stale;
+    SmallVector<Key> dropped;
     for (auto &[key, elems] : values)
-      if ((sameView || key.first != memref) && baseBuffer(key.first) == base)
-        stale.push_back(key);
-    for (auto &key : stale)
+      if (baseBuffer(std::get<0>(key)) == base && stale(key))
+        dropped.push_back(key);
+    for (const Key &key : dropped)
       values.erase(key);
   }
 
-  DenseMap<std::pair<Value, int64_t>, SmallVector<Value>> values;
+  DenseMap<Key, SmallVector<Value>> values;
 };
+
+/// Where an operand map places the row, as a map of the row index alone:
+/// with rows held, every other loop has extent 1 and index 0 (planHold), so
+/// two ops' operands with equal placements read the same elements.
+static AffineMap rowPlacement(AffineMap map) {
+  if (map.getNumSymbols() != 0 || map.getNumDims() == 0)
+    return map;
+  MLIRContext *ctx = map.getContext();
+  SmallVector<AffineExpr> dims(map.getNumDims(), getAffineConstantExpr(0, ctx));
+  dims.back() = getAffineDimExpr(0, ctx);
+  return simplifyAffineMap(map.replaceDimsAndSymbols(dims, {}, 1, 0));
+}
 
 /// Lane coordinates, computed once at the top of a launch.
 struct LaneIds {
@@ -415,10 +437,12 @@ static SmallVector<Value> loadRowElements(OpBuilder &b, Location loc,
   if (!held || step < 0 ||
       !op.getMatchingIndexingMap(&operand).isFunctionOfDim(last))
     return loadElements(b, loc, op, operand, ivs, v);
-  if (const SmallVector<Value> *elems = held->lookup(operand.get(), step))
+  RowValues::Key key{operand.get(),
+                     rowPlacement(op.getMatchingIndexingMap(&operand)), step};
+  if (const SmallVector<Value> *elems = held->lookup(key))
     return *elems;
   SmallVector<Value> elems = loadElements(b, loc, op, operand, ivs, v);
-  held->remember(operand.get(), step, elems);
+  held->remember(key, elems);
   return elems;
 }
 
@@ -730,8 +754,11 @@ static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
                 SmallVector<Value> indices = operandIndices(
                     rb, rl, op.getMatchingIndexingMap(init), ivs);
                 if (held && step >= 0) {
-                  held->written(init->get());
-                  held->remember(init->get(), step, values);
+                  RowValues::Key key{
+                      init->get(),
+                      rowPlacement(op.getMatchingIndexingMap(init)), step};
+                  held->written(key);
+                  held->remember(key, values);
                 }
                 if (v == 1) {
                   memref::StoreOp::create(rb, rl, values[0], init->get(),
