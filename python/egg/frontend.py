@@ -577,7 +577,7 @@ class Importer:
         # Channels-last input and weight (NCHW views of NHWC and FHWC
         # tensors, as permute() or channels_last memory give): an NHWC
         # convolution on the tensors as laid out, no transposes.
-        channels_last = (groups == 1 and bias is None and x.phys == [0, 2, 3, 1]
+        channels_last = (groups == 1 and x.phys == [0, 2, 3, 1]
                          and w.phys == [0, 2, 3, 1] and x.dtype == w.dtype)
         if not channels_last:
             x, w = self.materialize(x), self.materialize(w)
@@ -585,7 +585,7 @@ class Importer:
             raise UnsupportedOp(f"{node.format_node()}: only 2-D, non-transposed convolutions")
         out_shape = self.shape_of(node)
         if channels_last:
-            return self.convolution_nhwc(x, w, stride, padding, dilation, out_shape)
+            return self.convolution_nhwc(x, w, bias, stride, padding, dilation, out_shape)
         if x.dtype != "f32":
             raise UnsupportedOp(f"{node.format_node()}: convolutions in {x.dtype} "
                                 "(f16/bf16 convolutions take channels-last inputs and weights)")
@@ -619,10 +619,11 @@ class Importer:
             out = self.elementwise(node, [out, bv], add)
         return out
 
-    def convolution_nhwc(self, x, w, stride, padding, dilation, out_shape):
+    def convolution_nhwc(self, x, w, bias, stride, padding, dilation, out_shape):
         """out[n, oh, ow, f] = sum x[n, oh*s + kh*d, ow*s + kw*d, c] w[f, kh, kw, c]
-        on the physical NHWC / FHWC tensors, accumulated in f32; the result
-        is an NCHW view of an NHWC tensor."""
+        (+ bias[f]) on the physical NHWC / FHWC tensors, accumulated in f32,
+        the bias added before rounding; the result is an NCHW view of an
+        NHWC tensor."""
         dt = x.dtype
         xp = self.plain(x.name, x.phys_shape, dt)
         if any(padding):
@@ -653,6 +654,17 @@ class Importer:
         self.e.emit(f"  linalg.yield {r} : f32")
         self.e.emit(f"}} -> {ot}")
         out = self.plain(name, phys_out, "f32")
+        if bias is not None:
+            b = self.arg(bias)
+
+            def add_bias(args):
+                lines, b32 = (([], args[1]) if b.dtype == "f32"
+                              else self.cast(args[1], "extf", b.dtype, "f32"))
+                r = self.e.fresh("t")
+                return lines + [f"{r} = arith.addf {args[0]}, {b32} : f32"], r
+            name = self.e.generic(4, ["parallel"] * 4, [(out, [0, 1, 2, 3]), (b, [3])], phys_out,
+                                  "f32", affine_map(4, [f"d{i}" for i in range(4)]), add_bias)
+            out = self.plain(name, phys_out, "f32")
         if dt != "f32":
             out = self.truncate(out, dt)
         return Value(out.name, phys_out, tuple(out_shape), dt, [0, 2, 3, 1])

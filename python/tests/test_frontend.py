@@ -73,3 +73,26 @@ def test_channels_last_convolution_is_one_nhwc_generic():
     assert "(d0, d1 * 2 + d4 * 1, d2 * 2 + d5 * 1, d6)" in text
     assert "(d3, d4, d5, d6)" in text
     assert "linalg.transpose" not in text
+
+
+def test_channels_last_convolution_bias_is_added_in_f32():
+    class Conv(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.randn(8, 3, 3, 4, dtype=torch.float16))
+            self.bias = torch.nn.Parameter(torch.randn(8, dtype=torch.float16))
+
+        def forward(self, x):
+            y = torch.nn.functional.conv2d(x.permute(0, 3, 1, 2), self.weight.permute(0, 3, 1, 2),
+                                           bias=self.bias, padding=1)
+            return y.permute(0, 2, 3, 1)
+
+    text = to_mlir(Conv(), [torch.randn(1, 8, 8, 4, dtype=torch.float16)])
+    # The NHWC generic, then the bias (widened) added to the f32 accumulator
+    # along the channel, then one rounding to f16.
+    assert "(d3, d4, d5, d6)" in text
+    assert "linalg.transpose" not in text
+    bias = text.index("affine_map<(d0, d1, d2, d3) -> (d3)>")
+    widened = text.index("f16 to f32", bias)
+    added = text.index("arith.addf", widened)
+    assert text.index("(d3, d4, d5, d6)") < bias < widened < added < text.index("arith.truncf")
