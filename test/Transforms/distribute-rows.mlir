@@ -339,3 +339,34 @@ func.func private @rows_per_warp(%in: memref<4x24xf32>, %sum: memref<4xf32>, %me
   }
   return
 }
+
+// -----
+
+// A block per row reducing into a buffer all its threads share: every
+// thread reads the output's old value before the barriers of the lane
+// combination, since past them another warp may already have stored its
+// result (reading that would add the row twice).
+// CHECK-LABEL: func.func private @block_row_shared_output
+// CHECK: gpu.launch
+// CHECK: memref.load %[[OUT:.*]][
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK-NOT: memref.load %[[OUT]][
+// CHECK: memref.store %{{.*}}, %[[OUT]][
+func.func private @block_row_shared_output(%in: memref<1x8192xf32>, %sum: memref<1xf32>)
+    attributes {egg.structure = #egg.structure<reduce_row_per_block>,
+                egg.tuning = #egg.tuning<threads = [256], block = [1], vector = 4>} {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%in : memref<1x8192xf32>) outs(%sum : memref<1xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %t = arith.addf %a, %b : f32
+      linalg.yield %t : f32
+    }
+    gpu.terminator
+  }
+  return
+}

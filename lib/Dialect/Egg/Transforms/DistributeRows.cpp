@@ -865,19 +865,38 @@ static void lowerReducingRow(OpBuilder &b, linalg::GenericOp op,
         for (unsigned d : reductionDims)
           ivs[d] = zero;
         ivs.back() = zero;
+        // Every lane combines the row's result into the output and stores
+        // it. With a block per row, the old values are read before
+        // combineLanes' barriers: past them, another warp may already have
+        // stored its (equal) result into a shared output, and reading that
+        // would combine the result twice.
+        bool readFirst = !plan.perWarp && plan.lanes > 32;
+        auto loadOld = [&](unsigned o) -> Value {
+          OpOperand *init = op.getDpsInitOperand(o);
+          return memref::LoadOp::create(
+              nb, l, init->get(),
+              operandIndices(nb, l, op.getMatchingIndexingMap(init), ivs));
+        };
+        SmallVector<Value> olds;
+        if (readFirst)
+          for (unsigned o = 0; o < combiners.size(); ++o)
+            olds.push_back(loadOld(o));
         for (auto [o, c] : llvm::enumerate(combiners)) {
           Value total = combineLanes(nb, l, folded[o], c, plan, ids, launch);
           OpOperand *init = op.getDpsInitOperand(o);
-          SmallVector<Value> indices =
-              operandIndices(nb, l, op.getMatchingIndexingMap(init), ivs);
-          Value old = memref::LoadOp::create(nb, l, init->get(), indices);
+          Value old = readFirst ? olds[o] : loadOld(o);
           // The combiner with the output's old value in its place.
           BlockArgument out = op.getMatchingBlockArgument(init);
           IRMapping mapping;
           for (Value operand : c.op->getOperands())
             mapping.map(operand, operand == out ? old : total);
           Value result = nb.clone(*c.op, mapping)->getResult(0);
-          memref::StoreOp::create(nb, l, result, init->get(), indices);
+          memref::StoreOp::create(
+              nb, l, result, init->get(),
+              operandIndices(nb, l, op.getMatchingIndexingMap(init), ivs));
+          // Held row elements of the output's buffer may have changed.
+          if (held)
+            held->forget(init->get());
         }
       });
 }
