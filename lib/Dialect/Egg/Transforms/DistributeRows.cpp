@@ -352,6 +352,8 @@ static bool planHold(ArrayRef<linalg::GenericOp> distributed,
   int64_t bytes = 0;
   for (auto [memref, count] : users) {
     Type elem = getElementTypeOrSelf(memref.getType());
+    if (!elem.isIntOrFloat())
+      return false;
     if (count > 1)
       bytes += plan.length / plan.lanes * elem.getIntOrFloatBitWidth() / 8;
   }
