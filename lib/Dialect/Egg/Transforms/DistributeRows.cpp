@@ -100,16 +100,21 @@ private:
   DenseMap<Key, SmallVector<Value>> values;
 };
 
-/// Where an operand map places the row, as a map of the row index alone:
-/// with rows held, every other loop has extent 1 and index 0 (planHold), so
-/// two ops' operands with equal placements read the same elements.
-static AffineMap rowPlacement(AffineMap map) {
-  if (map.getNumSymbols() != 0 || map.getNumDims() == 0)
-    return map;
-  MLIRContext *ctx = map.getContext();
-  SmallVector<AffineExpr> dims(map.getNumDims(), getAffineConstantExpr(0, ctx));
-  dims.back() = getAffineDimExpr(0, ctx);
-  return simplifyAffineMap(map.replaceDimsAndSymbols(dims, {}, 1, 0));
+/// The key of `operand`'s elements at row step `step`: its buffer, and
+/// where its map places the row, as a map of the row index alone. With rows
+/// held, every other loop has extent 1 and index 0 (planHold), so two ops'
+/// operands with equal keys access the same elements.
+static RowValues::Key heldKey(linalg::GenericOp op, OpOperand &operand,
+                              int64_t step) {
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  if (map.getNumSymbols() == 0 && map.getNumDims() > 0) {
+    MLIRContext *ctx = map.getContext();
+    SmallVector<AffineExpr> dims(map.getNumDims(),
+                                 getAffineConstantExpr(0, ctx));
+    dims.back() = getAffineDimExpr(0, ctx);
+    map = simplifyAffineMap(map.replaceDimsAndSymbols(dims, {}, 1, 0));
+  }
+  return {operand.get(), map, step};
 }
 
 /// Lane coordinates, computed once at the top of a launch.
@@ -439,8 +444,7 @@ static SmallVector<Value> loadRowElements(OpBuilder &b, Location loc,
   if (!held || step < 0 ||
       !op.getMatchingIndexingMap(&operand).isFunctionOfDim(last))
     return loadElements(b, loc, op, operand, ivs, v);
-  RowValues::Key key{operand.get(),
-                     rowPlacement(op.getMatchingIndexingMap(&operand)), step};
+  RowValues::Key key = heldKey(op, operand, step);
   if (const SmallVector<Value> *elems = held->lookup(key))
     return *elems;
   SmallVector<Value> elems = loadElements(b, loc, op, operand, ivs, v);
@@ -756,9 +760,7 @@ static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
                 SmallVector<Value> indices = operandIndices(
                     rb, rl, op.getMatchingIndexingMap(init), ivs);
                 if (held && step >= 0) {
-                  RowValues::Key key{
-                      init->get(),
-                      rowPlacement(op.getMatchingIndexingMap(init)), step};
+                  RowValues::Key key = heldKey(op, *init, step);
                   held->written(key);
                   held->remember(key, values);
                 }
@@ -873,11 +875,13 @@ static void lowerReducingRow(OpBuilder &b, linalg::GenericOp op,
         // stored its (equal) result into a shared output, and reading that
         // would combine the result twice.
         bool readFirst = !plan.perWarp && plan.lanes > 32;
+        SmallVector<SmallVector<Value>> outIndices;
+        for (OpOperand &init : op.getDpsInitsMutable())
+          outIndices.push_back(
+              operandIndices(nb, l, op.getMatchingIndexingMap(&init), ivs));
         auto loadOld = [&](unsigned o) -> Value {
-          OpOperand *init = op.getDpsInitOperand(o);
-          return memref::LoadOp::create(
-              nb, l, init->get(),
-              operandIndices(nb, l, op.getMatchingIndexingMap(init), ivs));
+          return memref::LoadOp::create(nb, l, op.getDpsInitOperand(o)->get(),
+                                        outIndices[o]);
         };
         SmallVector<Value> olds;
         if (readFirst)
@@ -893,9 +897,7 @@ static void lowerReducingRow(OpBuilder &b, linalg::GenericOp op,
           for (Value operand : c.op->getOperands())
             mapping.map(operand, operand == out ? old : total);
           Value result = nb.clone(*c.op, mapping)->getResult(0);
-          memref::StoreOp::create(
-              nb, l, result, init->get(),
-              operandIndices(nb, l, op.getMatchingIndexingMap(init), ivs));
+          memref::StoreOp::create(nb, l, result, init->get(), outIndices[o]);
           // Held row elements of the output's buffer may have changed.
           if (held)
             held->forget(init->get());
