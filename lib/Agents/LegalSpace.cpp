@@ -1154,9 +1154,16 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                           "(the K step)";
   int64_t bk = tuning.getReduction()[0];
   int64_t extentK = GemmLoops::extent(gemm->kLoops, extents);
-  if (bk < 1 || extentK % bk != 0)
+  if (bk < 1)
+    return emitError() << "reduction tile " << bk << " is not positive";
+  // A partial last K tile is zero-filled by its copies (cp.async with a
+  // source size of 0 past K), which adds nothing to the multiply-add body
+  // of a contraction or convolution (the kernel classes taken above).
+  if (extentK % bk != 0 && tuning.getCopy() != CopyEngine::cp_async)
     return emitError() << "reduction tile " << bk
-                       << " does not divide the K loop of extent " << extentK;
+                       << " does not divide the K loop of extent " << extentK
+                       << ": a partial last K tile needs copy = cp_async, "
+                          "whose copies zero-fill past K";
   if (mma && bk % 16 != 0)
     return emitError() << "reduction tile " << bk
                        << " is not a multiple of 16 (mma.sync's K)";

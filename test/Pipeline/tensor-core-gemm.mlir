@@ -17,8 +17,10 @@
 // DECISIONS: "name": "mm_bf16_k0"
 // DECISIONS: "tuning": "#egg.tuning<threads = [32, {{[0-9]+}}, {{[0-9]+}}], block = [{{[0-9]+}}, {{[0-9]+}}], warp = [{{[0-9]+}}, {{[0-9]+}}], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async
 // DECISIONS: "name": "wide_bf16_k0"
-// DECISIONS: "tuning": "#egg.tuning<threads = [32, 2, 2], block = [128, 128], warp = [64, 64], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 3>"
+// DECISIONS: "tuning": "#egg.tuning<threads = [32, 2, 2], block = [128, 128], warp = [64, 64], reduction = [32], shared = [0, 1], padding = 8, vector = 4, copy = cp_async, pipeline = 3>"
 // DECISIONS: "name": "wg_bf16_k0"
+// DECISIONS: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
+// DECISIONS: "name": "oddk_f16_k0"
 // DECISIONS: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
 
 // A^T B in f16 with A stored [K][M] and B stored [N][K]: both fragments
@@ -59,20 +61,22 @@ func.func @mm_bf16(%a: tensor<64x128xbf16>, %b: tensor<128x64xbf16>) -> tensor<6
   return %r : tensor<64x64xf32>
 }
 
-// A product large enough for 128x128 tiles whose K (96) is no multiple of
-// wgmma's 64-deep swizzled steps: mma.sync with three stages of BK 32 that
-// need 56832 bytes, more than the 48 KB a block may hold statically, so the
+// A product whose K (100) is no multiple of 8: rows of 200 bytes allow
+// 8-byte copies, not the 16-byte pieces of wgmma's swizzled tiles. Hence
+// mma.sync over 128x128 tiles, with four K steps of 32 (the last partial,
+// zero-filled past K) in three stages that need 56832 bytes, more than the 48 KB a block may hold statically, so the
 // tiles are views of the dynamic shared memory and the manifest asks for it.
 // PTX-LABEL: .entry wide_bf16_k0_kernel
 // PTX: .shared .align 16 .b8 __dynamic_shmem__0
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTX: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 8, %r{{[0-9]+}};
 // MANIFEST: "kernel": "wide_bf16_k0_kernel"
 // MANIFEST: "shared_bytes": 56832
-func.func @wide_bf16(%a: tensor<2048x96xbf16>, %b: tensor<96x2048xbf16>) -> tensor<2048x2048xf32> {
+func.func @wide_bf16(%a: tensor<2048x100xbf16>, %b: tensor<100x2048xbf16>) -> tensor<2048x2048xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2048x2048xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
-  %r = linalg.matmul ins(%a, %b : tensor<2048x96xbf16>, tensor<96x2048xbf16>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<2048x100xbf16>, tensor<100x2048xbf16>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   return %r : tensor<2048x2048xf32>
 }
 
@@ -96,5 +100,19 @@ func.func @wg_bf16(%a: tensor<2048x128xbf16>, %b: tensor<128x2048xbf16>) -> tens
   %e = tensor.empty() : tensor<2048x2048xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   %r = linalg.matmul ins(%a, %b : tensor<2048x128xbf16>, tensor<128x2048xbf16>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  return %r : tensor<2048x2048xf32>
+}
+
+// K = 1000 is no multiple of the 64-deep K step: the last of 16 steps is
+// partial, and copies past K zero-fill their piece (cp.async with a source
+// size in a register, 16 or 0), so the product stays on warpgroup MMA.
+// PTX-LABEL: .entry oddk_f16_k0_kernel
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
+func.func @oddk_f16(%a: tensor<2048x1000xf16>, %b: tensor<1000x2048xf16>) -> tensor<2048x2048xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048x2048xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<2048x1000xf16>, tensor<1000x2048xf16>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   return %r : tensor<2048x2048xf32>
 }

@@ -1,4 +1,4 @@
-// RUN: egg-opt %s -egg-lower-shared-gemm | FileCheck %s
+// RUN: egg-opt %s -split-input-file -egg-lower-shared-gemm | FileCheck %s
 
 // Warpgroup MMA: a 128x256x128 bf16 GEMM with threads = [128, 1, 2] (two
 // warpgroups along M), each computing a 64x128 piece with
@@ -73,6 +73,58 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
   }
   func.func @mm(%arg0: memref<128x128xbf16>, %arg1: memref<128x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) {
     call @mm_k0(%arg0, %arg1, %arg2) : (memref<128x128xbf16>, memref<128x256xbf16>, memref<128x256xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// K = 96 with K steps of 64: the second tile is partial. Copies past K read
+// nothing (source size 0) from the clamped address 0 and zero-fill their
+// 16-byte piece, which adds nothing to the products; the loop runs
+// ceil(96 / 64) = 2 steps.
+// CHECK-LABEL: func.func private @mm96_k0
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[K:.*]], %c96{{.*}} : index
+// CHECK: %[[AT:.*]] = arith.select %[[IN]], %[[K]], %c0{{.*}} : index
+// CHECK: %[[N:.*]] = arith.select %[[IN]], %c8{{.*}}, %c0{{.*}} : index
+// CHECK: nvgpu.device_async_copy %arg0[%{{.*}}, %[[AT]]], %{{.*}}, 8, %[[N]] {bypassL1} : memref<128x96xbf16>
+// CHECK: arith.cmpi ult, %{{.*}}, %c96
+// CHECK: nvgpu.device_async_copy %subview[%{{.*}}, %{{.*}}], %{{.*}}, 8, %{{.*}} {bypassL1} : memref<96x128xbf16
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+#map = affine_map<(d0) -> (d0 * 128)>
+#map1 = affine_map<(d0, d1) -> (d0, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map3 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map4 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+  func.func private @mm96_k0(%arg0: memref<128x96xbf16>, %arg1: memref<96x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 2>} {
+    %cst = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %c2 = arith.constant 2 : index
+    gpu.launch blocks(%arg3, %arg4, %arg5) in (%arg9 = %c2, %arg10 = %c1, %arg11 = %c1) threads(%arg6, %arg7, %arg8) in (%arg12 = %c128, %arg13 = %c1, %arg14 = %c2) {
+      %block_id_x = gpu.block_id  x
+      %0 = affine.apply #map(%block_id_x)
+      %subview = memref.subview %arg1[0, %0] [96, 128] [1, 1] : memref<96x256xbf16> to memref<96x128xbf16, strided<[256, 1], offset: ?>>
+      %subview_0 = memref.subview %arg2[0, %0] [128, 128] [1, 1] : memref<128x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+      linalg.generic {indexing_maps = [#map1], iterator_types = ["parallel", "parallel"]} outs(%subview_0 : memref<128x128xf32, strided<[256, 1], offset: ?>>) {
+      ^bb0(%out: f32):
+        linalg.yield %cst : f32
+      }
+      linalg.generic {indexing_maps = [#map2, #map3, #map4], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %subview : memref<128x96xbf16>, memref<96x128xbf16, strided<[256, 1], offset: ?>>) outs(%subview_0 : memref<128x128xf32, strided<[256, 1], offset: ?>>) {
+      ^bb0(%in: bf16, %in_1: bf16, %out: f32):
+        %1 = arith.extf %in : bf16 to f32
+        %2 = arith.extf %in_1 : bf16 to f32
+        %3 = arith.mulf %1, %2 : f32
+        %4 = arith.addf %out, %3 : f32
+        linalg.yield %4 : f32
+      }
+      gpu.terminator
+    }
+    return
+  }
+  func.func @mm96(%arg0: memref<128x96xbf16>, %arg1: memref<96x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) {
+    call @mm96_k0(%arg0, %arg1, %arg2) : (memref<128x96xbf16>, memref<96x256xbf16>, memref<128x256xf32>) -> ()
     return
   }
 }

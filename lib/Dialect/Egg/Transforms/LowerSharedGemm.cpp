@@ -263,6 +263,7 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
   int64_t pieces = x.tileMN * plan.bk / v;
   int64_t nt = plan.numThreads();
   int64_t bytes = x.bytes;
+  int64_t extentK = GemmLoops::extent(plan.loops.kLoops, extents);
   Value kBase = arith::MulIOp::create(b, loc, kt, constIndex(b, loc, plan.bk));
   for (int64_t c = 0; c < pieces / nt; ++c) {
     Value piece =
@@ -277,8 +278,23 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
     Value k = x.fastIsMN ? slow : fast;
     SmallVector<Value> loopIdx(gemm.getNumLoops(), constIndex(b, loc, 0));
     decode(b, x.mnLoops, plan.blockExtents, mn, loopIdx);
-    decode(b, plan.loops.kLoops, extents,
-           arith::AddIOp::create(b, loc, kBase, k), loopIdx);
+    Value kAt = arith::AddIOp::create(b, loc, kBase, k);
+    // Past K (a partial last tile), a piece reads nothing and is zero-filled
+    // from a valid address (K itself is a multiple of the vector width,
+    // checkLowerable, so a piece is wholly inside or outside).
+    Value inK;
+    if (extentK % plan.bk != 0) {
+      inK = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kAt,
+                                  constIndex(b, loc, extentK));
+      kAt = arith::SelectOp::create(b, loc, inK, kAt, constIndex(b, loc, 0));
+    }
+    auto readElements = [&](int64_t count) -> Value {
+      if (!inK)
+        return Value();
+      return arith::SelectOp::create(b, loc, inK, constIndex(b, loc, count),
+                                     constIndex(b, loc, 0));
+    };
+    decode(b, plan.loops.kLoops, extents, kAt, loopIdx);
     SmallVector<Value> src = applyMap(b, loc, map, loopIdx);
     // `offset` elements along the global layout's contiguous dimension.
     auto sharedAt = [&](int64_t offset) -> SmallVector<Value> {
@@ -299,7 +315,7 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
         // 16-byte pieces skip L1 (cp.async.cg): the tile is read once.
         nvgpu::DeviceAsyncCopyOp::create(
             b, loc, x.shared, sharedAt(0), x.global, src, b.getIndexAttr(v),
-            Value(), v * bytes == 16 ? b.getUnitAttr() : UnitAttr());
+            readElements(v), v * bytes == 16 ? b.getUnitAttr() : UnitAttr());
         continue;
       }
       for (int64_t e = 0; e < v; ++e) {
@@ -308,7 +324,7 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
             arith::AddIOp::create(b, loc, src.back(), constIndex(b, loc, e));
         nvgpu::DeviceAsyncCopyOp::create(b, loc, x.shared, sharedAt(e),
                                          x.global, srcE, b.getIndexAttr(1),
-                                         Value(), UnitAttr());
+                                         readElements(1), UnitAttr());
       }
       continue;
     }
@@ -713,7 +729,8 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
 
   int64_t extentK =
       GemmLoops::extent(plan.loops.kLoops, gemm.getStaticLoopRanges());
-  int64_t numK = extentK / plan.bk;
+  // A partial last tile is zero-filled past K (copyTile).
+  int64_t numK = llvm::divideCeil(extentK, plan.bk);
   int64_t stages = plan.stages;
   auto copyBoth = [&](OpBuilder &nb, Value kt, Value stage) {
     for (const Operand &x : operands)
@@ -836,6 +853,12 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   plan.padding = tuning.getPadding();
   plan.vector = tuning.getVector();
   plan.async = tuning.getCopy() == CopyEngine::cp_async;
+  int64_t extentK =
+      GemmLoops::extent(plan.loops.kLoops, gemm.getStaticLoopRanges());
+  if (plan.bk < 1 || (extentK % plan.bk != 0 && !plan.async))
+    return gemm.emitOpError("a partial last K tile (K step ")
+           << plan.bk << ", K " << extentK
+           << ") needs cp.async copies to zero-fill it";
   return plan;
 }
 
