@@ -123,6 +123,34 @@ VARIANTS = {
         dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
              reduction="[64]", pipeline="2"),
     ],
+    # bench/gemm/matmul_skinny_bf16 (M = 32, N = K = 4096): 32x32 tiles
+    # give 128 blocks, one per SM, each streaming a 32-column slab of B.
+    # Deeper K steps (more bytes in flight per SM) and narrower N tiles
+    # (more blocks).
+    "matmul_skinny_bf16": [
+        {"reduction": "[64]", "pipeline": "4"},
+        {"reduction": "[128]", "pipeline": "4"},
+        {"reduction": "[256]", "pipeline": "3"},
+        {"reduction": "[128]", "pipeline": "3"},
+        {"threads": "[32, 1, 2]", "block": "[32, 16]", "warp": "[16, 16]",
+         "reduction": "[128]", "pipeline": "4"},
+        {"threads": "[32, 1, 2]", "block": "[32, 16]", "warp": "[16, 16]",
+         "reduction": "[256]", "pipeline": "4"},
+        {"threads": "[32, 1, 1]", "block": "[32, 32]", "warp": "[32, 32]",
+         "reduction": "[128]", "pipeline": "4"},
+        {"threads": "[32, 2, 1]", "block": "[32, 64]", "warp": "[32, 32]",
+         "reduction": "[128]", "pipeline": "4"},
+    ],
+    # bench/gemm/matmul_oddk_f16 (K = 1000): the last of 16 K steps of 64 is
+    # partial (zero-filled past K).
+    "matmul_oddk_f16": [
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[64]", pipeline="4"),
+        dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
+             reduction="[64]", pipeline="3"),
+        {"threads": "[32, 2, 2]", "block": "[128, 128]", "warp": "[64, 64]",
+         "reduction": "[32]", "padding": "8", "swizzle": None, "pipeline": "3"},
+    ],
     "matmul_at_bf16": [
         dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
              reduction="[64]", pipeline="3"),

@@ -34,6 +34,10 @@ static int64_t batchCount(const GemmLoops &gemm, ArrayRef<int64_t> extents) {
   return batches;
 }
 
+/// Bytes of tiles a lone block per SM keeps in flight to hide the memory
+/// latency (principle 9 of tuning.md).
+static constexpr int64_t kDeepCopyBytes = 48 * 1024;
+
 namespace {
 class ExpertAgent : public Agent {
 public:
@@ -281,6 +285,7 @@ private:
                               {CopyEngine::cp_async, 2, 32},
                               {CopyEngine::cp_async, 3, 16},
                               {CopyEngine::sync, 1, 32}};
+    int64_t extentK = GemmLoops::extent(gemm->kLoops, extents);
     FailureOr<TuningAttr> best = failure();
     int64_t bestBlocks = 0;
     int64_t extentM = GemmLoops::extent(gemm->mLoops, extents);
@@ -319,8 +324,24 @@ private:
         ArrayRef<int64_t> warp, thread;
         ArrayRef<Copy> copies;
       };
-      const Mapping mappings[] = {{{32, bn / wn, bm / wm}, warp, {}, mmaCopies},
-                                  {{bn / tn, bm / tm}, {}, thread, copies}};
+      // At most a block per SM (a skinny product): its copies alone hide
+      // the memory latency, so its K steps deepen until four stages keep
+      // 48 KB in flight (M = 32, N = K = 4096 bf16 on the H200: 32-deep
+      // steps 0.054 ms, 64 0.031, 128 0.026; docs/benchmarks.md).
+      SmallVector<Copy> tensorCopies(std::begin(mmaCopies),
+                                     std::end(mmaCopies));
+      int64_t inFlight = 3 * (bm + bn) * (bits / 8);
+      if (blocks <= target.getSmCount() && inFlight * 32 < kDeepCopyBytes) {
+        int64_t deep = 64;
+        while (inFlight * deep < kDeepCopyBytes)
+          deep *= 2;
+        if (extentK >= 8 * deep)
+          tensorCopies.insert(tensorCopies.begin(),
+                              Copy{CopyEngine::cp_async, 4, deep});
+      }
+      const Mapping mappings[] = {
+          {{32, bn / wn, bm / wm}, warp, {}, tensorCopies},
+          {{bn / tn, bm / tm}, {}, thread, copies}};
       for (const Mapping &mapping : mappings) {
         if (mapping.warp.empty() && mapping.thread.empty())
           continue; // The owners' tiles do not split the loops.

@@ -22,6 +22,8 @@
 // DECISIONS: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
 // DECISIONS: "name": "oddk_f16_k0"
 // DECISIONS: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
+// DECISIONS: "name": "skinny_bf16_k0"
+// DECISIONS: "tuning": "#egg.tuning<threads = [32, 2, 2], block = [32, 32], warp = [16, 16], reduction = [128], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 4>"
 
 // A^T B in f16 with A stored [K][M] and B stored [N][K]: both fragments
 // are loaded with the opposite transposition from the usual layout.
@@ -115,4 +117,19 @@ func.func @oddk_f16(%a: tensor<2048x1000xf16>, %b: tensor<1000x2048xf16>) -> ten
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   %r = linalg.matmul ins(%a, %b : tensor<2048x1000xf16>, tensor<1000x2048xf16>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   return %r : tensor<2048x2048xf32>
+}
+
+// A skinny product (M = 32): 32x32 tiles give 128 blocks, one per SM, so
+// each block's own copies must hide the memory latency. The K step deepens
+// to 128 so that four stages keep 48 KB in flight (principle 9), in
+// dynamic shared memory: four stages of A (32 x (128 + 8)) and B
+// (128 x (32 + 8)) with padded rows, 75776 bytes.
+// MANIFEST: "kernel": "skinny_bf16_k0_kernel"
+// MANIFEST: "shared_bytes": 75776
+func.func @skinny_bf16(%a: tensor<32x4096xbf16>, %b: tensor<4096x4096xbf16>) -> tensor<32x4096xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x4096xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32x4096xf32>) -> tensor<32x4096xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<32x4096xbf16>, tensor<4096x4096xbf16>) outs(%f : tensor<32x4096xf32>) -> tensor<32x4096xf32>
+  return %r : tensor<32x4096xf32>
 }
