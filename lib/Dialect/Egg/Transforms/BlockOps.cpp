@@ -143,77 +143,78 @@ mlir::egg::accumulatorStart(gpu::LaunchOp launch,
   return std::optional<Value>();
 }
 
-/// Whether an index is provably even: an even constant, or an affine.apply
-/// whose expression is a multiple of 2 (block offsets: `d0 * 128`).
-static bool isEvenIndex(OpFoldResult ofr) {
+/// Whether an index is provably a multiple of `g`: such a constant, or an
+/// affine.apply whose expression is (block offsets: `d0 * 128`).
+static bool isMultipleIndex(OpFoldResult ofr, int64_t g) {
   if (std::optional<int64_t> c = getConstantIntValue(ofr))
-    return *c % 2 == 0;
+    return *c % g == 0;
   auto apply =
       dyn_cast_or_null<affine::AffineApplyOp>(cast<Value>(ofr).getDefiningOp());
-  return apply && apply.getAffineMap().getResult(0).isMultipleOf(2);
+  return apply && apply.getAffineMap().getResult(0).isMultipleOf(g);
 }
 
-/// Whether `buffer`'s element offset is provably even and its layout has a
-/// unit innermost stride and even outer strides: a static even offset, or
-/// a rank-preserving unit-step subview of such a buffer at an even
-/// innermost offset (outer offsets are scaled by even strides).
-static bool hasEvenLayout(Value buffer) {
+/// Whether `buffer`'s element offset is provably a multiple of `g` and its
+/// layout has a unit innermost stride and outer strides that are multiples
+/// of `g`: such a static offset, or a rank-preserving unit-step subview of
+/// such a buffer at an innermost offset that is a multiple of `g` (outer
+/// offsets are scaled by the strides).
+static bool hasAlignedLayout(Value buffer, int64_t g) {
   auto type = cast<MemRefType>(buffer.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
       strides.back() != 1 ||
-      !llvm::all_of(ArrayRef(strides).drop_back(), [](int64_t s) {
-        return !ShapedType::isDynamic(s) && s % 2 == 0;
+      !llvm::all_of(ArrayRef(strides).drop_back(), [&](int64_t s) {
+        return !ShapedType::isDynamic(s) && s % g == 0;
       }))
     return false;
   if (!ShapedType::isDynamic(offset))
-    return offset % 2 == 0;
+    return offset % g == 0;
   auto subview = buffer.getDefiningOp<memref::SubViewOp>();
   if (!subview || subview.getSourceType().getRank() != type.getRank() ||
       !llvm::all_of(subview.getMixedStrides(),
                     [](OpFoldResult s) { return getConstantIntValue(s) == 1; }))
     return false;
-  return isEvenIndex(subview.getMixedOffsets().back()) &&
-         hasEvenLayout(subview.getSource());
+  return isMultipleIndex(subview.getMixedOffsets().back(), g) &&
+         hasAlignedLayout(subview.getSource(), g);
 }
 
 LogicalResult mlir::egg::applyEpilogueInRegisters(
     OpBuilder &b, gpu::LaunchOp launch, Value result,
     ArrayRef<SmallVector<Value>> accIndices, ArrayRef<Value> values,
     ArrayRef<linalg::LinalgOp> epilogue, ArrayRef<Operation *> producers,
-    std::optional<unsigned> pairedDim) {
+    std::optional<GroupedStores> grouped) {
   Location loc = launch.getLoc();
   int64_t count = values.size();
   // Each buffer held in registers maps its dimensions to the result's.
   DenseMap<Value, RegisterBuffer> registers;
-  // Pairs of elements go out as one aligned 2-element store when the
-  // buffer's innermost dimension is the paired one and the even element is
-  // provably 2-aligned (hasEvenLayout); whole bytes only (i1 pairs would
-  // pack into one byte).
-  auto storesPairs = [&](Value buffer, ArrayRef<unsigned> fromResult) {
+  // A group of elements goes out as one aligned vector store when the
+  // buffer's innermost dimension is the grouped one and the group's first
+  // element is provably aligned (hasAlignedLayout); whole bytes only (i1
+  // groups would pack into one byte).
+  auto storesGroups = [&](Value buffer, ArrayRef<unsigned> fromResult) {
     Type element = cast<MemRefType>(buffer.getType()).getElementType();
-    return pairedDim && count % 2 == 0 && !fromResult.empty() &&
-           fromResult.back() == *pairedDim && element.isIntOrFloat() &&
-           element.getIntOrFloatBitWidth() % 8 == 0 && hasEvenLayout(buffer);
+    return grouped && count % grouped->width == 0 && !fromResult.empty() &&
+           fromResult.back() == grouped->dim && element.isIntOrFloat() &&
+           element.getIntOrFloatBitWidth() % 8 == 0 &&
+           hasAlignedLayout(buffer, grouped->width);
   };
   auto storeAll = [&](OpBuilder &sb, Value buffer, ArrayRef<Value> values,
                       ArrayRef<unsigned> fromResult) {
-    bool pairs = storesPairs(buffer, fromResult);
-    for (int64_t e = 0; e < count; e += pairs ? 2 : 1) {
+    int64_t width = storesGroups(buffer, fromResult) ? grouped->width : 1;
+    for (int64_t e = 0; e < count; e += width) {
       SmallVector<Value> idx;
       for (unsigned r : fromResult)
         idx.push_back(accIndices[e][r]);
-      if (!pairs) {
+      if (width == 1) {
         memref::StoreOp::create(sb, loc, values[e], buffer, idx);
         continue;
       }
       Type element = values[e].getType();
-      Value pair =
-          vector::FromElementsOp::create(sb, loc, VectorType::get({2}, element),
-                                         ValueRange{values[e], values[e + 1]});
-      auto store = vector::StoreOp::create(sb, loc, pair, buffer, idx);
-      store.setAlignment(2 * ((element.getIntOrFloatBitWidth() + 7) / 8));
+      Value group = vector::FromElementsOp::create(
+          sb, loc, VectorType::get({width}, element), values.slice(e, width));
+      auto store = vector::StoreOp::create(sb, loc, group, buffer, idx);
+      store.setAlignment(width * ((element.getIntOrFloatBitWidth() + 7) / 8));
     }
   };
   SmallVector<unsigned> identity = llvm::to_vector(

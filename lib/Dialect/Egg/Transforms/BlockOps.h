@@ -56,14 +56,19 @@ accumulatorStart(gpu::LaunchOp launch, ArrayRef<linalg::LinalgOp> before,
 /// for `result` (element e at result indices `indices[e]`), at `b`'s
 /// insertion point, storing every buffer that is not a block temporary.
 /// Then erases the epilogue, `producers`, and the temporaries left unused.
-/// With `pairedDim`, elements 2i and 2i + 1 sit at consecutive even/odd
-/// positions along that result dimension: buffers contiguous along it (and
-/// with even strides elsewhere) are stored two elements at a time.
+/// With `grouped` = (dim, G), elements Gi .. Gi + G - 1 sit at consecutive
+/// positions along result dimension `dim`, the first a multiple of G:
+/// buffers contiguous along it (with strides and offsets that are multiples
+/// of G elsewhere) are stored G elements at a time.
+struct GroupedStores {
+  unsigned dim;
+  int64_t width;
+};
 LogicalResult applyEpilogueInRegisters(
     OpBuilder &b, gpu::LaunchOp launch, Value result,
     ArrayRef<SmallVector<Value>> indices, ArrayRef<Value> values,
     ArrayRef<linalg::LinalgOp> epilogue, ArrayRef<Operation *> producers,
-    std::optional<unsigned> pairedDim = std::nullopt);
+    std::optional<GroupedStores> grouped = std::nullopt);
 
 /// Runs `lower` on every gpu.launch of the kernel functions of `module`
 /// whose decisions (the function's structure and tuning attributes) satisfy

@@ -68,6 +68,11 @@ struct Plan {
   bool mma = false;
   /// Warpgroup MMA (a warpgroup per warp tile); implies `mma`.
   bool wgmma = false;
+  /// FMA tiles: a thread's TM (TN) values are two halves, one in each half
+  /// of the block tile, where a half still fills a 16-byte load: a warp's
+  /// shared-memory reads and its stores then cover contiguous 16-byte
+  /// pieces instead of every other one.
+  bool splitM = false, splitN = false;
   int64_t threadsN() const { return bn / tn; }
   /// Threads that share a warp tile: a warpgroup, a warp, or one thread.
   int64_t group() const { return wgmma ? 128 : mma ? 32 : 1; }
@@ -100,6 +105,10 @@ public:
   SmallVector<std::pair<Value, Value>> accumulatorPositions(OpBuilder &b);
   /// Loop indices of the product at result position (m, n).
   SmallVector<Value> productIndices(OpBuilder &b, Value m, Value n);
+  /// FMA tiles: per value of a thread's tile along M (N), the block-tile
+  /// position where its run of consecutive values starts (two runs when
+  /// the dimension is split in halves).
+  SmallVector<Value> fmaOffsets(OpBuilder &b, bool alongM);
 
 private:
   /// Sets `loopIdx` at `loops` to the row-major digits of `flat` over
@@ -198,10 +207,17 @@ GemmBuilder::accumulatorPositions(OpBuilder &b) {
   };
   SmallVector<std::pair<Value, Value>> positions;
   if (!plan.mma) {
-    Value m0 = mul(ty, plan.tm), n0 = mul(tx, plan.tn);
+    // Value i of a thread's tile along a dimension (fmaOffsets).
+    SmallVector<Value> ms, ns;
+    for (auto [offset, i] : llvm::zip(fmaOffsets(b, /*alongM=*/true),
+                                      llvm::seq<int64_t>(0, plan.tm)))
+      ms.push_back(add(offset, i % (plan.splitM ? plan.tm / 2 : plan.tm)));
+    for (auto [offset, j] : llvm::zip(fmaOffsets(b, /*alongM=*/false),
+                                      llvm::seq<int64_t>(0, plan.tn)))
+      ns.push_back(add(offset, j % (plan.splitN ? plan.tn / 2 : plan.tn)));
     for (int64_t i = 0; i < plan.tm; ++i)
       for (int64_t j = 0; j < plan.tn; ++j)
-        positions.push_back({add(m0, i), add(n0, j)});
+        positions.push_back({ms[i], ns[j]});
     return positions;
   }
   // An m16n8 accumulator fragment: lane l holds rows l/4 and l/4 + 8,
@@ -230,6 +246,23 @@ GemmBuilder::accumulatorPositions(OpBuilder &b) {
         positions.push_back(
             {add(m0, mi * fragmentM + 8 * (r / 2)), add(n0, ni * 8 + r % 2)});
   return positions;
+}
+
+SmallVector<Value> GemmBuilder::fmaOffsets(OpBuilder &b, bool alongM) {
+  int64_t tile = alongM ? plan.tm : plan.tn;
+  int64_t block = alongM ? plan.bm : plan.bn;
+  bool split = alongM ? plan.splitM : plan.splitN;
+  Value t = alongM ? ty : tx;
+  int64_t run = split ? tile / 2 : tile;
+  Value first = arith::MulIOp::create(b, loc, t, constIndex(b, loc, run));
+  Value second = split ? arith::AddIOp::create(b, loc, first,
+                                               constIndex(b, loc, block / 2))
+                             .getResult()
+                       : first;
+  SmallVector<Value> offsets;
+  for (int64_t i = 0; i < tile; ++i)
+    offsets.push_back(i < run ? first : second);
+  return offsets;
 }
 
 void GemmBuilder::decode(OpBuilder &b, ArrayRef<unsigned> loops,
@@ -379,15 +412,21 @@ SmallVector<Value> GemmBuilder::compute(OpBuilder &b, Value stage,
   int64_t factor = plan.bk;
   while (factor > 1 && factor * plan.tm * plan.tn > 1024)
     factor /= 2;
+  // A thread's values along M (N): one run, or one per half of the tile.
+  auto fragment = [&](OpBuilder &nb, const Operand &x, Value kk, bool alongM) {
+    int64_t tile = alongM ? plan.tm : plan.tn;
+    bool split = alongM ? plan.splitM : plan.splitN;
+    SmallVector<Value> offsets = fmaOffsets(nb, alongM);
+    SmallVector<Value> values =
+        loadFragment(nb, x, stage, kk, split ? tile / 2 : tile, offsets[0]);
+    if (split)
+      llvm::append_range(
+          values, loadFragment(nb, x, stage, kk, tile / 2, offsets[tile / 2]));
+    return values;
+  };
   auto step = [&](OpBuilder &nb, Value kk, ValueRange iter) {
-    Value mBase =
-        arith::MulIOp::create(nb, loc, ty, constIndex(nb, loc, plan.tm));
-    Value nBase =
-        arith::MulIOp::create(nb, loc, tx, constIndex(nb, loc, plan.tn));
-    SmallVector<Value> a =
-        loadFragment(nb, operands[0], stage, kk, plan.tm, mBase);
-    SmallVector<Value> bv =
-        loadFragment(nb, operands[1], stage, kk, plan.tn, nBase);
+    SmallVector<Value> a = fragment(nb, operands[0], kk, /*alongM=*/true);
+    SmallVector<Value> bv = fragment(nb, operands[1], kk, /*alongM=*/false);
     Block *body = gemm.getBody();
     Value yielded = body->getTerminator()->getOperand(0);
     SmallVector<Value> next;
@@ -853,6 +892,18 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   plan.padding = tuning.getPadding();
   plan.vector = tuning.getVector();
   plan.async = tuning.getCopy() == CopyEngine::cp_async;
+  if (!plan.mma) {
+    auto bytesOf = [&](unsigned which) {
+      return (getElementTypeOrSelf(gemm.getDpsInputOperand(which)->get())
+                  .getIntOrFloatBitWidth() +
+              7) /
+             8;
+    };
+    plan.splitM =
+        plan.tm % 2 == 0 && (plan.tm / 2) * bytesOf(plan.loops.lhs) >= 16;
+    plan.splitN =
+        plan.tn % 2 == 0 && (plan.tn / 2) * bytesOf(plan.loops.rhs) >= 16;
+  }
   int64_t extentK =
       GemmLoops::extent(plan.loops.kLoops, gemm.getStaticLoopRanges());
   if (plan.bk < 1 || (extentK % plan.bk != 0 && !plan.async))
@@ -914,14 +965,21 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   if (init)
     producers.push_back(init);
   producers.push_back(gemm);
-  // Tensor-core accumulators come in pairs of adjacent columns (N).
-  std::optional<unsigned> pairedDim;
-  if (plan->mma)
-    pairedDim = outMap.getResultPosition(
-        getAffineDimExpr(plan->loops.innerN(), gemm.getContext()));
+  // Tensor-core accumulators come in pairs of adjacent columns (N); FMA
+  // tiles in runs of TN (or TN / 2) adjacent columns, stored four at a time
+  // where a run of four stays within the innermost N loop.
+  std::optional<GroupedStores> grouped;
+  std::optional<unsigned> dimN = outMap.getResultPosition(
+      getAffineDimExpr(plan->loops.innerN(), gemm.getContext()));
+  int64_t run = plan->splitN ? plan->tn / 2 : plan->tn;
+  if (dimN && plan->mma)
+    grouped = GroupedStores{*dimN, 2};
+  else if (dimN && run % 4 == 0 &&
+           plan->blockExtents[plan->loops.innerN()] % 4 == 0)
+    grouped = GroupedStores{*dimN, 4};
   return applyEpilogueInRegisters(b, launch, acc, accIndices, *finals,
                                   ArrayRef(std::next(gemmIt), ops.end()),
-                                  producers, pairedDim);
+                                  producers, grouped);
 }
 
 namespace {
