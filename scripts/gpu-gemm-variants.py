@@ -6,6 +6,7 @@ through a decisions file, and run by egg-eval against the float64 reference,
 with egg-eval's cuBLAS baseline alongside.
 
     scripts/gpu-gemm-variants.py BIN_DIR WORK_DIR [example ...]
+    EGG_VARIANTS_MATCH="copy = tma" scripts/gpu-gemm-variants.py ...
 
 BIN_DIR holds egg-opt, egg-translate and egg-eval. An argument ending in
 .mlir is compiled from that path (variants keyed by its stem); EGG_TRIALS
@@ -74,6 +75,11 @@ VARIANTS = {
          "copy": "sync", "pipeline": "1"},
     ],
     "matmul_f16": [
+        # TMA copies (copy = tma): A K-contiguous, B N-contiguous.
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[64]", copy="tma", pipeline="4"),
+        dict(WGMMA, threads="[128, 1, 1]", block="[64, 128]", warp="[64, 128]",
+             reduction="[64]", copy="tma", pipeline="2"),
         # wgmma with four stages: products in flight across a K step.
         dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
              reduction="[64]", pipeline="4"),
@@ -88,6 +94,9 @@ VARIANTS = {
         {"threads": "[32, 1, 1]", "block": "[32, 32]", "warp": "[32, 32]"},
     ],
     "linear_f16_relu": [
+        # TMA copies, both tiles K-contiguous, the bias + ReLU epilogue.
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[64]", copy="tma", pipeline="3"),
         # wgmma with both tiles k-contiguous (B stored [N][K]).
         dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
              reduction="[64]", pipeline="3"),
@@ -102,6 +111,11 @@ VARIANTS = {
     # Large products (bench/gemm problems' MLIR): tile, warp and stage
     # choices for the expert's rule (earlier probes: docs/benchmarks.md).
     "matmul_bf16_2048": [
+        # TMA copies in the expert's shape, four and three stages.
+        dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
+             reduction="[64]", copy="tma", pipeline="4"),
+        dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
+             reduction="[64]", copy="tma", pipeline="3"),
         # The expert: wgmma, 128x256 tiles as two 128x128 warpgroup pieces,
         # four stages of BK 64 (products in flight). Other shapes:
         dict(WGMMA, threads="[128, 1, 2]", block="[128, 256]", warp="[64, 256]",
@@ -112,6 +126,11 @@ VARIANTS = {
              reduction="[64]", pipeline="4"),
         dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
              reduction="[64]", pipeline="3"),
+    ],
+    # bench/gemm/matmul_f16_wide (4096 x 4096 x 1024): TMA copies.
+    "matmul_f16_wide": [
+        dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
+             reduction="[64]", copy="tma", pipeline="4"),
     ],
     # K = 1024 (16 K tiles): does a second block per SM, overlapping one
     # block's prologue and epilogue with another's main loop, pay?
@@ -144,6 +163,9 @@ VARIANTS = {
     # bench/gemm/matmul_oddk_f16 (K = 1000): the last of 16 K steps of 64 is
     # partial (zero-filled past K).
     "matmul_oddk_f16": [
+        # TMA: the partial last K step is zero-filled by the copy engine.
+        dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
+             reduction="[64]", copy="tma", pipeline="4"),
         dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
              reduction="[64]", pipeline="4"),
         dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
@@ -152,6 +174,9 @@ VARIANTS = {
          "reduction": "[32]", "padding": "8", "swizzle": None, "pipeline": "3"},
     ],
     "matmul_at_bf16": [
+        # TMA copies, A stored [K][M] (M-contiguous, transposed by wgmma).
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[64]", copy="tma", pipeline="3"),
         dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
              reduction="[64]", pipeline="3"),
         {"threads": "[32, 2, 2]", "block": "[64, 64]", "warp": "[32, 32]"},
@@ -185,6 +210,9 @@ def main():
     failures = 0
     print(f"{'example':20s} {'status':8s} {'ms':>9s} {'cuBLAS':>9s}  tuning")
     trials = os.environ.get("EGG_TRIALS", "3")
+    # EGG_VARIANTS_MATCH: only the variants whose tuning contains this text
+    # (and the expert's own).
+    match = os.environ.get("EGG_VARIANTS_MATCH", "")
     for name in names:
         # An example's name, or the path of any .mlir (variants by stem).
         source = Path(name) if name.endswith(".mlir") else Path("examples") / f"{name}.mlir"
@@ -202,6 +230,8 @@ def main():
             tuning = expert
             for key, value in variant.items():
                 tuning = set_knob(tuning, key, value)
+            if i and match and match not in tuning:
+                continue
             tag = f"{name}.v{i}"
             decisions["kernels"][0]["tuning"] = tuning
             path = work / f"{tag}.json"

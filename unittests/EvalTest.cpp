@@ -91,10 +91,41 @@ TEST(ManifestTest, RejectsMalformedInputWithALocatedMessage) {
             std::string::npos);
   // Regression (found by fuzz-manifest-short): a shape whose size overflows
   // int64 is refused, not multiplied into undefined behaviour.
-  EXPECT_NE(errorOf(replace(m, "\"shape\": [4], \"element_type\": \"f16\"",
-                            "\"shape\": [9223372036854775807], "
-                            "\"element_type\": \"f16\""))
-                .find("functions[0].buffers[2]: the buffer's shape is too large"),
+  EXPECT_NE(
+      errorOf(replace(m, "\"shape\": [4], \"element_type\": \"f16\"",
+                      "\"shape\": [9223372036854775807], "
+                      "\"element_type\": \"f16\""))
+          .find("functions[0].buffers[2]: the buffer's shape is too large"),
+      std::string::npos);
+}
+
+TEST(ManifestTest, ParsesTensorMapArgumentsAndRejectsBadOnes) {
+  std::string m = kManifest;
+  std::string map = R"({"tensor_map": {"buffer": 0, "box": [4, 8], )"
+                    R"("swizzle": "128B", "l2_promotion": "256B"}})";
+  llvm::Expected<Manifest> parsed =
+      parseManifest(replace(m, "{\"buffer\": 0}", map));
+  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  const KernelArg &arg = parsed->findFunction("f")->steps[0].args[0];
+  EXPECT_TRUE(arg.isTensorMap);
+  EXPECT_FALSE(arg.isBuffer);
+  EXPECT_EQ(arg.buffer, 0);
+  EXPECT_EQ(arg.box, (std::vector<int64_t>{4, 8}));
+  EXPECT_TRUE(arg.l2Promotion256);
+  auto withMap = [&](const std::string &text) {
+    return errorOf(replace(m, "{\"buffer\": 0}", text));
+  };
+  EXPECT_NE(withMap(R"({"tensor_map": {"buffer": 5, "box": [4, 8], )"
+                    R"("swizzle": "128B"}})")
+                .find("buffer 5 does not exist"),
+            std::string::npos);
+  EXPECT_NE(withMap(R"({"tensor_map": {"buffer": 0, "box": [4, 512], )"
+                    R"("swizzle": "128B"}})")
+                .find("needs a 'box' of two sizes in [1, 256]"),
+            std::string::npos);
+  EXPECT_NE(withMap(R"({"tensor_map": {"buffer": 0, "box": [4, 8], )"
+                    R"("swizzle": "none"}})")
+                .find("swizzle must be \"128B\""),
             std::string::npos);
 }
 

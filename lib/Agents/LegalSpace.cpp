@@ -1159,11 +1159,12 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   // A partial last K tile is zero-filled by its copies (cp.async with a
   // source size of 0 past K), which adds nothing to the multiply-add body
   // of a contraction or convolution (the kernel classes taken above).
-  if (extentK % bk != 0 && tuning.getCopy() != CopyEngine::cp_async)
+  // (TMA fills boxes past the tensor's end with zeros too.)
+  if (extentK % bk != 0 && tuning.getCopy() == CopyEngine::sync)
     return emitError() << "reduction tile " << bk
                        << " does not divide the K loop of extent " << extentK
-                       << ": a partial last K tile needs copy = cp_async, "
-                          "whose copies zero-fill past K";
+                       << ": a partial last K tile needs copy = cp_async or "
+                          "tma, whose copies zero-fill past K";
   if (mma && bk % 16 != 0)
     return emitError() << "reduction tile " << bk
                        << " is not a multiple of 16 (mma.sync's K)";
@@ -1228,11 +1229,40 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                            << ")";
     }
   }
-  if (tuning.getCopy() == CopyEngine::tma)
-    return emitError() << "copy = tma is not implemented yet";
   int64_t stages = tuning.getPipeline();
-  if (stages > 1 && tuning.getCopy() != CopyEngine::cp_async)
-    return emitError() << "pipeline = " << stages << " needs copy = cp_async";
+  // TMA (docs/pipeline.md, "TMA copies"): one thread copies each stage's
+  // swizzled columns as boxes of a tensor map of the whole operand, and the
+  // block waits on the stage's mbarrier.
+  if (tuning.getCopy() == CopyEngine::tma) {
+    if (!wgmma)
+      return emitError() << "copy = tma fills the swizzled tiles of "
+                            "warpgroup MMA (threads = [128, N, M]) only";
+    if (!gemm->batch.empty() || gemm->mLoops.size() != 1 ||
+        gemm->nLoops.size() != 1 || gemm->kLoops.size() != 1)
+      return emitError() << "copy = tma is implemented for plain matrix "
+                            "products (one M, N and K loop, no batch)";
+    if (stages < 2)
+      return emitError() << "copy = tma needs pipeline >= 2 (stages with "
+                            "an mbarrier each)";
+    for (unsigned which : {gemm->lhs, gemm->rhs}) {
+      OpOperand *operand = op.getDpsInputOperand(which);
+      auto type = cast<ShapedType>(operand->get().getType());
+      int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+      unsigned mn = which == gemm->lhs ? gemm->innerM() : gemm->innerN();
+      bool fastIsMN = contiguousLoop(op.getMatchingIndexingMap(operand)) == mn;
+      int64_t rows = fastIsMN ? bk : (which == gemm->lhs ? bm : bn);
+      if (type.getRank() != 2 || rows > 256 ||
+          (type.getShape().back() * bytes) % 16 != 0)
+        return emitError()
+               << "copy = tma: input " << which
+               << " needs a 2-D tensor whose rows are a multiple of 16 bytes "
+                  "and boxes of at most 256 rows (here "
+               << rows << ")";
+    }
+  }
+  if (stages > 1 && tuning.getCopy() == CopyEngine::sync)
+    return emitError() << "pipeline = " << stages
+                       << " needs copy = cp_async or tma";
   if (stages > 4)
     return emitError() << "pipeline = " << stages << " exceeds 4 stages";
   if (tuning.getPadding() < 0 || tuning.getPadding() > 64)

@@ -186,8 +186,8 @@ static llvm::Expected<Buffer> parseBuffer(const json::Value &value,
   b.elementType = *et;
   b.bytes = *bytes;
   // Saturating: a hostile shape must not overflow into a matching size.
-  int64_t expected = mlir::egg::mulSat(b.numElements(),
-                                       elementBytes(b.elementType));
+  int64_t expected =
+      mlir::egg::mulSat(b.numElements(), elementBytes(b.elementType));
   if (expected == std::numeric_limits<int64_t>::max())
     return fail(where + ": the buffer's shape is too large");
   if (b.bytes != expected)
@@ -279,8 +279,30 @@ static llvm::Expected<Step> parseStep(const json::Value &value,
       if (!v)
         return fail(argWhere + ": scalar needs a numeric 'value'");
       arg.value = *v;
+    } else if (const json::Object *map = ao->getObject("tensor_map")) {
+      arg.isBuffer = false;
+      arg.isTensorMap = true;
+      std::optional<int64_t> buf = map->getInteger("buffer");
+      if (!buf)
+        return fail(argWhere + ": tensor_map needs a 'buffer'");
+      arg.buffer = *buf;
+      if (auto e = checkBuffer(arg.buffer))
+        return std::move(e);
+      const json::Array *box = map->getArray("box");
+      if (box)
+        for (const json::Value &d : *box)
+          if (std::optional<int64_t> v = d.getAsInteger())
+            arg.box.push_back(*v);
+      if (!box || arg.box.size() != 2 ||
+          llvm::any_of(arg.box, [](int64_t d) { return d < 1 || d > 256; }))
+        return fail(argWhere + ": tensor_map needs a 'box' of two sizes in "
+                               "[1, 256]");
+      if (map->getString("swizzle") != llvm::StringRef("128B"))
+        return fail(argWhere + ": tensor_map swizzle must be \"128B\"");
+      arg.l2Promotion256 =
+          map->getString("l2_promotion") == llvm::StringRef("256B");
     } else {
-      return fail(argWhere + " needs 'buffer' or 'scalar'");
+      return fail(argWhere + " needs 'buffer', 'scalar' or 'tensor_map'");
     }
     s.args.push_back(arg);
   }

@@ -106,6 +106,7 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   // Asynchronous copies (the shared-memory GEMM) first: they need the
   // memrefs still typed as memrefs.
   gpuPm.addPass(createConvertNVGPUToNVVMPass());
+  gpuPm.addPass(createEggLowerTensorMapArgs());
   gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
   // NVVM ops with no LLVM intrinsic (wgmma.mma_async) become inline PTX.
   gpuPm.addPass(createConvertNVVMToLLVMPass());

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -141,6 +142,8 @@ private:
           json::Object{{"kind", "copy"}, {"src", *src}, {"dst", *dst}});
       return success();
     }
+    if (auto map = dyn_cast<nvgpu::TmaCreateDescriptorOp>(op))
+      return readTensorMap(map);
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
       return readLaunch(launch);
     if (auto call = dyn_cast<func::CallOp>(op))
@@ -174,6 +177,38 @@ private:
     return success();
   }
 
+  /// A TMA tensor map of a whole buffer (docs/manifest.md): the runtime
+  /// encodes it for the buffer's address and passes the kernel a pointer
+  /// to it in device memory.
+  LogicalResult readTensorMap(nvgpu::TmaCreateDescriptorOp op) {
+    FailureOr<int64_t> id = bufferOf(op.getTensor(), op);
+    if (failed(id))
+      return failure();
+    nvgpu::TensorMapDescriptorType type = op.getTensorMap().getType();
+    json::Array box;
+    for (Value dim : op.getBoxDimensions()) {
+      FailureOr<int64_t> c = constantOf(dim, op);
+      if (failed(c))
+        return failure();
+      box.push_back(*c);
+    }
+    if (type.getSwizzle() != nvgpu::TensorMapSwizzleKind::SWIZZLE_128B ||
+        type.getOob() != nvgpu::TensorMapOOBKind::OOB_ZERO ||
+        type.getInterleave() != nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE)
+      return op.emitError("tensor maps other than 128-byte swizzled, "
+                          "zero-filled and not interleaved cannot be "
+                          "expressed in the manifest");
+    tensorMaps[op.getTensorMap()] = json::Object{
+        {"buffer", *id},
+        {"box", std::move(box)},
+        {"swizzle", "128B"},
+        {"l2_promotion",
+         type.getL2promo() == nvgpu::TensorMapL2PromoKind::L2PROMO_256B
+             ? "256B"
+             : "none"}};
+    return success();
+  }
+
   LogicalResult readLaunch(gpu::LaunchFuncOp launch) {
     json::Array grid, block, args;
     gpu::KernelDim3 g = launch.getGridSizeOperandValues();
@@ -192,6 +227,10 @@ private:
       shared = *c;
     }
     for (Value arg : launch.getKernelOperands()) {
+      if (auto it = tensorMaps.find(arg); it != tensorMaps.end()) {
+        args.push_back(json::Object{{"tensor_map", json::Object(it->second)}});
+        continue;
+      }
       if (isa<MemRefType>(arg.getType())) {
         FailureOr<int64_t> id = bufferOf(arg, launch);
         if (failed(id))
@@ -230,6 +269,7 @@ private:
 
   json::Array buffers, steps;
   DenseMap<Value, int64_t> bufferIds;
+  DenseMap<Value, json::Object> tensorMaps;
 };
 } // namespace
 

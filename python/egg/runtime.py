@@ -27,12 +27,25 @@ class _Driver:
         self.lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [
             ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
         self.lib.cuFuncSetAttribute.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+        self.lib.cuTensorMapEncodeTiled.argtypes = [
+            ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p,
+            ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
+            ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),
+            ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+        self.lib.cuMemcpyHtoDAsync_v2.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t,
+                                                 ctypes.c_void_p]
 
     def check(self, result, what):
         if result != 0:
             name = ctypes.c_char_p()
             self.lib.cuGetErrorName(result, ctypes.byref(name))
             raise RuntimeError(f"{what}: {name.value.decode() if name.value else result}")
+
+
+# cuda.h: CUtensorMapDataType, CU_TENSOR_MAP_SWIZZLE_128B, _L2_PROMOTION_L2_256B.
+_TENSOR_MAP_TYPES = {"f16": 6, "f32": 7, "bf16": 9}
+_SWIZZLE_128B = 3
+_L2_PROMOTION_256B = 3
 
 
 class CompiledModule:
@@ -70,8 +83,39 @@ class CompiledModule:
         self.bound = [x.detach().to(device).contiguous()
                       for x in imported.arg_values[:imported.num_lifted]]
         self.buffers = self.function["buffers"]
+        self.tensor_maps = {}  # (step, argument) -> 128 bytes of device memory.
         self.inputs = sorted((b for b in self.buffers if b["role"] == "input"), key=lambda b: b["arg"])
         self.outputs = sorted((b for b in self.buffers if b["role"] == "output"), key=lambda b: b["arg"])
+
+    def _tensor_map(self, key, m, tensors, stream):
+        """A TMA tensor map of buffer m["buffer"] at its address in this call,
+        copied into device memory on the stream (a map still to be read by
+        the previous call's kernels is not overwritten before they run).
+        Returns the device address."""
+        b = self.buffers[m["buffer"]]
+        if b["element_type"] not in _TENSOR_MAP_TYPES or len(b["shape"]) != 2:
+            raise RuntimeError(f"tensor map of buffer {b['id']}: only 2-D f32/f16/bf16 buffers")
+        size = {"f32": 4, "f16": 2, "bf16": 2}[b["element_type"]]
+        rows, cols = b["shape"]
+        host = (ctypes.c_uint64 * 16)()  # CUtensorMap: 128 bytes, 64-byte aligned below.
+        raw = ctypes.create_string_buffer(128 + 64)
+        aligned = (ctypes.addressof(raw) + 63) // 64 * 64
+        dims = (ctypes.c_uint64 * 2)(cols, rows)
+        strides = (ctypes.c_uint64 * 1)(cols * size)
+        box = (ctypes.c_uint32 * 2)(m["box"][1], m["box"][0])
+        unit = (ctypes.c_uint32 * 2)(1, 1)
+        promo = _L2_PROMOTION_256B if m.get("l2_promotion") == "256B" else 0
+        self.cu.check(self.cu.lib.cuTensorMapEncodeTiled(
+            aligned, _TENSOR_MAP_TYPES[b["element_type"]], 2,
+            ctypes.c_void_p(tensors[b["id"]].data_ptr()), dims, strides, box, unit,
+            0, _SWIZZLE_128B, promo, 0), f"tensor map of buffer {b['id']}")
+        ctypes.memmove(host, aligned, 128)
+        if key not in self.tensor_maps:
+            self.tensor_maps[key] = self.torch.empty(128, dtype=self.torch.uint8, device="cuda")
+        device = self.tensor_maps[key]
+        self.cu.check(self.cu.lib.cuMemcpyHtoDAsync_v2(device.data_ptr(), host, 128, stream),
+                      "copying a tensor map")
+        return device.data_ptr()
 
     def _tensor(self, b):
         dtype = getattr(self.torch, _TORCH_DTYPES[b["element_type"]])
@@ -93,13 +137,15 @@ class CompiledModule:
             if b["role"] != "input":
                 tensors[b["id"]] = self._tensor(b)
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-        for step in self.function["steps"]:
+        for i, step in enumerate(self.function["steps"]):
             if step["kind"] == "copy":
                 tensors[step["dst"]].copy_(tensors[step["src"]])
                 continue
             values = []
-            for a in step["args"]:
-                if "buffer" in a:
+            for j, a in enumerate(step["args"]):
+                if "tensor_map" in a:
+                    values.append(ctypes.c_uint64(self._tensor_map((i, j), a["tensor_map"], tensors, stream)))
+                elif "buffer" in a:
                     values.append(ctypes.c_uint64(tensors[a["buffer"]].data_ptr()))
                 elif a["scalar"] in ("i64", "index"):
                     values.append(ctypes.c_int64(int(a["value"])))

@@ -101,7 +101,7 @@ func.func @case5(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x1
 // -----
 
 func.func @case6(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
-  // expected-error @+1 {{reduction tile 48 does not divide the K loop of extent 64: a partial last K tile needs copy = cp_async, whose copies zero-fill past K}}
+  // expected-error @+1 {{reduction tile 48 does not divide the K loop of extent 64: a partial last K tile needs copy = cp_async or tma, whose copies zero-fill past K}}
   %r = egg.kernel @k ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
                   tuning = #egg.tuning<threads = [8, 8], block = [32, 32], thread = [4, 4], reduction = [48], shared = [0, 1], vector = 4>} {
@@ -647,4 +647,58 @@ func.func @conv_grid(%a: tensor<2x6x34x32xf32>, %b: tensor<3x3x32x64xf32>) -> te
     egg.yield %c : tensor<2x4x32x64xf32>
   }
   return %r : tensor<2x4x32x64xf32>
+}
+
+// -----
+
+// TMA fills wgmma's swizzled tiles only, not the padded tiles of mma.sync.
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+func.func @tma_mma(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{copy = tma fills the swizzled tiles of warpgroup MMA (threads = [128, N, M]) only}}
+  %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], reduction = [32], shared = [0, 1], vector = 8, copy = tma, pipeline = 2>} {
+  ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %y : tensor<256x128xbf16>, tensor<128x256xbf16>) outs(%f : tensor<256x256xf32>) {
+    ^bb1(%p: bf16, %q: bf16, %acc: f32):
+      %pf = arith.extf %p : bf16 to f32
+      %qf = arith.extf %q : bf16 to f32
+      %pq = arith.mulf %pf, %qf : f32
+      %sum = arith.addf %acc, %pq : f32
+      linalg.yield %sum : f32
+    } -> tensor<256x256xf32>
+    egg.yield %m : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
+}
+
+// -----
+
+// TMA stages wait on mbarriers: at least two stages.
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+func.func @tma_one_stage(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{copy = tma needs pipeline >= 2 (stages with an mbarrier each)}}
+  %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma>} {
+  ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %y : tensor<256x128xbf16>, tensor<128x256xbf16>) outs(%f : tensor<256x256xf32>) {
+    ^bb1(%p: bf16, %q: bf16, %acc: f32):
+      %pf = arith.extf %p : bf16 to f32
+      %qf = arith.extf %q : bf16 to f32
+      %pq = arith.mulf %pf, %qf : f32
+      %sum = arith.addf %acc, %pq : f32
+      linalg.yield %sum : f32
+    } -> tensor<256x256xf32>
+    egg.yield %m : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
 }

@@ -478,11 +478,52 @@ int main(int argc, char **argv) {
   // One run of the function: launches and copies in order, on stream 0.
   std::vector<std::vector<void *>> params(function->steps.size());
   std::vector<std::vector<uint64_t>> storage(function->steps.size());
+  // TMA tensor maps: encoded for their buffer's address once, kept in
+  // device memory for the kernels that read them.
+  std::vector<CUdeviceptr> tensorMaps;
+  auto encodeTensorMap = [&](const KernelArg &arg) -> CUdeviceptr {
+    const Buffer &b = function->buffers[arg.buffer];
+    CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    if (b.elementType == ElementType::F16)
+      type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    else if (b.elementType == ElementType::BF16)
+      type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    else if (b.elementType != ElementType::F32)
+      report.finish("error",
+                    "a tensor map of buffer " + std::to_string(b.id) +
+                        ": only f32, f16 and bf16 buffers are supported",
+                    3);
+    if (b.shape.size() != 2)
+      report.finish(
+          "error",
+          "a tensor map of buffer " + std::to_string(b.id) + " must be 2-D", 3);
+    int64_t bytes = elementBytes(b.elementType);
+    cuuint64_t dims[2] = {cuuint64_t(b.shape[1]), cuuint64_t(b.shape[0])};
+    cuuint64_t strides[1] = {cuuint64_t(b.shape[1] * bytes)};
+    cuuint32_t box[2] = {cuuint32_t(arg.box[1]), cuuint32_t(arg.box[0])};
+    cuuint32_t elementStrides[2] = {1, 1};
+    CUtensorMap map;
+    check(cu.cuTensorMapEncodeTiled(
+              &map, type, 2, reinterpret_cast<void *>(ptrs[arg.buffer]), dims,
+              strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+              CU_TENSOR_MAP_SWIZZLE_128B,
+              arg.l2Promotion256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                                 : CU_TENSOR_MAP_L2_PROMOTION_NONE,
+              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+          "cuTensorMapEncodeTiled");
+    CUdeviceptr device;
+    check(cu.cuMemAlloc(&device, sizeof(map)), "cuMemAlloc");
+    check(cu.cuMemcpyHtoD(device, &map, sizeof(map)), "tensor map copy");
+    tensorMaps.push_back(device);
+    return device;
+  };
   for (auto [i, step] : llvm::enumerate(function->steps)) {
     storage[i].resize(step.args.size());
     for (auto [j, arg] : llvm::enumerate(step.args)) {
       uint64_t &slot = storage[i][j];
-      if (arg.isBuffer) {
+      if (arg.isTensorMap) {
+        slot = encodeTensorMap(arg);
+      } else if (arg.isBuffer) {
         slot = ptrs[arg.buffer];
       } else if (arg.scalarType == "f32") {
         float f = float(arg.value);

@@ -42,6 +42,11 @@ struct KernelArg {
   int64_t buffer = -1;
   std::string scalarType; ///< i32, i64 or f32 for scalars.
   double value = 0;
+  /// A TMA tensor map of buffer `buffer` (2-D, 128-byte swizzle, boxes of
+  /// `box` = [rows, columns], zero fill), passed as a device pointer.
+  bool isTensorMap = false;
+  std::vector<int64_t> box;
+  bool l2Promotion256 = false;
 };
 
 struct Step {

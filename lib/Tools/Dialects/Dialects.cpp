@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
@@ -32,7 +33,8 @@ void mlir::egg::registerToolDialects(DialectRegistry &registry) {
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
                   linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
-                  tensor::TensorDialect, transform::TransformDialect,
-                  ub::UBDialect, vector::VectorDialect>();
+                  memref::MemRefDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect,
+                  scf::SCFDialect, tensor::TensorDialect,
+                  transform::TransformDialect, ub::UBDialect,
+                  vector::VectorDialect>();
 }

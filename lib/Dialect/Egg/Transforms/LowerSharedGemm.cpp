@@ -48,6 +48,7 @@
 namespace mlir::egg {
 #define GEN_PASS_DEF_EGGLOWERSHAREDGEMM
 #define GEN_PASS_DEF_EGGALIGNWORKGROUPMEMORY
+#define GEN_PASS_DEF_EGGLOWERTENSORMAPARGS
 #include "egg/Dialect/Egg/Transforms/Passes.h.inc"
 } // namespace mlir::egg
 
@@ -65,6 +66,8 @@ struct Plan {
   /// number their positions row-major over these; docs/pipeline.md).
   SmallVector<int64_t> blockExtents;
   bool async = false;
+  /// TMA copies into wgmma's swizzled tiles, one mbarrier per stage.
+  bool tma = false;
   bool mma = false;
   /// Warpgroup MMA (a warpgroup per warp tile); implies `mma`.
   bool wgmma = false;
@@ -129,6 +132,12 @@ private:
     // K step 0, and the bytes of one stage.
     Value descriptor;
     int64_t stageBytes = 0;
+    // TMA: the tensor map of the whole operand (created before the launch),
+    // the block view's offsets into it, and the byte offset of the stage-0
+    // tile in the dynamic shared memory.
+    Value tensorMap;
+    SmallVector<OpFoldResult> viewOffsets;
+    Value tileStart;
   };
   /// wgmma: element offset in a swizzled stage of `x` of the 16-byte piece
   /// starting at (mn, k).
@@ -143,6 +152,11 @@ private:
   /// stages 0.0580 in flight, one tile ahead, against 0.0485 waiting).
   bool wgmmaInFlight() const { return plan.wgmma && plan.stages >= 4; }
   void copyTile(OpBuilder &b, const Operand &x, Value kt, Value stage);
+  /// TMA: the tensor map of `x`'s whole buffer, built before the launch.
+  LogicalResult createTensorMap(OpBuilder &b, Operand &x);
+  /// TMA: thread 0 starts the copies of K tile `kt` into `stage`, counted
+  /// by the stage's mbarrier.
+  void issueTmaCopies(OpBuilder &b, Value kt, Value stage);
   SmallVector<Value> loadFragment(OpBuilder &b, const Operand &x, Value stage,
                                   Value kk, int64_t count, Value base);
   SmallVector<Value> compute(OpBuilder &b, Value stage, ValueRange accs);
@@ -162,6 +176,8 @@ private:
     Value row, lowOffset, highOffset;
   } lane;
   SmallVector<Operand, 2> operands;
+  // TMA: the dynamic shared memory (bytes) and the stages' mbarriers.
+  Value sharedBytes, barriers;
 };
 } // namespace
 
@@ -553,6 +569,105 @@ SmallVector<Value> GemmBuilder::computeMma(OpBuilder &b, Value stage,
   return values;
 }
 
+LogicalResult GemmBuilder::createTensorMap(OpBuilder &b, Operand &x) {
+  // The block's view is a unit-stride subview of a buffer defined outside
+  // the launch (checkLowerable: plain 2-D products); the tensor map covers
+  // that whole buffer and the boxes are placed at the view's offsets.
+  Value base = x.global;
+  if (auto view = base.getDefiningOp<memref::SubViewOp>()) {
+    if (!llvm::all_of(view.getMixedStrides(), [](OpFoldResult st) {
+          return getConstantIntValue(st) == 1;
+        }))
+      return gemm.emitOpError("copy = tma: input ")
+             << x.which << " is a strided view";
+    x.viewOffsets = view.getMixedOffsets();
+    base = view.getSource();
+  } else {
+    x.viewOffsets.assign(2, b.getIndexAttr(0));
+  }
+  auto type = dyn_cast<MemRefType>(base.getType());
+  if (!type || type.getRank() != 2 || !type.getLayout().isIdentity() ||
+      launch->isAncestor(base.getParentBlock()->getParentOp()))
+    return gemm.emitOpError("copy = tma: input ")
+           << x.which
+           << " is not a view of a whole 2-D buffer defined outside the "
+              "launch";
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(launch);
+  MLIRContext *ctx = b.getContext();
+  int64_t rows = x.fastIsMN ? plan.bk : x.tileMN;
+  int64_t along = 128 / x.bytes;
+  auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto box = MemRefType::get({rows, along}, type.getElementType(),
+                             MemRefLayoutAttrInterface(), space);
+  auto mapType = nvgpu::TensorMapDescriptorType::get(
+      ctx, box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  Value unranked = memref::CastOp::create(
+      b, loc, UnrankedMemRefType::get(type.getElementType(), Attribute()),
+      base);
+  // The launch captures the map; the outlined kernel receives a pointer to
+  // it in device memory (egg-lower-tensor-map-args).
+  x.tensorMap = nvgpu::TmaCreateDescriptorOp::create(
+      b, loc, mapType, unranked,
+      ValueRange{constIndex(b, loc, rows), constIndex(b, loc, along)});
+  return success();
+}
+
+void GemmBuilder::issueTmaCopies(OpBuilder &b, Value kt, Value stage) {
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                        constIndex(b, loc, 0));
+  scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &ib, Location) {
+    auto c = [&](int64_t v) { return constIndex(ib, loc, v); };
+    int64_t total = 0;
+    for (const Operand &x : operands)
+      total += x.stageBytes;
+    nvgpu::MBarrierArriveExpectTxOp::create(ib, loc, barriers, c(total), stage,
+                                            Value());
+    Value kBase = arith::MulIOp::create(ib, loc, kt, c(plan.bk));
+    for (const Operand &x : operands) {
+      AffineMap map =
+          gemm.getMatchingIndexingMap(gemm.getDpsInputOperand(x.which));
+      int64_t rows = x.fastIsMN ? plan.bk : x.tileMN;
+      int64_t along = 128 / x.bytes;
+      int64_t columns = (x.fastIsMN ? x.tileMN : plan.bk) / along;
+      Value stageStart = arith::AddIOp::create(
+          ib, loc, x.tileStart,
+          arith::MulIOp::create(ib, loc, stage, c(x.stageBytes)));
+      auto boxType = cast<nvgpu::TensorMapDescriptorType>(x.tensorMap.getType())
+                         .getTensor();
+      for (int64_t col = 0; col < columns; ++col) {
+        // The column's first element, in the product's loops, then in the
+        // operand's (global) indices.
+        SmallVector<Value> loopIdx(gemm.getNumLoops(), c(0));
+        Value mn = c(x.fastIsMN ? col * along : 0);
+        Value k = x.fastIsMN
+                      ? kBase
+                      : arith::AddIOp::create(ib, loc, kBase, c(col * along))
+                            .getResult();
+        loopIdx[x.mnLoops.back()] = mn;
+        loopIdx[plan.loops.innerK()] = k;
+        SmallVector<Value> at = applyMap(ib, loc, map, loopIdx);
+        SmallVector<Value> coords;
+        for (auto [i, offset] : llvm::enumerate(x.viewOffsets))
+          coords.push_back(arith::AddIOp::create(
+              ib, loc, at[i],
+              getValueOrCreateConstantIndexOp(ib, loc, offset)));
+        std::reverse(coords.begin(), coords.end()); // Innermost first.
+        Value dst = memref::ViewOp::create(
+            ib, loc, boxType, sharedBytes,
+            arith::AddIOp::create(ib, loc, stageStart, c(col * rows * 128)),
+            ValueRange{});
+        nvgpu::TmaAsyncLoadOp::create(ib, loc, dst, barriers, x.tensorMap,
+                                      coords, stage, Value(), Value());
+      }
+    }
+    scf::YieldOp::create(ib, loc);
+  });
+}
+
 Value GemmBuilder::swizzledOffset(OpBuilder &b, const Operand &x, Value mn,
                                   Value k) {
   // The tile is stored as columns of 128-byte rows (64 16-bit elements along
@@ -751,11 +866,13 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
       start = arith::SubIOp::create(b, loc, aligned, address);
       alignedStart = aligned;
     }
-    for (auto [x, type, offset] : llvm::zip(operands, types, offsets))
-      x.shared = memref::ViewOp::create(
-          b, loc, type, bytes,
-          arith::AddIOp::create(b, loc, start, constIndex(b, loc, offset)),
-          ValueRange{});
+    sharedBytes = bytes;
+    for (auto [x, type, offset] : llvm::zip(operands, types, offsets)) {
+      x.tileStart =
+          arith::AddIOp::create(b, loc, start, constIndex(b, loc, offset));
+      x.shared = memref::ViewOp::create(b, loc, type, bytes, x.tileStart,
+                                        ValueRange{});
+    }
   }
   // Descriptors hold absolute addresses; built here, at the product, where
   // the thread ids are defined.
@@ -766,22 +883,53 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
                           arith::AddIOp::create(b, loc, alignedStart,
                                                 constIndex(b, loc, offset)));
 
+  // TMA: a tensor map per operand (before the launch) and an mbarrier per
+  // stage, initialised by thread 0 for one arrival (its expect_tx) and
+  // made visible to the block and to the copy engine.
+  if (plan.tma) {
+    for (Operand &x : operands)
+      if (failed(createTensorMap(b, x)))
+        return failure();
+    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+    barriers = nvgpu::MBarrierCreateOp::create(
+        b, loc,
+        nvgpu::MBarrierGroupType::get(b.getContext(), space, plan.stages));
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                          constIndex(b, loc, 0));
+    scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &ib, Location) {
+      for (int64_t st = 0; st < plan.stages; ++st)
+        nvgpu::MBarrierInitOp::create(ib, loc, barriers, constIndex(ib, loc, 1),
+                                      constIndex(ib, loc, st), Value());
+      for (const Operand &x : operands)
+        nvgpu::TmaPrefetchOp::create(ib, loc, x.tensorMap, Value());
+      scf::YieldOp::create(ib, loc);
+    });
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+    gpu::BarrierOp::create(b, loc);
+  }
+
   int64_t extentK =
       GemmLoops::extent(plan.loops.kLoops, gemm.getStaticLoopRanges());
-  // A partial last tile is zero-filled past K (copyTile).
+  // A partial last tile is zero-filled past K (copyTile; TMA fills boxes
+  // past the tensor's end with zeros).
   int64_t numK = llvm::divideCeil(extentK, plan.bk);
   int64_t stages = plan.stages;
   auto copyBoth = [&](OpBuilder &nb, Value kt, Value stage) {
+    if (plan.tma)
+      return issueTmaCopies(nb, kt, stage);
     for (const Operand &x : operands)
       copyTile(nb, x, kt, stage);
   };
   auto commit = [&](OpBuilder &nb) {
-    NVVM::CpAsyncCommitGroupOp::create(nb, loc);
+    if (!plan.tma)
+      NVVM::CpAsyncCommitGroupOp::create(nb, loc);
   };
   // wgmma reads shared memory through the async proxy: each thread's
   // copies (generic proxy) are made visible to it before the barrier.
+  // TMA writes through the async proxy itself.
   auto publish = [&](OpBuilder &nb) {
-    if (plan.wgmma)
+    if (plan.wgmma && !plan.tma)
       NVVM::FenceProxyOp::create(
           nb, loc,
           NVVM::ProxyKindAttr::get(nb.getContext(),
@@ -831,11 +979,23 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
           // then tile kt+ahead goes into the stage computed `stages - ahead`
           // iterations ago, which every thread has left (the barrier) and
           // whose wgmma products are complete.
-          NVVM::CpAsyncWaitGroupOp::create(nb, loc, ahead - 1);
-          publish(nb);
-          gpu::BarrierOp::create(nb, loc);
           Value numStages = constIndex(nb, loc, stages);
           Value stage = arith::RemUIOp::create(nb, loc, kt, numStages);
+          if (plan.tma) {
+            // The stage's mbarrier completes a phase per fill: fill number
+            // kt / stages has parity (kt / stages) % 2.
+            Value fill = arith::DivUIOp::create(nb, loc, kt, numStages);
+            Value parity = arith::TruncIOp::create(
+                nb, loc, nb.getI1Type(),
+                arith::IndexCastUIOp::create(nb, loc, nb.getI64Type(), fill));
+            nvgpu::MBarrierTryWaitParityOp::create(
+                nb, loc, barriers, parity, constIndex(nb, loc, 10000000),
+                stage);
+          } else {
+            NVVM::CpAsyncWaitGroupOp::create(nb, loc, ahead - 1);
+          }
+          publish(nb);
+          gpu::BarrierOp::create(nb, loc);
           next = computeStep(nb, stage, accs);
           Value refill =
               arith::AddIOp::create(nb, loc, kt, constIndex(nb, loc, ahead));
@@ -892,6 +1052,7 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   plan.padding = tuning.getPadding();
   plan.vector = tuning.getVector();
   plan.async = tuning.getCopy() == CopyEngine::cp_async;
+  plan.tma = tuning.getCopy() == CopyEngine::tma;
   if (!plan.mma) {
     auto bytesOf = [&](unsigned which) {
       return (getElementTypeOrSelf(gemm.getDpsInputOperand(which)->get())
@@ -906,7 +1067,10 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   }
   int64_t extentK =
       GemmLoops::extent(plan.loops.kLoops, gemm.getStaticLoopRanges());
-  if (plan.bk < 1 || (extentK % plan.bk != 0 && !plan.async))
+  if (plan.tma && (!plan.wgmma || plan.stages < 2))
+    return gemm.emitOpError("copy = tma needs warpgroup MMA and two stages "
+                            "or more");
+  if (plan.bk < 1 || (extentK % plan.bk != 0 && !plan.async && !plan.tma))
     return gemm.emitOpError("a partial last K tile (K step ")
            << plan.bk << ", K " << extentK
            << ") needs cp.async copies to zero-fill it";
@@ -991,6 +1155,34 @@ struct LowerSharedGemmPass
     };
     if (failed(lowerKernelLaunches(getOperation(), applies, lowerLaunch)))
       signalPassFailure();
+  }
+};
+
+struct LowerTensorMapArgsPass
+    : public egg::impl::EggLowerTensorMapArgsBase<LowerTensorMapArgsPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](gpu::GPUFuncOp func) {
+      if (!func.isKernel())
+        return;
+      Block &entry = func.getBody().front();
+      auto pointer = LLVM::LLVMPointerType::get(&getContext());
+      SmallVector<Type> inputs(func.getArgumentTypes());
+      OpBuilder b(&entry, entry.begin());
+      for (BlockArgument arg : entry.getArguments()) {
+        Type mapType = arg.getType();
+        if (!isa<nvgpu::TensorMapDescriptorType>(mapType))
+          continue;
+        arg.setType(pointer);
+        inputs[arg.getArgNumber()] = pointer;
+        // Uses still typed as maps read them through a cast, which cancels
+        // against the NVGPU conversion's cast back to a pointer.
+        auto back = UnrealizedConversionCastOp::create(b, func.getLoc(),
+                                                       mapType, Value(arg));
+        arg.replaceAllUsesExcept(back.getResult(0), back);
+      }
+      func.setType(
+          FunctionType::get(&getContext(), inputs, func.getResultTypes()));
+    });
   }
 };
 

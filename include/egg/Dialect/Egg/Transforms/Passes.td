@@ -248,6 +248,20 @@ def EggAlignWorkgroupMemory : Pass<"egg-align-workgroup-memory", "::mlir::gpu::G
   }];
 }
 
+def EggLowerTensorMapArgs : Pass<"egg-lower-tensor-map-args", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass TMA tensor maps to kernels as pointers";
+  let description = [{
+    A kernel that copies through TMA (`copy = tma`) captures the tensor maps
+    that `nvgpu.tma.create.descriptor` builds on the host. What it receives
+    is a pointer to the map in device memory (docs/manifest.md): this pass,
+    run after `convert-nvgpu-to-nvvm` and before `convert-gpu-to-nvvm`,
+    retypes such kernel arguments as `!llvm.ptr`, which the GPU-to-NVVM
+    signature conversion understands, and casts them back for any remaining
+    use (the conversion casts cancel).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def EggForwardResultCopies : Pass<"egg-forward-result-copies", "::mlir::func::FuncOp"> {
   let summary = "Compute results directly in their out-parameter buffers";
   let description = [{

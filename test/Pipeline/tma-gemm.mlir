@@ -1,0 +1,46 @@
+// copy = tma (docs/pipeline.md, "TMA copies"): the expert's warpgroup-MMA
+// tuning of an f16 product whose K (200) leaves a partial last K step,
+// replayed with TMA copies instead of cp.async. The PTX holds 2-D bulk
+// tensor copies completing on mbarriers and no cp.async; the kernel takes
+// the two tensor maps as pointer arguments, and the manifest says how to
+// encode them (buffer, box [rows, columns], 128-byte swizzle).
+// RUN: egg-opt %s --egg-pipeline="record=%t.json" -o /dev/null
+// RUN: sed 's/copy = cp_async/copy = tma/' %t.json > %t.tma.json
+// RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.tma.json" -o %t.mlir
+// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
+
+// PTX-LABEL: .entry odd_k_tma_k0_kernel(
+// PTX-NEXT: .param .u64 .ptr .align 1 odd_k_tma_k0_kernel_param_0,
+// PTX-NEXT: .param .u64 .ptr .align 1 odd_k_tma_k0_kernel_param_1,
+// PTX-NEXT: .param .u64 .ptr .align 1 odd_k_tma_k0_kernel_param_2
+// PTX: mbarrier.init.shared.b64
+// PTX: prefetch.tensormap
+// PTX: fence.mbarrier_init.release.cluster
+// PTX: mbarrier.arrive.expect_tx.shared.b64
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX: mbarrier.try_wait.parity.shared.b64
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX-NOT: cp.async.cg
+// PTX-NOT: cp.async.wait_group
+
+// MANIFEST: "args": [
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "buffer": 2
+// MANIFEST: "tensor_map": {
+// MANIFEST-NEXT: "box": [
+// MANIFEST-NEXT: 64,
+// MANIFEST-NEXT: 64
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "buffer": 0,
+// MANIFEST-NEXT: "l2_promotion": "256B",
+// MANIFEST-NEXT: "swizzle": "128B"
+// MANIFEST: "tensor_map": {
+// MANIFEST: "buffer": 1,
+func.func @odd_k_tma(%a: tensor<1024x200xf16>, %b: tensor<200x1024xf16>) -> tensor<1024x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1024x1024xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<1024x200xf16>, tensor<200x1024xf16>) outs(%f : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  return %r : tensor<1024x1024xf32>
+}
