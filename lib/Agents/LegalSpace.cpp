@@ -1600,14 +1600,16 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
                        Swizzle::none, anchor.getVector(), anchor.getCopy(),
                        stages);
   // Warpgroup MMA (sm_90a; checkLowerable refuses it elsewhere): one or
-  // two warpgroups along M and N, K steps of 64, 16-byte swizzled copies.
-  for (int64_t bm = 64; bm <= 256; bm *= 2)
-    for (int64_t bn = 64; bn <= 256; bn *= 2)
-      for (int64_t groupsM = 1; groupsM <= 2; ++groupsM)
-        for (int64_t groupsN = 1; groupsN <= 2; ++groupsN)
-          for (int64_t stages = 2; stages <= 4; ++stages)
-            consider(128, bm, bn, groupsM, groupsN, 64, 0, Swizzle::xor128, 8,
-                     CopyEngine::cp_async, stages);
+  // two warpgroups along M and N, K steps of 64, 16-byte swizzled copies
+  // by cp.async or (plain 2-D products) TMA.
+  for (CopyEngine copy : {CopyEngine::cp_async, CopyEngine::tma})
+    for (int64_t bm = 64; bm <= 256; bm *= 2)
+      for (int64_t bn = 64; bn <= 256; bn *= 2)
+        for (int64_t groupsM = 1; groupsM <= 2; ++groupsM)
+          for (int64_t groupsN = 1; groupsN <= 2; ++groupsN)
+            for (int64_t stages = 2; stages <= 4; ++stages)
+              consider(128, bm, bn, groupsM, groupsN, 64, 0, Swizzle::xor128,
+                       8, copy, stages);
   return closestFirst(found, anchor, limit);
 }
 
@@ -1734,5 +1736,6 @@ double mlir::egg::tuningDistance(TuningAttr a, TuningAttr b) {
          lists(a.getThread(), b.getThread()) + lists(a.getWarp(), b.getWarp()) +
          lists(a.getReduction(), b.getReduction()) +
          steps(a.getPipeline(), b.getPipeline()) +
-         steps(a.getVector(), b.getVector()) + threads;
+         steps(a.getVector(), b.getVector()) + threads +
+         (a.getCopy() != b.getCopy() ? 0.5 : 0);
 }
