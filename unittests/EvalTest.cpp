@@ -101,8 +101,9 @@ TEST(ManifestTest, RejectsMalformedInputWithALocatedMessage) {
 
 TEST(ManifestTest, ParsesTensorMapArgumentsAndRejectsBadOnes) {
   std::string m = kManifest;
-  std::string map = R"({"tensor_map": {"buffer": 0, "box": [4, 8], )"
-                    R"("swizzle": "128B", "l2_promotion": "256B"}})";
+  std::string map = R"({"tensor_map": {"buffer": 0, "shape": [2, 16], )"
+                    R"("box": [4, 8], "swizzle": "128B", )"
+                    R"("l2_promotion": "256B"}})";
   llvm::Expected<Manifest> parsed =
       parseManifest(replace(m, "{\"buffer\": 0}", map));
   ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
@@ -110,22 +111,28 @@ TEST(ManifestTest, ParsesTensorMapArgumentsAndRejectsBadOnes) {
   EXPECT_TRUE(arg.isTensorMap);
   EXPECT_FALSE(arg.isBuffer);
   EXPECT_EQ(arg.buffer, 0);
+  EXPECT_EQ(arg.mapShape, (std::vector<int64_t>{2, 16}));
   EXPECT_EQ(arg.box, (std::vector<int64_t>{4, 8}));
   EXPECT_TRUE(arg.l2Promotion256);
   auto withMap = [&](const std::string &text) {
     return errorOf(replace(m, "{\"buffer\": 0}", text));
   };
-  EXPECT_NE(withMap(R"({"tensor_map": {"buffer": 5, "box": [4, 8], )"
-                    R"("swizzle": "128B"}})")
+  EXPECT_NE(withMap(R"({"tensor_map": {"buffer": 5, "shape": [4, 8], )"
+                    R"("box": [4, 8], "swizzle": "128B"}})")
                 .find("buffer 5 does not exist"),
             std::string::npos);
-  EXPECT_NE(withMap(R"({"tensor_map": {"buffer": 0, "box": [4, 512], )"
-                    R"("swizzle": "128B"}})")
+  EXPECT_NE(withMap(R"({"tensor_map": {"buffer": 0, "shape": [4, 8], )"
+                    R"("box": [4, 512], "swizzle": "128B"}})")
                 .find("needs a 'box' of two sizes in [1, 256]"),
             std::string::npos);
-  EXPECT_NE(withMap(R"({"tensor_map": {"buffer": 0, "box": [4, 8], )"
-                    R"("swizzle": "none"}})")
+  EXPECT_NE(withMap(R"({"tensor_map": {"buffer": 0, "shape": [4, 8], )"
+                    R"("box": [4, 8], "swizzle": "none"}})")
                 .find("swizzle must be \"128B\""),
+            std::string::npos);
+  // The viewed shape must cover the buffer (4 x 8 f32) exactly.
+  EXPECT_NE(withMap(R"({"tensor_map": {"buffer": 0, "shape": [4, 4], )"
+                    R"("box": [4, 4], "swizzle": "128B"}})")
+                .find("a 2-D 'shape' with as many elements as its buffer"),
             std::string::npos);
 }
 

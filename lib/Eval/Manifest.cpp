@@ -197,7 +197,8 @@ static llvm::Expected<Buffer> parseBuffer(const json::Value &value,
 
 static llvm::Expected<Step> parseStep(const json::Value &value,
                                       const std::string &where,
-                                      int64_t numBuffers) {
+                                      const std::vector<Buffer> &buffers) {
+  int64_t numBuffers = buffers.size();
   const json::Object *o = value.getAsObject();
   if (!o)
     return fail(where + " must be an object");
@@ -288,6 +289,18 @@ static llvm::Expected<Step> parseStep(const json::Value &value,
       arg.buffer = *buf;
       if (auto e = checkBuffer(arg.buffer))
         return std::move(e);
+      const json::Array *shape = map->getArray("shape");
+      if (shape)
+        for (const json::Value &d : *shape)
+          if (std::optional<int64_t> v = d.getAsInteger())
+            arg.mapShape.push_back(*v);
+      const Buffer &viewed = buffers[arg.buffer];
+      if (!shape || arg.mapShape.size() != 2 || arg.mapShape[0] < 1 ||
+          arg.mapShape[1] < 1 ||
+          arg.mapShape[0] > viewed.numElements() / arg.mapShape[1] ||
+          arg.mapShape[0] * arg.mapShape[1] != viewed.numElements())
+        return fail(argWhere + ": tensor_map needs a 2-D 'shape' with as "
+                               "many elements as its buffer");
       const json::Array *box = map->getArray("box");
       if (box)
         for (const json::Value &d : *box)
@@ -392,7 +405,7 @@ llvm::Expected<Manifest> mlir::egg::eval::parseManifest(llvm::StringRef text) {
     }
     for (auto [j, s] : llvm::enumerate(**steps)) {
       auto step = parseStep(s, where + llvm::formatv(".steps[{0}]", j).str(),
-                            f.buffers.size());
+                            f.buffers);
       if (!step)
         return step.takeError();
       if (step->kind == Step::Kind::Launch &&

@@ -198,8 +198,18 @@ private:
       return op.emitError("tensor maps other than 128-byte swizzled, "
                           "zero-filled and not interleaved cannot be "
                           "expressed in the manifest");
+    // The map's shape is the viewed one (a reshape of the buffer may
+    // reach the kernel), which the runtimes encode over the buffer's bytes.
+    auto viewed = op.getTensor().getDefiningOp<memref::CastOp>();
+    auto shape = viewed ? dyn_cast<MemRefType>(viewed.getSource().getType())
+                        : MemRefType();
+    if (!shape || !shape.hasStaticShape() || shape.getRank() != 2 ||
+        !shape.getLayout().isIdentity())
+      return op.emitError("a tensor map must view a static, contiguous 2-D "
+                          "buffer");
     tensorMaps[op.getTensorMap()] = json::Object{
         {"buffer", *id},
+        {"shape", json::Array(shape.getShape())},
         {"box", std::move(box)},
         {"swizzle", "128B"},
         {"l2_promotion",

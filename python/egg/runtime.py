@@ -83,20 +83,23 @@ class CompiledModule:
         self.bound = [x.detach().to(device).contiguous()
                       for x in imported.arg_values[:imported.num_lifted]]
         self.buffers = self.function["buffers"]
-        self.tensor_maps = {}  # (step, argument) -> 128 bytes of device memory.
         self.inputs = sorted((b for b in self.buffers if b["role"] == "input"), key=lambda b: b["arg"])
         self.outputs = sorted((b for b in self.buffers if b["role"] == "output"), key=lambda b: b["arg"])
 
-    def _tensor_map(self, key, m, tensors, stream):
-        """A TMA tensor map of buffer m["buffer"] at its address in this call,
-        copied into device memory on the stream (a map still to be read by
-        the previous call's kernels is not overwritten before they run).
+    def _tensor_map(self, m, tensors, stream, keep):
+        """A TMA tensor map of buffer m["buffer"] (viewed as m["shape"]) at
+        its address in this call, copied on the stream into device memory
+        allocated for this call (`keep` holds it until the launches are
+        queued; PyTorch's allocator then reuses it only after this stream's
+        work, so no kernel reads a map that a later call overwrote).
         Returns the device address."""
         b = self.buffers[m["buffer"]]
-        if b["element_type"] not in _TENSOR_MAP_TYPES or len(b["shape"]) != 2:
-            raise RuntimeError(f"tensor map of buffer {b['id']}: only 2-D f32/f16/bf16 buffers")
+        if b["element_type"] not in _TENSOR_MAP_TYPES or len(m.get("shape", [])) != 2:
+            raise RuntimeError(f"tensor map of buffer {b['id']}: only 2-D f32/f16/bf16 views")
         size = {"f32": 4, "f16": 2, "bf16": 2}[b["element_type"]]
-        rows, cols = b["shape"]
+        rows, cols = m["shape"]
+        if rows * cols * size != b["bytes"]:
+            raise RuntimeError(f"tensor map of buffer {b['id']}: shape {m['shape']} does not cover it")
         host = (ctypes.c_uint64 * 16)()  # CUtensorMap: 128 bytes, 64-byte aligned below.
         raw = ctypes.create_string_buffer(128 + 64)
         aligned = (ctypes.addressof(raw) + 63) // 64 * 64
@@ -110,9 +113,8 @@ class CompiledModule:
             ctypes.c_void_p(tensors[b["id"]].data_ptr()), dims, strides, box, unit,
             0, _SWIZZLE_128B, promo, 0), f"tensor map of buffer {b['id']}")
         ctypes.memmove(host, aligned, 128)
-        if key not in self.tensor_maps:
-            self.tensor_maps[key] = self.torch.empty(128, dtype=self.torch.uint8, device="cuda")
-        device = self.tensor_maps[key]
+        device = self.torch.empty(128, dtype=self.torch.uint8, device="cuda")
+        keep.append(device)
         self.cu.check(self.cu.lib.cuMemcpyHtoDAsync_v2(device.data_ptr(), host, 128, stream),
                       "copying a tensor map")
         return device.data_ptr()
@@ -137,14 +139,15 @@ class CompiledModule:
             if b["role"] != "input":
                 tensors[b["id"]] = self._tensor(b)
         stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
-        for i, step in enumerate(self.function["steps"]):
+        maps = []  # This call's tensor maps in device memory.
+        for step in self.function["steps"]:
             if step["kind"] == "copy":
                 tensors[step["dst"]].copy_(tensors[step["src"]])
                 continue
             values = []
-            for j, a in enumerate(step["args"]):
+            for a in step["args"]:
                 if "tensor_map" in a:
-                    values.append(ctypes.c_uint64(self._tensor_map((i, j), a["tensor_map"], tensors, stream)))
+                    values.append(ctypes.c_uint64(self._tensor_map(a["tensor_map"], tensors, stream, maps)))
                 elif "buffer" in a:
                     values.append(ctypes.c_uint64(tensors[a["buffer"]].data_ptr()))
                 elif a["scalar"] in ("i64", "index"):

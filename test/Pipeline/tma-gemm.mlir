@@ -3,7 +3,8 @@
 // replayed with TMA copies instead of cp.async. The PTX holds 2-D bulk
 // tensor copies completing on mbarriers and no cp.async; the kernel takes
 // the two tensor maps as pointer arguments, and the manifest says how to
-// encode them (buffer, box [rows, columns], 128-byte swizzle).
+// encode them (buffer, its 2-D shape, box [rows, columns], 128-byte
+// swizzle).
 // RUN: egg-opt %s --egg-pipeline="record=%t.json" -o /dev/null
 // RUN: sed 's/copy = cp_async/copy = tma/' %t.json > %t.tma.json
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.tma.json" -o %t.mlir
@@ -34,6 +35,10 @@
 // MANIFEST-NEXT: ],
 // MANIFEST-NEXT: "buffer": 0,
 // MANIFEST-NEXT: "l2_promotion": "256B",
+// MANIFEST-NEXT: "shape": [
+// MANIFEST-NEXT: 1024,
+// MANIFEST-NEXT: 200
+// MANIFEST-NEXT: ],
 // MANIFEST-NEXT: "swizzle": "128B"
 // MANIFEST: "tensor_map": {
 // MANIFEST: "buffer": 1,

@@ -34,3 +34,17 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// A tensor map is encoded over a 2-D view of its buffer.
+// MANIFEST: error: a tensor map must view a static, contiguous 2-D buffer
+module attributes {gpu.container_module} {
+  gpu.binary @k [#gpu.object<#nvvm.target, assembly = "// ptx">]
+  func.func @f(%x: memref<2x64x64xf16>) {
+    %c64 = arith.constant 64 : index
+    %u = memref.cast %x : memref<2x64x64xf16> to memref<*xf16>
+    %m = nvgpu.tma.create.descriptor %u box[%c64, %c64] : memref<*xf16> -> !nvgpu.tensormap.descriptor<tensor = memref<64x64xf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>
+    return
+  }
+}

@@ -493,13 +493,12 @@ int main(int argc, char **argv) {
                     "a tensor map of buffer " + std::to_string(b.id) +
                         ": only f32, f16 and bf16 buffers are supported",
                     3);
-    if (b.shape.size() != 2)
-      report.finish(
-          "error",
-          "a tensor map of buffer " + std::to_string(b.id) + " must be 2-D", 3);
+    // The map views the buffer as `mapShape` (checked to cover it exactly
+    // when the manifest was read).
     int64_t bytes = elementBytes(b.elementType);
-    cuuint64_t dims[2] = {cuuint64_t(b.shape[1]), cuuint64_t(b.shape[0])};
-    cuuint64_t strides[1] = {cuuint64_t(b.shape[1] * bytes)};
+    const std::vector<int64_t> &shape = arg.mapShape;
+    cuuint64_t dims[2] = {cuuint64_t(shape[1]), cuuint64_t(shape[0])};
+    cuuint64_t strides[1] = {cuuint64_t(shape[1] * bytes)};
     cuuint32_t box[2] = {cuuint32_t(arg.box[1]), cuuint32_t(arg.box[0])};
     cuuint32_t elementStrides[2] = {1, 1};
     CUtensorMap map;

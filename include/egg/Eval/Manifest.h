@@ -42,10 +42,11 @@ struct KernelArg {
   int64_t buffer = -1;
   std::string scalarType; ///< i32, i64 or f32 for scalars.
   double value = 0;
-  /// A TMA tensor map of buffer `buffer` (2-D, 128-byte swizzle, boxes of
-  /// `box` = [rows, columns], zero fill), passed as a device pointer.
+  /// A TMA tensor map of buffer `buffer` viewed as the 2-D `mapShape`
+  /// (128-byte swizzle, boxes of `box` = [rows, columns], zero fill),
+  /// passed as a device pointer.
   bool isTensorMap = false;
-  std::vector<int64_t> box;
+  std::vector<int64_t> mapShape, box;
   bool l2Promotion256 = false;
 };
 

@@ -901,6 +901,9 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
       for (int64_t st = 0; st < plan.stages; ++st)
         nvgpu::MBarrierInitOp::create(ib, loc, barriers, constIndex(ib, loc, 1),
                                       constIndex(ib, loc, st), Value());
+      // (No `fence.proxy.tensormap` acquire: it needs PTX 8.3 and the
+      // pipeline targets 8.0. The host writes each map before the launch
+      // that reads it; docs/pipeline.md, "TMA copies".)
       for (const Operand &x : operands)
         nvgpu::TmaPrefetchOp::create(ib, loc, x.tensorMap, Value());
       scf::YieldOp::create(ib, loc);
