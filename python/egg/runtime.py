@@ -100,8 +100,7 @@ class CompiledModule:
         rows, cols = m["shape"]
         if rows * cols * size != b["bytes"]:
             raise RuntimeError(f"tensor map of buffer {b['id']}: shape {m['shape']} does not cover it")
-        host = (ctypes.c_uint64 * 16)()  # CUtensorMap: 128 bytes, 64-byte aligned below.
-        raw = ctypes.create_string_buffer(128 + 64)
+        raw = ctypes.create_string_buffer(128 + 64)  # CUtensorMap: 128 bytes, 64-byte aligned.
         aligned = (ctypes.addressof(raw) + 63) // 64 * 64
         dims = (ctypes.c_uint64 * 2)(cols, rows)
         strides = (ctypes.c_uint64 * 1)(cols * size)
@@ -112,10 +111,9 @@ class CompiledModule:
             aligned, _TENSOR_MAP_TYPES[b["element_type"]], 2,
             ctypes.c_void_p(tensors[b["id"]].data_ptr()), dims, strides, box, unit,
             0, _SWIZZLE_128B, promo, 0), f"tensor map of buffer {b['id']}")
-        ctypes.memmove(host, aligned, 128)
         device = self.torch.empty(128, dtype=self.torch.uint8, device="cuda")
         keep.append(device)
-        self.cu.check(self.cu.lib.cuMemcpyHtoDAsync_v2(device.data_ptr(), host, 128, stream),
+        self.cu.check(self.cu.lib.cuMemcpyHtoDAsync_v2(device.data_ptr(), aligned, 128, stream),
                       "copying a tensor map")
         return device.data_ptr()
 

@@ -108,10 +108,10 @@ public:
   SmallVector<std::pair<Value, Value>> accumulatorPositions(OpBuilder &b);
   /// Loop indices of the product at result position (m, n).
   SmallVector<Value> productIndices(OpBuilder &b, Value m, Value n);
-  /// FMA tiles: per value of a thread's tile along M (N), the block-tile
-  /// position where its run of consecutive values starts (two runs when
-  /// the dimension is split in halves).
-  SmallVector<Value> fmaOffsets(OpBuilder &b, bool alongM);
+  /// FMA tiles: where the runs of consecutive values of a thread's tile
+  /// along M (N) start in the block tile (two runs of half the tile when
+  /// the dimension is split in halves, else one), and the run length.
+  std::pair<SmallVector<Value, 2>, int64_t> fmaRuns(OpBuilder &b, bool alongM);
 
 private:
   /// Sets `loopIdx` at `loops` to the row-major digits of `flat` over
@@ -223,14 +223,16 @@ GemmBuilder::accumulatorPositions(OpBuilder &b) {
   };
   SmallVector<std::pair<Value, Value>> positions;
   if (!plan.mma) {
-    // Value i of a thread's tile along a dimension (fmaOffsets).
-    SmallVector<Value> ms, ns;
-    for (auto [offset, i] : llvm::zip(fmaOffsets(b, /*alongM=*/true),
-                                      llvm::seq<int64_t>(0, plan.tm)))
-      ms.push_back(add(offset, i % (plan.splitM ? plan.tm / 2 : plan.tm)));
-    for (auto [offset, j] : llvm::zip(fmaOffsets(b, /*alongM=*/false),
-                                      llvm::seq<int64_t>(0, plan.tn)))
-      ns.push_back(add(offset, j % (plan.splitN ? plan.tn / 2 : plan.tn)));
+    // A thread's rows (columns): its runs' positions in order (fmaRuns).
+    auto along = [&](bool alongM) {
+      SmallVector<Value> at;
+      auto [starts, run] = fmaRuns(b, alongM);
+      for (Value start : starts)
+        for (int64_t i = 0; i < run; ++i)
+          at.push_back(add(start, i));
+      return at;
+    };
+    SmallVector<Value> ms = along(/*alongM=*/true), ns = along(false);
     for (int64_t i = 0; i < plan.tm; ++i)
       for (int64_t j = 0; j < plan.tn; ++j)
         positions.push_back({ms[i], ns[j]});
@@ -264,21 +266,18 @@ GemmBuilder::accumulatorPositions(OpBuilder &b) {
   return positions;
 }
 
-SmallVector<Value> GemmBuilder::fmaOffsets(OpBuilder &b, bool alongM) {
+std::pair<SmallVector<Value, 2>, int64_t> GemmBuilder::fmaRuns(OpBuilder &b,
+                                                               bool alongM) {
   int64_t tile = alongM ? plan.tm : plan.tn;
-  int64_t block = alongM ? plan.bm : plan.bn;
   bool split = alongM ? plan.splitM : plan.splitN;
-  Value t = alongM ? ty : tx;
   int64_t run = split ? tile / 2 : tile;
-  Value first = arith::MulIOp::create(b, loc, t, constIndex(b, loc, run));
-  Value second = split ? arith::AddIOp::create(b, loc, first,
-                                               constIndex(b, loc, block / 2))
-                             .getResult()
-                       : first;
-  SmallVector<Value> offsets;
-  for (int64_t i = 0; i < tile; ++i)
-    offsets.push_back(i < run ? first : second);
-  return offsets;
+  Value first =
+      arith::MulIOp::create(b, loc, alongM ? ty : tx, constIndex(b, loc, run));
+  SmallVector<Value, 2> starts = {first};
+  if (split)
+    starts.push_back(arith::AddIOp::create(
+        b, loc, first, constIndex(b, loc, (alongM ? plan.bm : plan.bn) / 2)));
+  return {starts, run};
 }
 
 void GemmBuilder::decode(OpBuilder &b, ArrayRef<unsigned> loops,
@@ -428,16 +427,12 @@ SmallVector<Value> GemmBuilder::compute(OpBuilder &b, Value stage,
   int64_t factor = plan.bk;
   while (factor > 1 && factor * plan.tm * plan.tn > 1024)
     factor /= 2;
-  // A thread's values along M (N): one run, or one per half of the tile.
+  // A thread's values along M (N), a load per run (fmaRuns).
   auto fragment = [&](OpBuilder &nb, const Operand &x, Value kk, bool alongM) {
-    int64_t tile = alongM ? plan.tm : plan.tn;
-    bool split = alongM ? plan.splitM : plan.splitN;
-    SmallVector<Value> offsets = fmaOffsets(nb, alongM);
-    SmallVector<Value> values =
-        loadFragment(nb, x, stage, kk, split ? tile / 2 : tile, offsets[0]);
-    if (split)
-      llvm::append_range(
-          values, loadFragment(nb, x, stage, kk, tile / 2, offsets[tile / 2]));
+    SmallVector<Value> values;
+    auto [starts, run] = fmaRuns(nb, alongM);
+    for (Value start : starts)
+      llvm::append_range(values, loadFragment(nb, x, stage, kk, run, start));
     return values;
   };
   auto step = [&](OpBuilder &nb, Value kk, ValueRange iter) {
@@ -630,14 +625,15 @@ void GemmBuilder::issueTmaCopies(OpBuilder &b, Value kt, Value stage) {
     for (const Operand &x : operands) {
       AffineMap map =
           gemm.getMatchingIndexingMap(gemm.getDpsInputOperand(x.which));
-      int64_t rows = x.fastIsMN ? plan.bk : x.tileMN;
-      int64_t along = 128 / x.bytes;
-      int64_t columns = (x.fastIsMN ? x.tileMN : plan.bk) / along;
+      // A box is one swizzled column of the stage: [rows, along].
+      MemRefType boxType =
+          cast<nvgpu::TensorMapDescriptorType>(x.tensorMap.getType())
+              .getTensor();
+      int64_t rows = boxType.getDimSize(0), along = boxType.getDimSize(1);
+      int64_t columns = x.tileMN * plan.bk / (rows * along);
       Value stageStart = arith::AddIOp::create(
           ib, loc, x.tileStart,
           arith::MulIOp::create(ib, loc, stage, c(x.stageBytes)));
-      auto boxType = cast<nvgpu::TensorMapDescriptorType>(x.tensorMap.getType())
-                         .getTensor();
       for (int64_t col = 0; col < columns; ++col) {
         // The column's first element, in the product's loops, then in the
         // operand's (global) indices.
@@ -930,9 +926,8 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
   };
   // wgmma reads shared memory through the async proxy: each thread's
   // copies (generic proxy) are made visible to it before the barrier.
-  // TMA writes through the async proxy itself.
   auto publish = [&](OpBuilder &nb) {
-    if (plan.wgmma && !plan.tma)
+    if (plan.wgmma)
       NVVM::FenceProxyOp::create(
           nb, loc,
           NVVM::ProxyKindAttr::get(nb.getContext(),
@@ -982,11 +977,17 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
           // then tile kt+ahead goes into the stage computed `stages - ahead`
           // iterations ago, which every thread has left (the barrier) and
           // whose wgmma products are complete.
+          if (!plan.tma) {
+            NVVM::CpAsyncWaitGroupOp::create(nb, loc, ahead - 1);
+            publish(nb);
+            gpu::BarrierOp::create(nb, loc);
+          }
           Value numStages = constIndex(nb, loc, stages);
           Value stage = arith::RemUIOp::create(nb, loc, kt, numStages);
           if (plan.tma) {
             // The stage's mbarrier completes a phase per fill: fill number
-            // kt / stages has parity (kt / stages) % 2.
+            // kt / stages has parity (kt / stages) % 2. TMA writes through
+            // the async proxy wgmma reads: no proxy fence.
             Value fill = arith::DivUIOp::create(nb, loc, kt, numStages);
             Value parity = arith::TruncIOp::create(
                 nb, loc, nb.getI1Type(),
@@ -994,11 +995,8 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
             nvgpu::MBarrierTryWaitParityOp::create(
                 nb, loc, barriers, parity, constIndex(nb, loc, 10000000),
                 stage);
-          } else {
-            NVVM::CpAsyncWaitGroupOp::create(nb, loc, ahead - 1);
+            gpu::BarrierOp::create(nb, loc);
           }
-          publish(nb);
-          gpu::BarrierOp::create(nb, loc);
           next = computeStep(nb, stage, accs);
           Value refill =
               arith::AddIOp::create(nb, loc, kt, constIndex(nb, loc, ahead));
