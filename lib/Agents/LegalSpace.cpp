@@ -1230,9 +1230,9 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     }
   }
   int64_t stages = tuning.getPipeline();
-  // TMA (docs/pipeline.md, "TMA copies"): one thread copies each stage's
-  // swizzled columns as boxes of a tensor map of the whole operand, and the
-  // block waits on the stage's mbarrier.
+  // TMA (docs/pipeline.md, "TMA copies"): a producer warpgroup copies each
+  // stage's swizzled columns as boxes of a tensor map of the whole operand,
+  // and the computing warpgroups wait on the stage's mbarrier.
   if (tuning.getCopy() == CopyEngine::tma) {
     if (!wgmma)
       return emitError() << "copy = tma fills the swizzled tiles of "
@@ -1244,6 +1244,9 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     if (stages < 2)
       return emitError() << "copy = tma needs pipeline >= 2 (stages with "
                             "an mbarrier each)";
+    if (numThreads + 128 > 1024)
+      return emitError() << "copy = tma adds a producer warpgroup to the "
+                         << numThreads << " computing threads: at most 896";
     for (unsigned which : {gemm->lhs, gemm->rhs}) {
       OpOperand *operand = op.getDpsInputOperand(which);
       auto type = cast<ShapedType>(operand->get().getType());
@@ -1608,8 +1611,8 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
         for (int64_t groupsM = 1; groupsM <= 2; ++groupsM)
           for (int64_t groupsN = 1; groupsN <= 2; ++groupsN)
             for (int64_t stages = 2; stages <= 4; ++stages)
-              consider(128, bm, bn, groupsM, groupsN, 64, 0, Swizzle::xor128,
-                       8, copy, stages);
+              consider(128, bm, bn, groupsM, groupsN, 64, 0, Swizzle::xor128, 8,
+                       copy, stages);
   return closestFirst(found, anchor, limit);
 }
 

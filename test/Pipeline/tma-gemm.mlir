@@ -1,7 +1,9 @@
 // copy = tma (docs/pipeline.md, "TMA copies"): the expert's warpgroup-MMA
 // tuning of an f16 product whose K (200) leaves a partial last K step,
-// replayed with TMA copies instead of cp.async. The PTX holds 2-D bulk
-// tensor copies completing on mbarriers and no cp.async; the kernel takes
+// replayed with TMA copies instead of cp.async. The PTX holds a producer
+// warpgroup's 2-D bulk tensor copies completing on "full" mbarriers once
+// the consumers free a stage ("empty" ones), and no cp.async; the kernel
+// takes
 // the two tensor maps as pointer arguments, and the manifest says how to
 // encode them (buffer, its 2-D shape, box [rows, columns], 128-byte
 // swizzle).
@@ -15,13 +17,23 @@
 // PTX-NEXT: .param .u64 .ptr .align 1 odd_k_tma_k0_kernel_param_0,
 // PTX-NEXT: .param .u64 .ptr .align 1 odd_k_tma_k0_kernel_param_1,
 // PTX-NEXT: .param .u64 .ptr .align 1 odd_k_tma_k0_kernel_param_2
+// One computing warpgroup (64x128) and the producer's.
+// PTX: .maxntid 256, 1, 1
 // PTX: mbarrier.init.shared.b64
 // PTX: prefetch.tensormap
 // PTX: fence.mbarrier_init.release.cluster
-// PTX: mbarrier.arrive.expect_tx.shared.b64
-// PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX: bar.sync 0
+// The producer (K = 200: four K steps of 64, unrolled).
+// PTX: mbarrier.try_wait.parity.shared.b64
+// PTX: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, {{\[}}[[FULL:__mbarrier(_0)?]]{{\]}}
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {{.*}}, {{\[}}[[FULL]]{{\]}};
+// The consumers free each stage but the last.
 // PTX: mbarrier.try_wait.parity.shared.b64
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX: wgmma.wait_group.sync.aligned 1
+// PTX: mbarrier.arrive.shared.b64
+// PTX: wgmma.wait_group.sync.aligned 0
+// PTX-NOT: bar.sync
 // PTX-NOT: cp.async.cg
 // PTX-NOT: cp.async.wait_group
 

@@ -143,25 +143,54 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
 // CHECK: %[[MA:.*]] = nvgpu.tma.create.descriptor %[[CA]] box[%c128{{.*}}, %c64{{.*}}] : memref<*xbf16> -> <tensor = memref<128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 // CHECK: %[[CB:.*]] = memref.cast %arg1 : memref<128x256xbf16> to memref<*xbf16>
 // CHECK: %[[MB:.*]] = nvgpu.tma.create.descriptor %[[CB]] box[%c64{{.*}}, %c64{{.*}}] : memref<*xbf16> -> <tensor = memref<64x64xbf16
-// CHECK: gpu.launch
-// CHECK: %[[BAR:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+// A 1-D block: two computing warpgroups, then the producer's.
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c384, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}})
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[FULL:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+// CHECK: %[[EMPTY:.*]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
 // CHECK: scf.if
-// CHECK: nvgpu.mbarrier.init %[[BAR]][%c0{{.*}}], %c1
-// CHECK: nvgpu.mbarrier.init %[[BAR]][%c1{{.*}}], %c1
+// CHECK: nvgpu.mbarrier.init %[[FULL]][%c0{{.*}}], %c1
+// CHECK: nvgpu.mbarrier.init %[[EMPTY]][%c0{{.*}}], %c2
+// CHECK: nvgpu.mbarrier.init %[[FULL]][%c1{{.*}}], %c1
+// CHECK: nvgpu.mbarrier.init %[[EMPTY]][%c1{{.*}}], %c2
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK-NEXT: gpu.barrier
-// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[BAR]][%{{.*}}], %c32768
-// CHECK: nvgpu.tma.async.load %[[MA]][%{{.*}}, %{{.*}}], %[[BAR]][%{{.*}}] to %{{.*}} : {{.*}} -> memref<128x64xbf16, #gpu.address_space<workgroup>>
-// CHECK-COUNT-2: nvgpu.tma.async.load %[[MB]]
+// The producer warpgroup gives registers back; its first thread waits for
+// a free stage, then fills it.
+// CHECK: %[[PRODUCER:.*]] = arith.cmpi uge, %[[TID]], %c256
+// CHECK: scf.if %[[PRODUCER]]
+// CHECK-NEXT: nvvm.setmaxregister decrease 56
+// CHECK: scf.if
 // CHECK: scf.for
-// CHECK: nvgpu.mbarrier.try_wait.parity %[[BAR]]
-// CHECK-NEXT: gpu.barrier
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[EMPTY]]
+// CHECK: nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%{{.*}}], %c32768
+// CHECK: nvgpu.tma.async.load %[[MA]][%{{.*}}, %{{.*}}], %[[FULL]][%{{.*}}] to %{{.*}} : {{.*}} -> memref<128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-2: nvgpu.tma.async.load %[[MB]]
+// The consumers: wait for a full stage, free the previous one once its
+// products complete, and store the epilogue; no block barrier.
+// CHECK: %[[CONSUMER:.*]] = arith.cmpi ult, %[[TID]], %c256
+// CHECK: scf.if %[[CONSUMER]]
+// CHECK-NEXT: nvvm.setmaxregister increase 224
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]]
+// CHECK-NOT: gpu.barrier
 // CHECK-NOT: nvvm.fence.proxy
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: scf.if
-// CHECK: nvgpu.mbarrier.arrive.expect_tx
-// CHECK-COUNT-3: nvgpu.tma.async.load
+// CHECK: nvgpu.mbarrier.arrive %[[EMPTY]]
+// The last K step, peeled off the loop, waits for all its products.
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NOT: gpu.barrier
+// CHECK: nvgpu.mbarrier.try_wait.parity %[[FULL]]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvgpu.mbarrier.arrive
+// CHECK: vector.store
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: nvgpu.tma.async.load
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK-NOT: nvvm.cp.async
 #map = affine_map<(d0) -> (d0 * 128)>

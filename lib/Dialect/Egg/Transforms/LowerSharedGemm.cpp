@@ -56,6 +56,13 @@ using namespace mlir;
 using namespace mlir::egg;
 
 namespace {
+/// Registers of an SM (and at most of a block) on sm_80 and sm_90.
+constexpr int64_t kRegistersPerSM = 65536;
+/// Registers per thread the TMA producer warpgroup keeps (setmaxnreg): its
+/// loop fits, and linear + GELU's computing threads spilled less with 224
+/// than with the 232 that 40 would leave them (ptxas, 48 -> 32 bytes).
+constexpr int64_t kProducerRegisters = 56;
+
 /// The decisions of one GEMM launch, read from its tuning.
 struct Plan {
   GemmLoops loops;
@@ -66,7 +73,9 @@ struct Plan {
   /// number their positions row-major over these; docs/pipeline.md).
   SmallVector<int64_t> blockExtents;
   bool async = false;
-  /// TMA copies into wgmma's swizzled tiles, one mbarrier per stage.
+  /// TMA copies into wgmma's swizzled tiles, warp-specialised: a producer
+  /// warpgroup after the computing ones issues them, with a "full" and an
+  /// "empty" mbarrier per stage (docs/pipeline.md, "TMA copies").
   bool tma = false;
   bool mma = false;
   /// Warpgroup MMA (a warpgroup per warp tile); implies `mma`.
@@ -79,7 +88,10 @@ struct Plan {
   int64_t threadsN() const { return bn / tn; }
   /// Threads that share a warp tile: a warpgroup, a warp, or one thread.
   int64_t group() const { return wgmma ? 128 : mma ? 32 : 1; }
+  /// Threads computing the product (and storing the epilogue).
   int64_t numThreads() const { return group() * (bn / tn) * (bm / tm); }
+  /// Threads of the launch: with TMA, one producer warpgroup more.
+  int64_t launchThreads() const { return numThreads() + (tma ? 128 : 0); }
 };
 
 } // namespace
@@ -99,8 +111,17 @@ public:
   GemmBuilder(gpu::LaunchOp launch, linalg::GenericOp gemm, const Plan &plan)
       : launch(launch), gemm(gemm), plan(plan), loc(gemm.getLoc()) {}
 
+  /// The shared tiles, and with TMA the tensor maps, mbarriers and the
+  /// producer warpgroup's loop, at `gemm`'s position. Everything built after
+  /// it is the computing threads' (lowerLaunch).
+  LogicalResult prepare(OpBuilder &b);
   /// The K loop at `gemm`'s position; returns the final accumulators.
-  FailureOr<SmallVector<Value>> buildMainLoop(OpBuilder &b, ValueRange initial);
+  SmallVector<Value> buildMainLoop(OpBuilder &b, ValueRange initial);
+  /// TMA: whether this thread computes (else it is the producer's).
+  Value isConsumer(OpBuilder &b);
+  /// TMA: registers per thread for the producer and the computing threads
+  /// where moving them between the two pays (else none).
+  std::optional<std::pair<int64_t, int64_t>> registerSplit() const;
   /// Thread coordinates, computed once at the top of the launch.
   void buildThreadIds(OpBuilder &b);
 
@@ -145,18 +166,29 @@ private:
   /// wgmma: the descriptors' stage-independent bits for operand `x` whose
   /// tiles start at byte address `address` in shared memory.
   Value buildDescriptor(OpBuilder &b, const Operand &x, Value address);
-  SmallVector<Value> computeWgmma(OpBuilder &b, Value stage, ValueRange accs);
-  /// Whether wgmma products stay in flight across one K step: with four
-  /// stages or more, where two tiles are still copied ahead (on the H200,
-  /// 2048^3 bf16, 128x256 tiles: four stages 0.0453 ms in flight; three
-  /// stages 0.0580 in flight, one tile ahead, against 0.0485 waiting).
-  bool wgmmaInFlight() const { return plan.wgmma && plan.stages >= 4; }
+  /// One K step of warpgroup MMAs; `drain` waits for all of them (the last
+  /// step), else the step's group may stay in flight (wgmmaInFlight).
+  SmallVector<Value> computeWgmma(OpBuilder &b, Value stage, ValueRange accs,
+                                  bool drain);
+  /// Whether wgmma products stay in flight across one K step: with TMA,
+  /// whose consumers free a stage once its products complete, and with
+  /// cp.async from four stages, where two tiles are still copied ahead (on
+  /// the H200, 2048^3 bf16, 128x256 tiles: four stages 0.0453 ms in flight;
+  /// three stages 0.0580 in flight, one tile ahead, against 0.0485 waiting).
+  bool wgmmaInFlight() const {
+    return plan.wgmma && (plan.tma || plan.stages >= 4);
+  }
   void copyTile(OpBuilder &b, const Operand &x, Value kt, Value stage);
   /// TMA: the tensor map of `x`'s whole buffer, built before the launch.
   LogicalResult createTensorMap(OpBuilder &b, Operand &x);
-  /// TMA: thread 0 starts the copies of K tile `kt` into `stage`, counted
-  /// by the stage's mbarrier.
+  /// TMA: starts the copies of K tile `kt` into `stage`, counted by the
+  /// stage's "full" mbarrier (one thread calls it).
   void issueTmaCopies(OpBuilder &b, Value kt, Value stage);
+  /// TMA: the producer's loop over K tiles, each copied once the consumers
+  /// have freed its stage.
+  void buildProducer(OpBuilder &b);
+  /// The parity of fill `kt / stages` of a stage's mbarrier, plus `flip`.
+  Value fillParity(OpBuilder &b, Value kt, int64_t flip);
   SmallVector<Value> loadFragment(OpBuilder &b, const Operand &x, Value stage,
                                   Value kk, int64_t count, Value base);
   SmallVector<Value> compute(OpBuilder &b, Value stage, ValueRange accs);
@@ -176,12 +208,27 @@ private:
     Value row, lowOffset, highOffset;
   } lane;
   SmallVector<Operand, 2> operands;
-  // TMA: the dynamic shared memory (bytes) and the stages' mbarriers.
-  Value sharedBytes, barriers;
+  // TMA: the dynamic shared memory (bytes) and the stages' mbarriers:
+  // "full" completes when a stage's copies land, "empty" when every
+  // consumer warpgroup is done reading it.
+  Value sharedBytes, fullBarriers, emptyBarriers;
+  int64_t numK = 0;
 };
 } // namespace
 
 void GemmBuilder::buildThreadIds(OpBuilder &b) {
+  if (plan.tma) {
+    // A 1-D block (lowerLaunch): warpgroup w computes the warp tile at
+    // (w / threadsN, w % threadsN) of the block tile; the last one is the
+    // producer (tz = bm / tm).
+    auto c = [&](int64_t v) { return constIndex(b, loc, v); };
+    tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    tx = arith::RemUIOp::create(b, loc, tid, c(128));
+    Value warpgroup = arith::DivUIOp::create(b, loc, tid, c(128));
+    ty = arith::RemUIOp::create(b, loc, warpgroup, c(plan.threadsN()));
+    tz = arith::DivUIOp::create(b, loc, warpgroup, c(plan.threadsN()));
+    return;
+  }
   tx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   ty = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
   Value row = ty;
@@ -612,55 +659,114 @@ LogicalResult GemmBuilder::createTensorMap(OpBuilder &b, Operand &x) {
 }
 
 void GemmBuilder::issueTmaCopies(OpBuilder &b, Value kt, Value stage) {
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                        constIndex(b, loc, 0));
-  scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &ib, Location) {
-    auto c = [&](int64_t v) { return constIndex(ib, loc, v); };
-    int64_t total = 0;
-    for (const Operand &x : operands)
-      total += x.stageBytes;
-    nvgpu::MBarrierArriveExpectTxOp::create(ib, loc, barriers, c(total), stage,
-                                            Value());
-    Value kBase = arith::MulIOp::create(ib, loc, kt, c(plan.bk));
-    for (const Operand &x : operands) {
-      AffineMap map =
-          gemm.getMatchingIndexingMap(gemm.getDpsInputOperand(x.which));
-      // A box is one swizzled column of the stage: [rows, along].
-      MemRefType boxType =
-          cast<nvgpu::TensorMapDescriptorType>(x.tensorMap.getType())
-              .getTensor();
-      int64_t rows = boxType.getDimSize(0), along = boxType.getDimSize(1);
-      int64_t columns = x.tileMN * plan.bk / (rows * along);
-      Value stageStart = arith::AddIOp::create(
-          ib, loc, x.tileStart,
-          arith::MulIOp::create(ib, loc, stage, c(x.stageBytes)));
-      for (int64_t col = 0; col < columns; ++col) {
-        // The column's first element, in the product's loops, then in the
-        // operand's (global) indices.
-        SmallVector<Value> loopIdx(gemm.getNumLoops(), c(0));
-        Value mn = c(x.fastIsMN ? col * along : 0);
-        Value k = x.fastIsMN
-                      ? kBase
-                      : arith::AddIOp::create(ib, loc, kBase, c(col * along))
-                            .getResult();
-        loopIdx[x.mnLoops.back()] = mn;
-        loopIdx[plan.loops.innerK()] = k;
-        SmallVector<Value> at = applyMap(ib, loc, map, loopIdx);
-        SmallVector<Value> coords;
-        for (auto [i, offset] : llvm::enumerate(x.viewOffsets))
-          coords.push_back(arith::AddIOp::create(
-              ib, loc, at[i],
-              getValueOrCreateConstantIndexOp(ib, loc, offset)));
-        std::reverse(coords.begin(), coords.end()); // Innermost first.
-        Value dst = memref::ViewOp::create(
-            ib, loc, boxType, sharedBytes,
-            arith::AddIOp::create(ib, loc, stageStart, c(col * rows * 128)),
-            ValueRange{});
-        nvgpu::TmaAsyncLoadOp::create(ib, loc, dst, barriers, x.tensorMap,
-                                      coords, stage, Value(), Value());
-      }
+  auto c = [&](int64_t v) { return constIndex(b, loc, v); };
+  int64_t total = 0;
+  for (const Operand &x : operands)
+    total += x.stageBytes;
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, fullBarriers, c(total), stage,
+                                          Value());
+  Value kBase = arith::MulIOp::create(b, loc, kt, c(plan.bk));
+  for (const Operand &x : operands) {
+    AffineMap map =
+        gemm.getMatchingIndexingMap(gemm.getDpsInputOperand(x.which));
+    // A box is one swizzled column of the stage: [rows, along].
+    MemRefType boxType =
+        cast<nvgpu::TensorMapDescriptorType>(x.tensorMap.getType()).getTensor();
+    int64_t rows = boxType.getDimSize(0), along = boxType.getDimSize(1);
+    int64_t columns = x.tileMN * plan.bk / (rows * along);
+    Value stageStart = arith::AddIOp::create(
+        b, loc, x.tileStart,
+        arith::MulIOp::create(b, loc, stage, c(x.stageBytes)));
+    for (int64_t col = 0; col < columns; ++col) {
+      // The column's first element, in the product's loops, then in the
+      // operand's (global) indices.
+      SmallVector<Value> loopIdx(gemm.getNumLoops(), c(0));
+      Value mn = c(x.fastIsMN ? col * along : 0);
+      Value k = x.fastIsMN
+                    ? kBase
+                    : arith::AddIOp::create(b, loc, kBase, c(col * along))
+                          .getResult();
+      loopIdx[x.mnLoops.back()] = mn;
+      loopIdx[plan.loops.innerK()] = k;
+      SmallVector<Value> at = applyMap(b, loc, map, loopIdx);
+      SmallVector<Value> coords;
+      for (auto [i, offset] : llvm::enumerate(x.viewOffsets))
+        coords.push_back(arith::AddIOp::create(
+            b, loc, at[i], getValueOrCreateConstantIndexOp(b, loc, offset)));
+      std::reverse(coords.begin(), coords.end()); // Innermost first.
+      Value dst = memref::ViewOp::create(
+          b, loc, boxType, sharedBytes,
+          arith::AddIOp::create(b, loc, stageStart, c(col * rows * 128)),
+          ValueRange{});
+      nvgpu::TmaAsyncLoadOp::create(b, loc, dst, fullBarriers, x.tensorMap,
+                                    coords, stage, Value(), Value());
     }
-    scf::YieldOp::create(ib, loc);
+  }
+}
+
+Value GemmBuilder::fillParity(OpBuilder &b, Value kt, int64_t flip) {
+  Value fill =
+      arith::DivUIOp::create(b, loc, kt, constIndex(b, loc, plan.stages));
+  if (flip)
+    fill = arith::AddIOp::create(b, loc, fill, constIndex(b, loc, flip));
+  return arith::TruncIOp::create(
+      b, loc, b.getI1Type(),
+      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), fill));
+}
+
+Value GemmBuilder::isConsumer(OpBuilder &b) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
+                               constIndex(b, loc, plan.numThreads()));
+}
+
+std::optional<std::pair<int64_t, int64_t>> GemmBuilder::registerSplit() const {
+  // ptxas gives every thread of the launch at most 64K / threads registers
+  // (in steps of 8); the producer needs few, so the computing threads may
+  // take what it gives back (setmaxnreg, sm_90a): 224 each for two
+  // warpgroups, as the producer keeps 56.
+  auto roundDown = [](int64_t v) { return v / 8 * 8; };
+  int64_t launchCap =
+      std::min<int64_t>(255, roundDown(kRegistersPerSM / plan.launchThreads()));
+  int64_t consumers = std::min<int64_t>(
+      232, roundDown((kRegistersPerSM - 128 * kProducerRegisters) /
+                     plan.numThreads()));
+  if (consumers <= launchCap)
+    return std::nullopt;
+  return std::make_pair(kProducerRegisters, consumers);
+}
+
+void GemmBuilder::buildProducer(OpBuilder &b) {
+  // The producer warpgroup gives registers back (all its threads at once),
+  // then its first thread copies; the others have nothing to do.
+  Value inProducer =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
+                            constIndex(b, loc, plan.numThreads()));
+  scf::IfOp::create(b, loc, inProducer, [&](OpBuilder &pb, Location) {
+    if (auto split = registerSplit())
+      NVVM::SetMaxRegisterOp::create(pb, loc, split->first,
+                                     NVVM::SetMaxRegisterAction::decrease);
+    Value isFirst = arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::eq, tx,
+                                          constIndex(pb, loc, 0));
+    scf::IfOp::create(pb, loc, isFirst, [&](OpBuilder &ib, Location) {
+      scf::ForOp::create(ib, loc, constIndex(ib, loc, 0),
+                         constIndex(ib, loc, numK), constIndex(ib, loc, 1),
+                         ValueRange{},
+                         [&](OpBuilder &nb, Location, Value kt, ValueRange) {
+                           // Fill f of a stage waits for the consumers to free
+                           // fill f - 1: phase f - 1 of its "empty" mbarrier,
+                           // whose parity (f + 1) % 2 reads as complete before
+                           // the first phase (f = 0) ends.
+                           Value stage = arith::RemUIOp::create(
+                               nb, loc, kt, constIndex(nb, loc, plan.stages));
+                           nvgpu::MBarrierTryWaitParityOp::create(
+                               nb, loc, emptyBarriers, fillParity(nb, kt, 1),
+                               constIndex(nb, loc, 10000000), stage);
+                           issueTmaCopies(nb, kt, stage);
+                           scf::YieldOp::create(nb, loc);
+                         });
+      scf::YieldOp::create(ib, loc);
+    });
+    scf::YieldOp::create(pb, loc);
   });
 }
 
@@ -718,7 +824,7 @@ Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
 }
 
 SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
-                                             ValueRange accs) {
+                                             ValueRange accs, bool drain) {
   MLIRContext *ctx = b.getContext();
   const Operand &lhs = operands[0], &rhs = operands[1];
   Type element = getElementTypeOrSelf(lhs.shared.getType());
@@ -777,17 +883,17 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
             LLVM::ExtractValueOp::create(b, loc, mma, e).getResult();
     }
   }
-  // A stage is refilled once every warpgroup has passed a barrier after
-  // waiting for the products that read it: with four or more stages the
-  // latest group stays in flight across the next barrier (the refill skips
-  // a stage, buildMainLoop), else it completes here.
+  // A stage is refilled once the products that read it complete: with
+  // cp.async, after a barrier that every warpgroup passes once it waited
+  // for them (with four or more stages the latest group stays in flight
+  // across it and the refill skips a stage, buildMainLoop); with TMA, after
+  // the next K step's wait frees it.
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, wgmmaInFlight() ? 1 : 0);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, wgmmaInFlight() && !drain ? 1 : 0);
   return values;
 }
 
-FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
-                                                         ValueRange initial) {
+LogicalResult GemmBuilder::prepare(OpBuilder &b) {
   auto addBuffer = [&](unsigned which, ArrayRef<unsigned> mnLoops,
                        int64_t tileMN) -> MemRefType {
     Value global = gemm.getDpsInputOperand(which)->get();
@@ -879,24 +985,38 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
                           arith::AddIOp::create(b, loc, alignedStart,
                                                 constIndex(b, loc, offset)));
 
-  // TMA: a tensor map per operand (before the launch) and an mbarrier per
-  // stage, initialised by thread 0 for one arrival (its expect_tx) and
-  // made visible to the block and to the copy engine.
+  int64_t extentK =
+      GemmLoops::extent(plan.loops.kLoops, gemm.getStaticLoopRanges());
+  // A partial last tile is zero-filled past K (copyTile; TMA fills boxes
+  // past the tensor's end with zeros).
+  numK = llvm::divideCeil(extentK, plan.bk);
+
+  // TMA: a tensor map per operand (before the launch) and two mbarriers per
+  // stage, initialised by thread 0 ("full" for the producer's expect_tx,
+  // "empty" for one arrival per consumer warpgroup) and made visible to the
+  // block and to the copy engine before the producer starts.
   if (plan.tma) {
     for (Operand &x : operands)
       if (failed(createTensorMap(b, x)))
         return failure();
     auto space = gpu::AddressSpaceAttr::get(b.getContext(),
                                             gpu::AddressSpace::Workgroup);
-    barriers = nvgpu::MBarrierCreateOp::create(
-        b, loc,
-        nvgpu::MBarrierGroupType::get(b.getContext(), space, plan.stages));
+    auto group =
+        nvgpu::MBarrierGroupType::get(b.getContext(), space, plan.stages);
+    fullBarriers = nvgpu::MBarrierCreateOp::create(b, loc, group);
+    emptyBarriers = nvgpu::MBarrierCreateOp::create(b, loc, group);
     Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                           constIndex(b, loc, 0));
+    int64_t consumers = plan.numThreads() / 128;
     scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &ib, Location) {
-      for (int64_t st = 0; st < plan.stages; ++st)
-        nvgpu::MBarrierInitOp::create(ib, loc, barriers, constIndex(ib, loc, 1),
+      for (int64_t st = 0; st < plan.stages; ++st) {
+        nvgpu::MBarrierInitOp::create(ib, loc, fullBarriers,
+                                      constIndex(ib, loc, 1),
                                       constIndex(ib, loc, st), Value());
+        nvgpu::MBarrierInitOp::create(ib, loc, emptyBarriers,
+                                      constIndex(ib, loc, consumers),
+                                      constIndex(ib, loc, st), Value());
+      }
       // (No `fence.proxy.tensormap` acquire: it needs PTX 8.3 and the
       // pipeline targets 8.0. The host writes each map before the launch
       // that reads it; docs/pipeline.md, "TMA copies".)
@@ -906,23 +1026,20 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
     });
     NVVM::FenceMbarrierInitOp::create(b, loc);
     gpu::BarrierOp::create(b, loc);
+    buildProducer(b);
   }
+  return success();
+}
 
-  int64_t extentK =
-      GemmLoops::extent(plan.loops.kLoops, gemm.getStaticLoopRanges());
-  // A partial last tile is zero-filled past K (copyTile; TMA fills boxes
-  // past the tensor's end with zeros).
-  int64_t numK = llvm::divideCeil(extentK, plan.bk);
+SmallVector<Value> GemmBuilder::buildMainLoop(OpBuilder &b,
+                                              ValueRange initial) {
   int64_t stages = plan.stages;
   auto copyBoth = [&](OpBuilder &nb, Value kt, Value stage) {
-    if (plan.tma)
-      return issueTmaCopies(nb, kt, stage);
     for (const Operand &x : operands)
       copyTile(nb, x, kt, stage);
   };
   auto commit = [&](OpBuilder &nb) {
-    if (!plan.tma)
-      NVVM::CpAsyncCommitGroupOp::create(nb, loc);
+    NVVM::CpAsyncCommitGroupOp::create(nb, loc);
   };
   // wgmma reads shared memory through the async proxy: each thread's
   // copies (generic proxy) are made visible to it before the barrier.
@@ -935,16 +1052,69 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
           NVVM::SharedSpaceAttr::get(nb.getContext(),
                                      NVVM::SharedSpace::shared_cta));
   };
-  auto computeStep = [&](OpBuilder &nb, Value stage, ValueRange accs) {
+  auto computeStep = [&](OpBuilder &nb, Value stage, ValueRange accs,
+                         bool last) {
     if (plan.wgmma)
-      return computeWgmma(nb, stage, accs);
+      return computeWgmma(nb, stage, accs, last);
     return plan.mma ? computeMma(nb, stage, accs) : compute(nb, stage, accs);
+  };
+  // The K loop over `step`. Products left in flight across a step are
+  // drained by a last step peeled off the loop: ptxas serialises every
+  // wgmma of a kernel where a loop's exit copies accumulators still being
+  // written (it did for linear + GELU), and a wait after the loop leaves
+  // that to its register allocator.
+  using Step =
+      function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange, bool)>;
+  auto buildLoop = [&](Step step) {
+    bool peel = wgmmaInFlight();
+    auto loop = scf::ForOp::create(
+        b, loc, constIndex(b, loc, 0), constIndex(b, loc, numK - peel),
+        constIndex(b, loc, 1), initial,
+        [&](OpBuilder &nb, Location, Value kt, ValueRange accs) {
+          scf::YieldOp::create(nb, loc, step(nb, kt, accs, false));
+        });
+    SmallVector<Value> results(loop.getResults());
+    if (peel)
+      results = step(b, constIndex(b, loc, numK - 1), results, true);
+    return results;
   };
 
   // Tiles copied ahead of the one computed: all other stages, except that
   // wgmma with four or more stages leaves its products in flight across
   // one iteration (computeWgmma), so the stage they read is refilled one
   // iteration later.
+  // TMA: the consumers wait for a stage's copies on its "full" mbarrier and,
+  // once the products that read it have completed (one K step later, the
+  // wgmma wait in computeWgmma), free it on its "empty" one.
+  if (plan.tma) {
+    return buildLoop([&](OpBuilder &nb, Value kt, ValueRange accs, bool last) {
+      Value stage =
+          arith::RemUIOp::create(nb, loc, kt, constIndex(nb, loc, stages));
+      nvgpu::MBarrierTryWaitParityOp::create(
+          nb, loc, fullBarriers, fillParity(nb, kt, 0),
+          constIndex(nb, loc, 10000000), stage);
+      SmallVector<Value> next = computeWgmma(nb, stage, accs, last);
+      if (last) // Nothing is copied after the last tile.
+        return next;
+      Value isLeader = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::eq,
+                                             tx, constIndex(nb, loc, 0));
+      Value hasPrevious = arith::CmpIOp::create(
+          nb, loc, arith::CmpIPredicate::ugt, kt, constIndex(nb, loc, 0));
+      Value frees = arith::AndIOp::create(nb, loc, isLeader, hasPrevious);
+      scf::IfOp::create(nb, loc, frees, [&](OpBuilder &ib, Location) {
+        Value previous = arith::RemUIOp::create(
+            ib, loc,
+            arith::AddIOp::create(ib, loc, kt, constIndex(ib, loc, stages - 1)),
+            constIndex(ib, loc, stages));
+        nvgpu::MBarrierArriveOp::create(
+            ib, loc, nvgpu::MBarrierTokenType::get(ib.getContext()),
+            emptyBarriers, previous);
+        scf::YieldOp::create(ib, loc);
+      });
+      return next;
+    });
+  }
+
   int64_t ahead = wgmmaInFlight() ? stages - 2 : stages - 1;
   if (stages > 1) {
     // Prologue: tiles 0 .. ahead-1 in flight; a group is committed for
@@ -955,67 +1125,46 @@ FailureOr<SmallVector<Value>> GemmBuilder::buildMainLoop(OpBuilder &b,
       commit(b);
     }
   }
-  auto loop = scf::ForOp::create(
-      b, loc, constIndex(b, loc, 0), constIndex(b, loc, numK),
-      constIndex(b, loc, 1), initial,
-      [&](OpBuilder &nb, Location, Value kt, ValueRange accs) {
-        SmallVector<Value> next;
-        if (stages == 1) {
-          // The barrier first: no thread may still read the previous tile.
-          Value stage = constIndex(nb, loc, 0);
-          gpu::BarrierOp::create(nb, loc);
-          copyBoth(nb, kt, stage);
-          if (plan.async) {
-            commit(nb);
-            NVVM::CpAsyncWaitGroupOp::create(nb, loc, 0);
-          }
-          publish(nb);
-          gpu::BarrierOp::create(nb, loc);
-          next = computeStep(nb, stage, accs);
-        } else {
-          // Tile kt has landed once at most ahead-1 groups are pending;
-          // then tile kt+ahead goes into the stage computed `stages - ahead`
-          // iterations ago, which every thread has left (the barrier) and
-          // whose wgmma products are complete.
-          if (!plan.tma) {
-            NVVM::CpAsyncWaitGroupOp::create(nb, loc, ahead - 1);
-            publish(nb);
-            gpu::BarrierOp::create(nb, loc);
-          }
-          Value numStages = constIndex(nb, loc, stages);
-          Value stage = arith::RemUIOp::create(nb, loc, kt, numStages);
-          if (plan.tma) {
-            // The stage's mbarrier completes a phase per fill: fill number
-            // kt / stages has parity (kt / stages) % 2. TMA writes through
-            // the async proxy wgmma reads: no proxy fence.
-            Value fill = arith::DivUIOp::create(nb, loc, kt, numStages);
-            Value parity = arith::TruncIOp::create(
-                nb, loc, nb.getI1Type(),
-                arith::IndexCastUIOp::create(nb, loc, nb.getI64Type(), fill));
-            nvgpu::MBarrierTryWaitParityOp::create(
-                nb, loc, barriers, parity, constIndex(nb, loc, 10000000),
-                stage);
-            gpu::BarrierOp::create(nb, loc);
-          }
-          next = computeStep(nb, stage, accs);
-          Value refill =
-              arith::AddIOp::create(nb, loc, kt, constIndex(nb, loc, ahead));
-          Value inRange =
-              arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult, refill,
-                                    constIndex(nb, loc, numK));
-          scf::IfOp::create(nb, loc, inRange, [&](OpBuilder &ib, Location) {
-            copyBoth(ib, refill,
-                     arith::RemUIOp::create(ib, loc, refill, numStages));
-            scf::YieldOp::create(ib, loc);
-          });
-          commit(nb);
-        }
-        scf::YieldOp::create(nb, loc, next);
+  return buildLoop([&](OpBuilder &nb, Value kt, ValueRange accs, bool last) {
+    SmallVector<Value> next;
+    if (stages == 1) {
+      // The barrier first: no thread may still read the previous tile.
+      Value stage = constIndex(nb, loc, 0);
+      gpu::BarrierOp::create(nb, loc);
+      copyBoth(nb, kt, stage);
+      if (plan.async) {
+        commit(nb);
+        NVVM::CpAsyncWaitGroupOp::create(nb, loc, 0);
+      }
+      publish(nb);
+      gpu::BarrierOp::create(nb, loc);
+      next = computeStep(nb, stage, accs, last);
+    } else {
+      // Tile kt has landed once at most ahead-1 groups are pending;
+      // then tile kt+ahead goes into the stage computed `stages - ahead`
+      // iterations ago, which every thread has left (the barrier) and
+      // whose wgmma products are complete.
+      NVVM::CpAsyncWaitGroupOp::create(nb, loc, ahead - 1);
+      publish(nb);
+      gpu::BarrierOp::create(nb, loc);
+      Value numStages = constIndex(nb, loc, stages);
+      Value stage = arith::RemUIOp::create(nb, loc, kt, numStages);
+      next = computeStep(nb, stage, accs, last);
+      if (last) // The last tile was copied long ago.
+        return next;
+      Value refill =
+          arith::AddIOp::create(nb, loc, kt, constIndex(nb, loc, ahead));
+      Value inRange = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult,
+                                            refill, constIndex(nb, loc, numK));
+      scf::IfOp::create(nb, loc, inRange, [&](OpBuilder &ib, Location) {
+        copyBoth(ib, refill,
+                 arith::RemUIOp::create(ib, loc, refill, numStages));
+        scf::YieldOp::create(ib, loc);
       });
-  // The last products must complete before the epilogue reads them.
-  if (wgmmaInFlight())
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  return SmallVector<Value>(loop.getResults());
+      commit(nb);
+    }
+    return next;
+  });
 }
 
 /// Reads the plan from a kernel function's tuning and the product's loops.
@@ -1109,6 +1258,14 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   builder.buildThreadIds(b);
   b.setInsertionPoint(gemm);
   Location loc = gemm.getLoc();
+  // TMA: the producer warpgroup's part comes first; all that follows is the
+  // computing threads' (wrapped below).
+  Operation *producerEnd = nullptr;
+  if (plan->tma) {
+    if (failed(builder.prepare(b)))
+      return failure();
+    producerEnd = gemm->getPrevNode();
+  }
   AffineMap outMap = gemm.getMatchingIndexingMap(gemm.getDpsInitOperand(0));
   SmallVector<SmallVector<Value>> accIndices;
   for (auto [m, n] : builder.accumulatorPositions(b))
@@ -1119,9 +1276,9 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
         *initValue
             ? **initValue
             : memref::LoadOp::create(b, loc, acc, accIndices[e]).getResult());
-  FailureOr<SmallVector<Value>> finals = builder.buildMainLoop(b, initial);
-  if (failed(finals))
+  if (!plan->tma && failed(builder.prepare(b)))
     return failure();
+  SmallVector<Value> finals = builder.buildMainLoop(b, initial);
 
   // The epilogue: before the launch's end, where every operand it reads
   // is defined.
@@ -1142,9 +1299,35 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   else if (dimN && run % 4 == 0 &&
            plan->blockExtents[plan->loops.innerN()] % 4 == 0)
     grouped = GroupedStores{*dimN, 4};
-  return applyEpilogueInRegisters(b, launch, acc, accIndices, *finals,
-                                  ArrayRef(std::next(gemmIt), ops.end()),
-                                  producers, grouped);
+  if (failed(applyEpilogueInRegisters(b, launch, acc, accIndices, finals,
+                                      ArrayRef(std::next(gemmIt), ops.end()),
+                                      producers, grouped)))
+    return failure();
+  if (!plan->tma)
+    return success();
+
+  // TMA: a 1-D block of the computing warpgroups and the producer's
+  // (buildThreadIds), and everything after the producer's loop for the
+  // computing threads only. Neither side meets a block barrier again.
+  b.setInsertionPoint(launch);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  launch.getBlockSizeXMutable().assign(
+      arith::ConstantIndexOp::create(b, loc, plan->launchThreads()));
+  launch.getBlockSizeYMutable().assign(one);
+  launch.getBlockSizeZMutable().assign(one);
+  b.setInsertionPointAfter(producerEnd);
+  auto computes = scf::IfOp::create(b, loc, builder.isConsumer(b),
+                                    /*withElseRegion=*/false);
+  Block *then = computes.thenBlock();
+  then->getOperations().splice(
+      then->getTerminator()->getIterator(), body.getOperations(),
+      std::next(computes->getIterator()), body.getTerminator()->getIterator());
+  if (auto split = builder.registerSplit()) {
+    b.setInsertionPointToStart(then);
+    NVVM::SetMaxRegisterOp::create(b, loc, split->second,
+                                   NVVM::SetMaxRegisterAction::increase);
+  }
+  return success();
 }
 
 namespace {
