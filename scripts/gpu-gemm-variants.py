@@ -7,10 +7,14 @@ with egg-eval's cuBLAS baseline alongside.
 
     scripts/gpu-gemm-variants.py BIN_DIR WORK_DIR [example ...]
     EGG_VARIANTS_MATCH="copy = tma" scripts/gpu-gemm-variants.py ...
+    EGG_VARIANTS_ALSO="copy=tma|copy=tma;pipeline=3" scripts/gpu-gemm-variants.py ...
 
 BIN_DIR holds egg-opt, egg-translate and egg-eval. An argument ending in
 .mlir is compiled from that path (variants keyed by its stem); EGG_TRIALS
-sets egg-eval's correctness trials (default 3). Prints one line per
+sets egg-eval's correctness trials (default 3); EGG_VARIANTS_MATCH keeps
+only the variants whose tuning contains its text; EGG_VARIANTS_ALSO adds
+variants to every example, '|' between variants and ';' between the
+`knob=value` changes of one. Prints one line per
 variant; exits non-zero if any variant fails to compile or to match."""
 import json
 import os
@@ -213,6 +217,9 @@ def main():
     # EGG_VARIANTS_MATCH: only the variants whose tuning contains this text
     # (and the expert's own).
     match = os.environ.get("EGG_VARIANTS_MATCH", "")
+    also = [dict(change.split("=", 1) for change in variant.split(";"))
+            for variant in os.environ.get("EGG_VARIANTS_ALSO", "").split("|")
+            if variant]
     for name in names:
         # An example's name, or the path of any .mlir (variants by stem).
         source = Path(name) if name.endswith(".mlir") else Path("examples") / f"{name}.mlir"
@@ -226,7 +233,7 @@ def main():
             continue
         decisions = json.loads(record.read_text())
         expert = decisions["kernels"][0]["tuning"]
-        for i, variant in enumerate([{}] + VARIANTS.get(name, [])):
+        for i, variant in enumerate([{}] + VARIANTS.get(name, []) + also):
             tuning = expert
             for key, value in variant.items():
                 tuning = set_knob(tuning, key, value)

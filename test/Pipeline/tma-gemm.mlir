@@ -33,7 +33,14 @@
 // PTX: wgmma.wait_group.sync.aligned 1
 // PTX: mbarrier.arrive.shared.b64
 // PTX: wgmma.wait_group.sync.aligned 0
-// PTX-NOT: bar.sync
+// The epilogue goes through shared memory, the computing threads meeting
+// at a named barrier (the producer's do not), and out in 16-byte stores.
+// PTX: bar.sync 1, 128;
+// PTX: st.shared.v2.b32
+// PTX: bar.sync 1, 128;
+// PTX: ld.shared.v4.b32
+// PTX: st.global.v4.b32
+// PTX-NOT: bar.sync 0
 // PTX-NOT: cp.async.cg
 // PTX-NOT: cp.async.wait_group
 

@@ -153,12 +153,10 @@ static bool isMultipleIndex(OpFoldResult ofr, int64_t g) {
   return apply && apply.getAffineMap().getResult(0).isMultipleOf(g);
 }
 
-/// Whether `buffer`'s element offset is provably a multiple of `g` and its
-/// layout has a unit innermost stride and outer strides that are multiples
-/// of `g`: such a static offset, or a rank-preserving unit-step subview of
-/// such a buffer at an innermost offset that is a multiple of `g` (outer
-/// offsets are scaled by the strides).
-static bool hasAlignedLayout(Value buffer, int64_t g) {
+// Recognised: a static offset, or a rank-preserving unit-step subview of
+// such a buffer at an innermost offset that is a multiple of `g` (outer
+// offsets are scaled by the strides).
+bool mlir::egg::hasAlignedLayout(Value buffer, int64_t g) {
   auto type = cast<MemRefType>(buffer.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
@@ -183,7 +181,7 @@ LogicalResult mlir::egg::applyEpilogueInRegisters(
     OpBuilder &b, gpu::LaunchOp launch, Value result,
     ArrayRef<SmallVector<Value>> accIndices, ArrayRef<Value> values,
     ArrayRef<linalg::LinalgOp> epilogue, ArrayRef<Operation *> producers,
-    std::optional<GroupedStores> grouped) {
+    std::optional<GroupedStores> grouped, StoreHook storeHook) {
   Location loc = launch.getLoc();
   int64_t count = values.size();
   // Each buffer held in registers maps its dimensions to the result's.
@@ -201,6 +199,8 @@ LogicalResult mlir::egg::applyEpilogueInRegisters(
   };
   auto storeAll = [&](OpBuilder &sb, Value buffer, ArrayRef<Value> values,
                       ArrayRef<unsigned> fromResult) {
+    if (storeHook && storeHook(sb, buffer, values, fromResult))
+      return;
     int64_t width = storesGroups(buffer, fromResult) ? grouped->width : 1;
     for (int64_t e = 0; e < count; e += width) {
       SmallVector<Value> idx;

@@ -60,15 +60,26 @@ accumulatorStart(gpu::LaunchOp launch, ArrayRef<linalg::LinalgOp> before,
 /// positions along result dimension `dim`, the first a multiple of G:
 /// buffers contiguous along it (with strides and offsets that are multiples
 /// of G elsewhere) are stored G elements at a time.
+/// `storeHook`, when given, may take over storing a buffer (returning true):
+/// it receives the buffer, the values in accumulator order and the result
+/// dimension of each buffer dimension.
 struct GroupedStores {
   unsigned dim;
   int64_t width;
 };
+using StoreHook =
+    function_ref<bool(OpBuilder &, Value, ArrayRef<Value>, ArrayRef<unsigned>)>;
 LogicalResult applyEpilogueInRegisters(
     OpBuilder &b, gpu::LaunchOp launch, Value result,
     ArrayRef<SmallVector<Value>> indices, ArrayRef<Value> values,
     ArrayRef<linalg::LinalgOp> epilogue, ArrayRef<Operation *> producers,
-    std::optional<GroupedStores> grouped = std::nullopt);
+    std::optional<GroupedStores> grouped = std::nullopt,
+    StoreHook storeHook = nullptr);
+
+/// Whether `buffer`'s element offset is provably a multiple of `g` and its
+/// layout has a unit innermost stride and outer strides that are multiples
+/// of `g`.
+bool hasAlignedLayout(Value buffer, int64_t g);
 
 /// Runs `lower` on every gpu.launch of the kernel functions of `module`
 /// whose decisions (the function's structure and tuning attributes) satisfy

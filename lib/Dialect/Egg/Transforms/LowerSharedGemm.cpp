@@ -119,6 +119,16 @@ public:
   SmallVector<Value> buildMainLoop(OpBuilder &b, ValueRange initial);
   /// TMA: whether this thread computes (else it is the producer's).
   Value isConsumer(OpBuilder &b);
+  /// wgmma: stores `values` (at `positions` of the block tile, in the
+  /// result's dimensions through `outMap`; `fromResult` as in StoreHook)
+  /// into `buffer` through the pipeline's shared memory, so that each thread
+  /// writes whole 16-byte pieces of rows instead of the fragments' scattered
+  /// pairs. False (nothing built) where the buffer or the tile does not
+  /// allow it.
+  bool stageStores(OpBuilder &b, Value buffer, ArrayRef<Value> values,
+                   ArrayRef<unsigned> fromResult,
+                   ArrayRef<std::pair<Value, Value>> positions,
+                   AffineMap outMap);
   /// TMA: registers per thread for the producer and the computing threads
   /// where moving them between the two pays (else none).
   std::optional<std::pair<int64_t, int64_t>> registerSplit() const;
@@ -770,6 +780,82 @@ void GemmBuilder::buildProducer(OpBuilder &b) {
   });
 }
 
+bool GemmBuilder::stageStores(OpBuilder &b, Value buffer,
+                              ArrayRef<Value> values,
+                              ArrayRef<unsigned> fromResult,
+                              ArrayRef<std::pair<Value, Value>> positions,
+                              AffineMap outMap) {
+  std::optional<unsigned> dimN = outMap.getResultPosition(
+      getAffineDimExpr(plan.loops.innerN(), b.getContext()));
+  auto type = cast<MemRefType>(buffer.getType());
+  Type element = type.getElementType();
+  if (!plan.wgmma || !dimN || fromResult.empty() ||
+      fromResult.back() != *dimN || !element.isIntOrFloat() ||
+      element.getIntOrFloatBitWidth() % 8 != 0)
+    return false;
+  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  int64_t v = 16 / bytes;
+  // A row of the staged tile ends in one 16-byte piece of padding: the
+  // fragments' eight rows per store then fall in distinct banks.
+  int64_t rowElems = plan.bn + v;
+  int64_t pipelineBytes = 0;
+  for (const Operand &x : operands)
+    pipelineBytes += x.stageBytes * plan.stages;
+  int64_t chunks = plan.bm * plan.bn / v;
+  if (16 % bytes != 0 || plan.blockExtents[plan.loops.innerN()] % v != 0 ||
+      !hasAlignedLayout(buffer, v) ||
+      plan.bm * rowElems * bytes > pipelineBytes ||
+      chunks % plan.numThreads() != 0)
+    return false;
+  auto c = [&](int64_t value) { return constIndex(b, loc, value); };
+  // Only the computing threads meet here: with TMA the producer's do not.
+  auto barrier = [&] {
+    if (!plan.tma) {
+      gpu::BarrierOp::create(b, loc);
+      return;
+    }
+    NVVM::BarrierOp::create(
+        b, loc, Type(), arith::ConstantIntOp::create(b, loc, 1, 32),
+        arith::ConstantIntOp::create(b, loc, plan.numThreads(), 32), {},
+        Value());
+  };
+  auto space =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value staged = memref::ViewOp::create(
+      b, loc,
+      MemRefType::get({plan.bm, rowElems}, element, MemRefLayoutAttrInterface(),
+                      space),
+      sharedBytes, operands[0].tileStart, ValueRange{});
+  // Every warpgroup's own products are complete, but others may still read
+  // the stages this overwrites.
+  barrier();
+  auto pair = VectorType::get({2}, element);
+  for (size_t e = 0; e + 1 < values.size(); e += 2) {
+    auto [m, n] = positions[e];
+    Value two =
+        vector::FromElementsOp::create(b, loc, pair, values.slice(e, 2));
+    vector::StoreOp::create(b, loc, two, staged, ValueRange{m, n})
+        .setAlignment(2 * bytes);
+  }
+  barrier();
+  auto piece = VectorType::get({v}, element);
+  int64_t perRow = plan.bn / v;
+  for (int64_t i = 0; i < chunks / plan.numThreads(); ++i) {
+    Value chunk = arith::AddIOp::create(b, loc, tid, c(i * plan.numThreads()));
+    Value m = arith::DivUIOp::create(b, loc, chunk, c(perRow));
+    Value n = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, chunk, c(perRow)), c(v));
+    auto data = vector::LoadOp::create(b, loc, piece, staged, ValueRange{m, n});
+    data.setAlignment(16);
+    SmallVector<Value> at = applyMap(outMap, productIndices(b, m, n));
+    SmallVector<Value> idx;
+    for (unsigned r : fromResult)
+      idx.push_back(at[r]);
+    vector::StoreOp::create(b, loc, data, buffer, idx).setAlignment(16);
+  }
+  return true;
+}
+
 Value GemmBuilder::swizzledOffset(OpBuilder &b, const Operand &x, Value mn,
                                   Value k) {
   // The tile is stored as columns of 128-byte rows (64 16-bit elements along
@@ -1268,7 +1354,9 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   }
   AffineMap outMap = gemm.getMatchingIndexingMap(gemm.getDpsInitOperand(0));
   SmallVector<SmallVector<Value>> accIndices;
-  for (auto [m, n] : builder.accumulatorPositions(b))
+  SmallVector<std::pair<Value, Value>> positions =
+      builder.accumulatorPositions(b);
+  for (auto [m, n] : positions)
     accIndices.push_back(applyMap(outMap, builder.productIndices(b, m, n)));
   SmallVector<Value> initial;
   for (size_t e = 0; e < accIndices.size(); ++e)
@@ -1299,9 +1387,14 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   else if (dimN && run % 4 == 0 &&
            plan->blockExtents[plan->loops.innerN()] % 4 == 0)
     grouped = GroupedStores{*dimN, 4};
+  auto stage = [&](OpBuilder &sb, Value buffer, ArrayRef<Value> values,
+                   ArrayRef<unsigned> fromResult) {
+    return builder.stageStores(sb, buffer, values, fromResult, positions,
+                               outMap);
+  };
   if (failed(applyEpilogueInRegisters(b, launch, acc, accIndices, finals,
                                       ArrayRef(std::next(gemmIt), ops.end()),
-                                      producers, grouped)))
+                                      producers, grouped, stage)))
     return failure();
   if (!plan->tma)
     return success();
