@@ -36,4 +36,4 @@ tune=()
 [[ -n ${EGG_TRIALS:-} ]] && tune+=(--trials "$EGG_TRIALS")
 echo "# bench/$suite.sh on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u +%F)"
 PYTHONPATH=$here/python${PYTHONPATH:+:$PYTHONPATH} python3 -m egg.bench \
-  "${problems[@]}" --out "$out" "${tune[@]}" 2>&1 | grep -v Warning | tee "$out/table.md"
+  "${problems[@]}" --out "$out" "${tune[@]}" 2>&1 | grep --line-buffered -v Warning | tee "$out/table.md"

@@ -116,6 +116,8 @@ def main(argv=None):
         row["best_ms"] = best
         print(f"{name:24s} {row['status']:10s} egg {fmt(row.get('egg_ms'))} tuned {fmt(row.get('tuned_ms'))} "
               f"eager {fmt(row.get('eager_ms'))} compile {fmt(row.get('compile_ms'))}", flush=True)
+        # The rows so far, so that a run cut short keeps what it measured.
+        json.dump({"rows": rows}, open(out / "bench.partial.json", "w"), indent=1)
     summary = summarize(rows, args.p)
     json.dump({"rows": rows, "summary": summary}, open(out / "bench.json", "w"), indent=1)
     print_table(rows, summary)

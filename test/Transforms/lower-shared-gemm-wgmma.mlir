@@ -35,7 +35,8 @@
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: scf.if
 // CHECK: nvgpu.device_async_copy
-// 64 accumulators per thread, stored as 32 pairs of adjacent columns.
+// 64 accumulators per thread, stored as 32 pairs of adjacent columns (the
+// tile staged through shared memory would not fit the two stages).
 // CHECK-COUNT-32: vector.store {{.*}} {alignment = 8 : i64} : memref<128x128xf32, strided<[256, 1], offset: ?>>, vector<2xf32>
 // CHECK-NOT: linalg.generic
 // CHECK-NOT: memref.alloc
@@ -73,6 +74,63 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
   }
   func.func @mm(%arg0: memref<128x128xbf16>, %arg1: memref<128x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) {
     call @mm_k0(%arg0, %arg1, %arg2) : (memref<128x128xbf16>, memref<128x256xbf16>, memref<128x256xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// The same product with four stages (128 KB of tiles): the epilogue goes
+// through them. After a barrier (other warpgroups may still read the
+// stages), each thread writes its pairs into a 128 x (128 + 4) f32 tile
+// (rows padded by 16 bytes), and after a second barrier stores 16 of its
+// 16-byte pieces, a warp covering 512 contiguous bytes of a row. With two
+// stages (64 KB, @mm_k0) the staged tile does not fit and the pairs go out
+// directly.
+// CHECK-LABEL: func.func private @mm_staged_k0
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: %[[STAGED:.*]] = memref.view %{{.*}} to memref<128x132xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-32: vector.store %{{.*}}, %[[STAGED]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<128x132xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK-NEXT: gpu.barrier
+// CHECK: vector.load %[[STAGED]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<128x132xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %subview{{.*}} {alignment = 16 : i64} : memref<128x128xf32, strided<[256, 1], offset: ?>>, vector<4xf32>
+// CHECK-NOT: vector<2xf32>
+// CHECK-LABEL: func.func @mm_staged(
+#map = affine_map<(d0) -> (d0 * 128)>
+#map1 = affine_map<(d0, d1) -> (d0, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map3 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map4 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+  func.func private @mm_staged_k0(%arg0: memref<128x128xbf16>, %arg1: memref<128x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>} {
+    %cst = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %c2 = arith.constant 2 : index
+    gpu.launch blocks(%arg3, %arg4, %arg5) in (%arg9 = %c2, %arg10 = %c1, %arg11 = %c1) threads(%arg6, %arg7, %arg8) in (%arg12 = %c128, %arg13 = %c1, %arg14 = %c2) {
+      %block_id_x = gpu.block_id  x
+      %0 = affine.apply #map(%block_id_x)
+      %subview = memref.subview %arg1[0, %0] [128, 128] [1, 1] : memref<128x256xbf16> to memref<128x128xbf16, strided<[256, 1], offset: ?>>
+      %subview_0 = memref.subview %arg2[0, %0] [128, 128] [1, 1] : memref<128x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+      linalg.generic {indexing_maps = [#map1], iterator_types = ["parallel", "parallel"]} outs(%subview_0 : memref<128x128xf32, strided<[256, 1], offset: ?>>) {
+      ^bb0(%out: f32):
+        linalg.yield %cst : f32
+      }
+      linalg.generic {indexing_maps = [#map2, #map3, #map4], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %subview : memref<128x128xbf16>, memref<128x128xbf16, strided<[256, 1], offset: ?>>) outs(%subview_0 : memref<128x128xf32, strided<[256, 1], offset: ?>>) {
+      ^bb0(%in: bf16, %in_1: bf16, %out: f32):
+        %1 = arith.extf %in : bf16 to f32
+        %2 = arith.extf %in_1 : bf16 to f32
+        %3 = arith.mulf %1, %2 : f32
+        %4 = arith.addf %out, %3 : f32
+        linalg.yield %4 : f32
+      }
+      gpu.terminator
+    }
+    return
+  }
+  func.func @mm_staged(%arg0: memref<128x128xbf16>, %arg1: memref<128x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) {
+    call @mm_staged_k0(%arg0, %arg1, %arg2) : (memref<128x128xbf16>, memref<128x256xbf16>, memref<128x256xf32>) -> ()
     return
   }
 }
@@ -134,10 +192,12 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
 // The same product with copy = tma: before the launch, a tensor map of each
 // whole operand (128-byte swizzle, zero fill): A in boxes of 128 rows x 64
 // (its K-major tile), B in boxes of 64 K rows x 64 columns, two per tile.
-// In the launch, thread 0 initialises one mbarrier per stage, then issues
-// each stage's boxes after announcing their bytes (2 x 16 KB); every thread
-// waits on its stage's mbarrier parity instead of cp.async groups, and no
-// proxy fence is needed (TMA writes through the async proxy).
+// The block gains a producer warpgroup: thread 0 initialises a "full" and
+// an "empty" mbarrier per stage; the producer's first thread issues each
+// stage's boxes after announcing their bytes (2 x 16 KB) once the stage is
+// free; the computing warpgroups wait on its "full" parity instead of
+// cp.async groups (no proxy fence: TMA writes through the async proxy) and
+// free it when its products complete.
 // CHECK-LABEL: func.func private @mm_tma_k0
 // CHECK: %[[CA:.*]] = memref.cast %arg0 : memref<128x128xbf16> to memref<*xbf16>
 // CHECK: %[[MA:.*]] = nvgpu.tma.create.descriptor %[[CA]] box[%c128{{.*}}, %c64{{.*}}] : memref<*xbf16> -> <tensor = memref<128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
