@@ -12,6 +12,13 @@
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.tma.json" -o %t.mlir
 // RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
+// Two and four computing warpgroups: the producer gives registers back.
+// RUN: sed -e 's/copy = cp_async/copy = tma/' -e 's/threads = \[128, 1, 1\], block = \[64, 128\]/threads = [128, 1, 2], block = [128, 128]/' %t.json > %t.wg2.json
+// RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.wg2.json" -o %t.wg2.mlir
+// RUN: egg-translate --egg-to-ptx %t.wg2.mlir | FileCheck %s --check-prefix=WG2
+// RUN: sed -e 's/copy = cp_async/copy = tma/' -e 's/threads = \[128, 1, 1\], block = \[64, 128\]/threads = [128, 2, 2], block = [128, 256]/' %t.json > %t.wg4.json
+// RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.wg4.json" -o %t.wg4.mlir
+// RUN: egg-translate --egg-to-ptx %t.wg4.mlir | FileCheck %s --check-prefix=WG4
 
 // PTX-LABEL: .entry odd_k_tma_k0_kernel(
 // PTX-NEXT: .param .u64 .ptr .align 1 odd_k_tma_k0_kernel_param_0,
@@ -43,6 +50,18 @@
 // PTX-NOT: bar.sync 0
 // PTX-NOT: cp.async.cg
 // PTX-NOT: cp.async.wait_group
+
+// setmaxnreg: ptxas caps a launch of 384 threads at 168 registers each,
+// which the block owns (64512): the producer keeps 56, the 256 computing
+// threads take 224. At 640 threads the cap is 96 (61440 owned): 104 each,
+// not what the whole SM's registers would allow (an increase beyond the
+// block's registers would wait forever).
+// WG2: .maxntid 384, 1, 1
+// WG2: setmaxnreg.dec.sync.aligned.u32 56;
+// WG2: setmaxnreg.inc.sync.aligned.u32 224;
+// WG4: .maxntid 640, 1, 1
+// WG4: setmaxnreg.dec.sync.aligned.u32 56;
+// WG4: setmaxnreg.inc.sync.aligned.u32 104;
 
 // MANIFEST: "args": [
 // MANIFEST-NEXT: {
