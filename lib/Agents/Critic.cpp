@@ -56,14 +56,33 @@ std::vector<std::string> mlir::egg::critique(KernelOp kernel, TuningAttr tuning,
                                     "idle: use smaller block tiles",
                                     blocks, sms));
 
-  // Registers: each thread keeps its whole tile of the outputs.
+  if (classifyKernel(kernel) != KernelClass::Contraction)
+    return reasons;
+  // Registers: tensor cores hold a thread's share of its warp's (or
+  // warpgroup's) tile in registers, of which a launch of many threads
+  // leaves each fewer; addresses, descriptors and fragments need some 32
+  // more.
+  if (isMmaGemm(tuning)) {
+    int64_t accumulators = gemmAccumulatorsPerThread(tuning);
+    int64_t registers =
+        gemmRegisterBudget(threads, tuning.getCopy() == CopyEngine::tma)
+            .computing;
+    if (accumulators + 32 > registers)
+      reasons.push_back(llvm::formatv(
+          "{0} accumulators per thread leave too few of the {1} registers "
+          "each of {2} threads may use: it will spill; use a smaller warp "
+          "tile or fewer warps",
+          accumulators, registers, threads));
+    return reasons;
+  }
+  // FMA tiles: each thread keeps its whole tile of the outputs.
   int64_t tile = 1;
   for (auto [i, pos] : llvm::enumerate(loops->parallelPositions)) {
     int64_t t = i < thread.size() ? thread[i] : 0;
     int64_t b = i < block.size() ? block[i] : 0;
     tile = mulSat(tile, t ? t : (b ? b : loops->extents[pos]));
   }
-  if (tile > 64 && classifyKernel(kernel) == KernelClass::Contraction)
+  if (tile > 64)
     reasons.push_back(llvm::formatv(
         "a thread tile of {0} accumulators will spill registers", tile));
   return reasons;

@@ -168,6 +168,24 @@ bool isMmaGemm(TuningAttr tuning);
 /// (docs/pipeline.md, "Warpgroup MMA").
 bool isWgmmaGemm(TuningAttr tuning);
 
+/// Registers per thread of a shared-memory GEMM launch: ptxas caps a launch
+/// of T threads at 64K / T registers each (in steps of 8, at most 255), and
+/// the block owns those. With TMA (`producer`, a warpgroup added to the
+/// `computing` threads) and two or more computing warpgroups, setmaxnreg
+/// gives the producer `producerRegisters` and the computing threads what the
+/// block owns beyond that (at most 232); else every thread has the cap.
+struct GemmRegisterBudget {
+  int64_t launchCap = 0;
+  int64_t computing = 0;
+  int64_t producerRegisters = 0;
+  bool split = false;
+};
+GemmRegisterBudget gemmRegisterBudget(int64_t computing, bool producer);
+
+/// Accumulators a thread of a shared-memory GEMM tuning holds: its thread
+/// tile, or its share of its warp's (mma.sync) or warpgroup's (wgmma) tile.
+int64_t gemmAccumulatorsPerThread(TuningAttr tuning);
+
 /// Alignment of the shared tiles that wgmma reads with the 128-byte
 /// swizzle: the swizzle pattern repeats every 8 rows of 128 bytes.
 inline constexpr int64_t kWgmmaSwizzleAtom = 1024;

@@ -56,13 +56,6 @@ using namespace mlir;
 using namespace mlir::egg;
 
 namespace {
-/// Registers of an SM (and at most of a block) on sm_80 and sm_90.
-constexpr int64_t kRegistersPerSM = 65536;
-/// Registers per thread the TMA producer warpgroup keeps (setmaxnreg): its
-/// loop fits, and linear + GELU's computing threads spilled less with 224
-/// than with the 232 that 40 would leave them (ptxas, 48 -> 32 bytes).
-constexpr int64_t kProducerRegisters = 56;
-
 /// The decisions of one GEMM launch, read from its tuning.
 struct Plan {
   GemmLoops loops;
@@ -733,21 +726,13 @@ Value GemmBuilder::isConsumer(OpBuilder &b) {
 }
 
 std::optional<std::pair<int64_t, int64_t>> GemmBuilder::registerSplit() const {
-  // ptxas gives every thread of the launch at most 64K / threads registers
-  // (in steps of 8; a kernel with setmaxnreg takes exactly that), and the
-  // block owns those. The producer needs few, so the computing threads may
-  // take what it gives back (setmaxnreg, sm_90a), but no more: an increase
-  // beyond the block's registers waits forever. Two computing warpgroups:
-  // 384 x 168 = 128 x 56 + 256 x 224.
-  auto roundDown = [](int64_t v) { return v / 8 * 8; };
-  int64_t launchCap =
-      std::min<int64_t>(255, roundDown(kRegistersPerSM / plan.launchThreads()));
-  int64_t owned = launchCap * plan.launchThreads();
-  int64_t consumers = std::min<int64_t>(
-      232, roundDown((owned - 128 * kProducerRegisters) / plan.numThreads()));
-  if (consumers <= launchCap)
+  // Asking for more than the block owns would wait forever
+  // (gemmRegisterBudget).
+  GemmRegisterBudget budget =
+      gemmRegisterBudget(plan.numThreads(), /*producer=*/plan.tma);
+  if (!budget.split)
     return std::nullopt;
-  return std::make_pair(kProducerRegisters, consumers);
+  return std::make_pair(budget.producerRegisters, budget.computing);
 }
 
 void GemmBuilder::buildProducer(OpBuilder &b) {

@@ -1,0 +1,136 @@
+//===- CriticTest.cpp - The critic's register review ----------------------===//
+
+#include "egg/Agents/Critic.h"
+#include "egg/Agents/LegalSpace.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Tools/Registration.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::egg;
+
+namespace {
+/// A 2048 x 2048 x 128 bf16 product with an f32 result, as one kernel.
+const char *kGemm = R"mlir(
+  module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200",
+      sm_count = 132, warp_size = 32, max_threads_per_block = 1024,
+      shared_memory_per_block = 232448, registers_per_block = 65536,
+      max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250,
+      fp32_gflops = 51000, tensor_gflops = 790000>} {
+    func.func @f(%a: tensor<2048x128xbf16>, %b: tensor<128x2048xbf16>) -> tensor<2048x2048xf32> {
+      %r = egg.kernel @f_k0 ins(%a, %b : tensor<2048x128xbf16>, tensor<128x2048xbf16>) -> tensor<2048x2048xf32>
+          attributes {structure = #egg.structure<gemm_direct>} {
+      ^bb0(%x: tensor<2048x128xbf16>, %y: tensor<128x2048xbf16>):
+        %zero = arith.constant 0.0 : f32
+        %e = tensor.empty() : tensor<2048x2048xf32>
+        %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+        %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %y : tensor<2048x128xbf16>, tensor<128x2048xbf16>) outs(%f : tensor<2048x2048xf32>) {
+        ^bb1(%p: bf16, %q: bf16, %acc: f32):
+          %pf = arith.extf %p : bf16 to f32
+          %qf = arith.extf %q : bf16 to f32
+          %pq = arith.mulf %pf, %qf : f32
+          %sum = arith.addf %acc, %pq : f32
+          linalg.yield %sum : f32
+        } -> tensor<2048x2048xf32>
+        egg.yield %m : tensor<2048x2048xf32>
+      }
+      return %r : tensor<2048x2048xf32>
+    }
+  })mlir";
+
+class CriticTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    DialectRegistry registry;
+    // The tiling models too: the critic reads the root op's loops.
+    registerToolExtensions(registry);
+    ctx = std::make_unique<MLIRContext>(registry);
+    ctx->loadAllAvailableDialects();
+    module = parseSourceString<ModuleOp>(kGemm, ctx.get());
+    ASSERT_TRUE(module);
+    module->walk([&](KernelOp k) { kernel = k; });
+    ASSERT_TRUE(kernel);
+    target = cast<TargetAttr>((*module)->getAttr("egg.target"));
+  }
+  /// The critic's reasons against `tuning`, joined.
+  std::string review(StringRef tuning) {
+    auto attr = dyn_cast_or_null<TuningAttr>(parseAttribute(tuning, ctx.get()));
+    EXPECT_TRUE(attr) << tuning.str();
+    if (!attr)
+      return "unparsed";
+    return llvm::join(critique(kernel, attr, target), "; ");
+  }
+  std::unique_ptr<MLIRContext> ctx;
+  OwningOpRef<ModuleOp> module;
+  KernelOp kernel;
+  TargetAttr target;
+};
+} // namespace
+
+TEST_F(CriticTest, TensorCoreTilesAreJudgedByTheirShareOfTheWarpTile) {
+  // The expert's wgmma tiling: 128 accumulators of 255 registers. (The
+  // critic used to count the block tile, 32768, against every tensor-core
+  // proposal.)
+  EXPECT_EQ(review("#egg.tuning<threads = [128, 2, 1], block = [128, 256], "
+                   "warp = [128, 128], reduction = [64], shared = [0, 1], "
+                   "swizzle = xor128, vector = 8, copy = cp_async, "
+                   "pipeline = 4>"),
+            "");
+  // With TMA the producer warpgroup lowers the cap to 168, and setmaxnreg
+  // gives the computing threads 224.
+  EXPECT_EQ(review("#egg.tuning<threads = [128, 2, 1], block = [128, 256], "
+                   "warp = [128, 128], reduction = [64], shared = [0, 1], "
+                   "swizzle = xor128, vector = 8, copy = tma, pipeline = 4>"),
+            "");
+  // mma.sync: a 32x32 warp tile is 32 accumulators per lane.
+  EXPECT_EQ(review("#egg.tuning<threads = [32, 2, 2], block = [64, 64], "
+                   "warp = [32, 32], reduction = [32], shared = [0, 1], "
+                   "padding = 8, vector = 8, copy = cp_async, pipeline = 3>"),
+            "");
+}
+
+TEST_F(CriticTest, AccumulatorsBeyondTheLaunchsRegistersAreObjectedTo) {
+  // Four warpgroups of 64x256 pieces: 128 accumulators, but 512 threads
+  // leave each at most 128 registers.
+  EXPECT_NE(review("#egg.tuning<threads = [128, 1, 4], block = [256, 256], "
+                   "warp = [64, 256], reduction = [64], shared = [0, 1], "
+                   "swizzle = xor128, vector = 8, copy = cp_async, "
+                   "pipeline = 2>")
+                .find("128 accumulators per thread leave too few of the 128 "
+                      "registers each of 512 threads may use"),
+            std::string::npos);
+  // FMA tiles keep their rule.
+  EXPECT_NE(review("#egg.tuning<threads = [8, 16], block = [128, 128], "
+                   "thread = [16, 8], reduction = [16], shared = [0, 1], "
+                   "padding = 4, vector = 4, copy = cp_async, pipeline = 2>")
+                .find("a thread tile of 128 accumulators will spill"),
+            std::string::npos);
+}
+
+TEST(GemmRegisterBudget, TheProducerGivesBackOnlyWhatTheBlockOwns) {
+  // Without a producer every thread has ptxas's cap.
+  EXPECT_EQ(gemmRegisterBudget(256, false).computing, 255);
+  EXPECT_EQ(gemmRegisterBudget(512, false).computing, 128);
+  // One computing warpgroup: 256 threads keep the cap, no split.
+  EXPECT_FALSE(gemmRegisterBudget(128, true).split);
+  // Two: 384 x 168 = 128 x 56 + 256 x 224.
+  GemmRegisterBudget two = gemmRegisterBudget(256, true);
+  EXPECT_TRUE(two.split);
+  EXPECT_EQ(two.launchCap, 168);
+  EXPECT_EQ(two.computing, 224);
+  EXPECT_EQ(two.producerRegisters, 56);
+  // Four: 640 threads at 96 own 61440; the computing threads get 104, not
+  // the 112 the whole SM would allow.
+  GemmRegisterBudget four = gemmRegisterBudget(512, true);
+  EXPECT_EQ(four.launchCap, 96);
+  EXPECT_EQ(four.computing, 104);
+  EXPECT_LE(128 * four.producerRegisters + 512 * four.computing,
+            640 * four.launchCap);
+}
