@@ -4,7 +4,8 @@
 #   1. the bundle's tools start and need no LLVM/MLIR shared library;
 #   2. every example compiles there to PTX that ptxas accepts without spills;
 #   3. egg-eval checks and times every example against the float64 reference;
-#   4. the fault-injection tests (test/GPU/faults.py);
+#   4. TMA variants of three examples (scripts/gpu-gemm-variants.py);
+#      the fault-injection tests (test/GPU/faults.py);
 #   5. timing noise: two examples timed twice.
 #   6. PyTorch eager / torch.compile on the same problems, and the table.
 # Results go to $OUT (or ./out): gpu-check.log, results.json, torch.json,
@@ -83,6 +84,13 @@ for n in elementwise_chain matmul_f32; do
     --ncu --cuda-graph --json="$work/ex/$n.ncu.json" | tail -3
   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); c=r.get('counters'); print(json.dumps(c, indent=1)[:1500])" "$work/ex/$n.ncu.json"
 done
+
+echo "== TMA copies (a producer warpgroup; the expert keeps cp.async): variants"
+# One and two computing warpgroups (setmaxnreg), all four operand layouts
+# between them, an epilogue; each against the float64 reference.
+EGG_TRIALS=1 EGG_VARIANTS_MATCH="copy = tma" timeout 240 \
+  python3 scripts/gpu-gemm-variants.py "$bin" "$work/tma" matmul_f16 \
+  linear_f16_relu matmul_at_bf16 2>&1 | tail -8
 
 echo "== fault injection"
 python3 test/GPU/faults.py "$bin" "$work/faults"
