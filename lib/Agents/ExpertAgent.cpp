@@ -263,6 +263,10 @@ private:
                      .getIntOrFloatBitWidth());
     int64_t bk = bits <= 16 ? 32 : 16;
     int64_t padding = 128 / bits;
+    Type lhsType =
+        getElementTypeOrSelf(op.getDpsInputOperand(gemm->lhs)->get());
+    Type rhsType =
+        getElementTypeOrSelf(op.getDpsInputOperand(gemm->rhs)->get());
     int64_t batches = batchCount(*gemm, extents);
     auto emitError = [&]() { return kernel.emitOpError(); };
     const std::pair<int64_t, int64_t> tiles[] = {
@@ -346,6 +350,13 @@ private:
         if (mapping.warp.empty() && mapping.thread.empty())
           continue; // The owners' tiles do not split the loops.
         for (const Copy &copy : mapping.copies) {
+          // FMA tiles stay within 48 KB of static shared memory: deeper
+          // pipelines in dynamic memory are legal, and egg-tune measures
+          // them, but none has been measured better yet.
+          if (!mapping.thread.empty() &&
+              sharedGemmBytes(bm, bn, copy.bk, padding, copy.stages, lhsType,
+                              rhsType, false, false) > kStaticSharedLimit)
+            continue;
           FailureOr<TuningAttr> found = failure();
           for (int64_t v = 128 / bits; v >= 1 && failed(found); v /= 2) {
             TuningAttr tuning = TuningAttr::getChecked(

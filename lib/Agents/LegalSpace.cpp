@@ -1325,10 +1325,10 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   // The lowering aligns the swizzled tiles at run time.
   if (wgmma)
     bytes += kWgmmaSwizzleAtom;
-  // Tensor-core tiles may use the dynamic shared memory beyond 48 KB (deep
-  // pipelines of 32-deep tiles); FMA tiles stay static.
+  // Beyond 48 KB the tiles live in the block's dynamic shared memory, up to
+  // the target's limit (deep pipelines).
   int64_t limit = kStaticSharedLimit;
-  if (TargetAttr target = lookupTarget(kernel); mma && target)
+  if (TargetAttr target = lookupTarget(kernel))
     limit = std::max<int64_t>(limit, target.getSharedMemoryPerBlock());
   if (bytes > limit)
     return emitError() << "the tiles need " << bytes
@@ -1753,6 +1753,22 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
         break;
     }
   }
+  // Shared-memory FMA tiles: the anchor's tiles with other K steps and
+  // pipeline depths (the expert keeps within 48 KB; deeper pipelines take
+  // dynamic shared memory).
+  if (isSharedGemm(anchor) && anchor.getCopy() == CopyEngine::cp_async)
+    for (int64_t bk : {8, 16, 32})
+      for (int64_t stages = 2; stages <= 4; ++stages) {
+        TuningAttr tuning = TuningAttr::getChecked(
+            function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
+            anchor.getThreads(), anchor.getBlock(), anchor.getWarp(),
+            anchor.getThread(), ArrayRef<int64_t>{bk}, anchor.getShared(),
+            anchor.getRegisters(), anchor.getPadding(), anchor.getSwizzle(),
+            anchor.getVector(), anchor.getCopy(), stages);
+        if (tuning && tuning != anchor &&
+            succeeded(checkLowerable(kernel, tuning, emitError)))
+          found.push_back({tuningDistance(tuning, anchor), tuning});
+      }
   return closestFirst(found, anchor, limit);
 }
 
