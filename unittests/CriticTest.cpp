@@ -89,6 +89,13 @@ TEST_F(CriticTest, TensorCoreTilesAreJudgedByTheirShareOfTheWarpTile) {
                    "warp = [128, 128], reduction = [64], shared = [0, 1], "
                    "swizzle = xor128, vector = 8, copy = tma, pipeline = 4>"),
             "");
+  // FMA tiles: 16 threads along N read shared memory; the block's copies
+  // are what coalesce, so no objection (the critic used to object to
+  // every shared-memory FMA tiling).
+  EXPECT_EQ(review("#egg.tuning<threads = [16, 16], block = [128, 128], "
+                   "thread = [8, 8], reduction = [16], shared = [0, 1], "
+                   "padding = 4, vector = 4, copy = cp_async, pipeline = 2>"),
+            "");
   // mma.sync: a 32x32 warp tile is 32 accumulators per lane.
   EXPECT_EQ(review("#egg.tuning<threads = [32, 2, 2], block = [64, 64], "
                    "warp = [32, 32], reduction = [32], shared = [0, 1], "
@@ -105,6 +112,21 @@ TEST_F(CriticTest, AccumulatorsBeyondTheLaunchsRegistersAreObjectedTo) {
                    "pipeline = 2>")
                 .find("128 accumulators per thread leave too few of the 128 "
                       "registers each of 512 threads may use"),
+            std::string::npos);
+  // Three warpgroups of 64x224 pieces: 112 accumulators. With cp.async the
+  // 384 threads have 168 registers each, too few; with TMA the producer's
+  // setmaxnreg leaves the computing threads 152 (512 threads at 128 own
+  // 65536: 128 x 56 + 384 x 152 fit), enough.
+  EXPECT_NE(review("#egg.tuning<threads = [128, 3, 1], block = [64, 672], "
+                   "warp = [64, 224], reduction = [64], shared = [0, 1], "
+                   "swizzle = xor128, vector = 8, copy = cp_async, "
+                   "pipeline = 2>")
+                .find("112 accumulators per thread leave too few of the 168"),
+            std::string::npos);
+  EXPECT_EQ(review("#egg.tuning<threads = [128, 3, 1], block = [64, 672], "
+                   "warp = [64, 224], reduction = [64], shared = [0, 1], "
+                   "swizzle = xor128, vector = 8, copy = tma, pipeline = 2>")
+                .find("accumulators per thread"),
             std::string::npos);
   // FMA tiles keep their rule.
   EXPECT_NE(review("#egg.tuning<threads = [8, 16], block = [128, 128], "

@@ -975,7 +975,11 @@ int64_t mlir::egg::sharedGemmBytes(int64_t bm, int64_t bn, int64_t bk,
         kFast ? mulSat(mn, bk + padding) : mulSat(bk, mn + padding);
     return mulSat(elements, (type.getIntOrFloatBitWidth() + 7) / 8);
   };
-  return mulSat(stages, tile(bm, lhsKFast, lhs) + tile(bn, rhsKFast, rhs));
+  // Each operand's stages start 16-byte aligned (the lowering's layout).
+  auto stagesOf = [&](int64_t bytes) {
+    return (mulSat(stages, bytes) + 15) / 16 * 16;
+  };
+  return stagesOf(tile(bm, lhsKFast, lhs)) + stagesOf(tile(bn, rhsKFast, rhs));
 }
 
 /// Tensor cores (mma.sync m16n8k16) take f16 or bf16 matrices and
@@ -1756,9 +1760,18 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
   // Shared-memory FMA tiles: the anchor's tiles with other K steps and
   // pipeline depths (the expert keeps within 48 KB; deeper pipelines take
   // dynamic shared memory).
+  std::string notGemm;
+  FailureOr<GemmLoops> gemm = analyzeGemmLoops(kernel.getAnchorOp(), notGemm);
+  // (K is a loop of the anchor, the product; the root may be its epilogue.)
+  int64_t extentK =
+      succeeded(gemm)
+          ? GemmLoops::extent(gemm->kLoops,
+                              cast<linalg::LinalgOp>(kernel.getAnchorOp())
+                                  .getStaticLoopRanges())
+          : 0;
   if (isSharedGemm(anchor) && anchor.getCopy() == CopyEngine::cp_async)
     for (int64_t bk : {8, 16, 32})
-      for (int64_t stages = 2; stages <= 4; ++stages) {
+      for (int64_t stages = 2; stages <= 4 && bk <= extentK; ++stages) {
         TuningAttr tuning = TuningAttr::getChecked(
             function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
             anchor.getThreads(), anchor.getBlock(), anchor.getWarp(),
@@ -1793,7 +1806,10 @@ double mlir::egg::tuningDistance(TuningAttr a, TuningAttr b) {
   return lists(a.getBlock(), b.getBlock()) +
          lists(a.getThread(), b.getThread()) + lists(a.getWarp(), b.getWarp()) +
          lists(a.getReduction(), b.getReduction()) +
-         steps(a.getPipeline(), b.getPipeline()) +
+         // Stages count one per stage: a third stage is as large a change
+         // as halving a tile (log steps would put it first in every
+         // neighbourhood).
+         double(std::abs(a.getPipeline() - b.getPipeline())) +
          steps(a.getVector(), b.getVector()) + threads +
          (a.getCopy() != b.getCopy() ? 0.5 : 0);
 }

@@ -68,6 +68,33 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
       blocks *= double(loops->extents[pos] / block[p]);
   int64_t residentBlocks = std::max<int64_t>(
       1, std::min(kBlocksPerSm, kThreadsPerSm / threadsPerBlock));
+  // Shared-memory GEMM tiles also limit residency: `stages` K steps of
+  // both operands' tiles (padding ignored) in the SM's shared memory.
+  std::string notGemm;
+  FailureOr<GemmLoops> gemm = analyzeGemmLoops(kernel.getAnchorOp(), notGemm);
+  if (isSharedGemm(tuning) && succeeded(gemm) &&
+      tuning.getReduction().size() == 1) {
+    int64_t bm = 1, bn = 1;
+    for (auto [p, pos] : llvm::enumerate(loops->parallelPositions)) {
+      int64_t b = p < block.size() ? std::max<int64_t>(block[p], 1) : 1;
+      if (llvm::is_contained(gemm->mLoops, pos))
+        bm *= b;
+      else if (llvm::is_contained(gemm->nLoops, pos))
+        bn *= b;
+    }
+    auto anchor = cast<linalg::LinalgOp>(kernel.getAnchorOp());
+    int64_t inputBytes =
+        (getElementTypeOrSelf(anchor.getDpsInputOperand(0)->get())
+             .getIntOrFloatBitWidth() +
+         7) /
+        8;
+    int64_t tileBytes = std::max<int64_t>(1, tuning.getPipeline()) *
+                        tuning.getReduction()[0] * (bm + bn) * inputBytes;
+    if (tileBytes > 0)
+      residentBlocks = std::max<int64_t>(
+          1, std::min<int64_t>(residentBlocks,
+                               target.getSharedMemoryPerBlock() / tileBytes));
+  }
   double concurrentBlocks = double(target.getSmCount() * residentBlocks);
   double waves = std::ceil(blocks / concurrentBlocks);
   double waveEfficiency =

@@ -1001,8 +1001,8 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
   SmallVector<MemRefType, 2> types = {
       addBuffer(plan.loops.lhs, plan.loops.mLoops, plan.bm),
       addBuffer(plan.loops.rhs, plan.loops.nLoops, plan.bn)};
-  // Up to 48 KB: static workgroup buffers. Beyond (tensor-core tiles with
-  // deep pipelines, checkLowerable): views of the block's dynamic shared
+  // Up to 48 KB: static workgroup buffers. Beyond (deep pipelines,
+  // checkLowerable): views of the block's dynamic shared
   // memory, whose size the launch carries (the driver needs an opt-in
   // above 48 KB, which egg-eval gives from the manifest).
   SmallVector<int64_t, 2> offsets;
