@@ -71,9 +71,10 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
   // Shared-memory GEMM tiles also limit residency: `stages` K steps of
   // both operands' tiles (padding ignored) in the SM's shared memory.
   std::string notGemm;
-  FailureOr<GemmLoops> gemm = analyzeGemmLoops(kernel.getAnchorOp(), notGemm);
-  if (isSharedGemm(tuning) && succeeded(gemm) &&
-      tuning.getReduction().size() == 1) {
+  FailureOr<GemmLoops> gemm = failure();
+  if (isSharedGemm(tuning) && tuning.getReduction().size() == 1)
+    gemm = analyzeGemmLoops(kernel.getAnchorOp(), notGemm);
+  if (succeeded(gemm)) {
     int64_t bm = 1, bn = 1;
     for (auto [p, pos] : llvm::enumerate(loops->parallelPositions)) {
       int64_t b = p < block.size() ? std::max<int64_t>(block[p], 1) : 1;
@@ -83,13 +84,12 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
         bn *= b;
     }
     auto anchor = cast<linalg::LinalgOp>(kernel.getAnchorOp());
-    int64_t inputBytes =
-        (getElementTypeOrSelf(anchor.getDpsInputOperand(0)->get())
-             .getIntOrFloatBitWidth() +
-         7) /
-        8;
-    int64_t tileBytes = std::max<int64_t>(1, tuning.getPipeline()) *
-                        tuning.getReduction()[0] * (bm + bn) * inputBytes;
+    int64_t tileBytes = sharedGemmBytes(
+        bm, bn, tuning.getReduction()[0], /*padding=*/0,
+        std::max<int64_t>(1, tuning.getPipeline()),
+        getElementTypeOrSelf(anchor.getDpsInputOperand(gemm->lhs)->get()),
+        getElementTypeOrSelf(anchor.getDpsInputOperand(gemm->rhs)->get()),
+        /*lhsKFast=*/false, /*rhsKFast=*/false);
     if (tileBytes > 0)
       residentBlocks = std::max<int64_t>(
           1, std::min<int64_t>(residentBlocks,

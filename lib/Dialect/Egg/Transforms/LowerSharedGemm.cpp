@@ -219,6 +219,9 @@ private:
   // consumer warpgroup is done reading it.
   Value sharedBytes, fullBarriers, emptyBarriers;
   int64_t numK = 0;
+  // Bytes of both operands' stages (prepare); the staged epilogue reuses
+  // them.
+  int64_t tilesBytes = 0;
 };
 } // namespace
 
@@ -799,13 +802,9 @@ bool GemmBuilder::stageStores(OpBuilder &b, Value buffer,
   // A row of the staged tile ends in one 16-byte piece of padding: the
   // fragments' eight rows per store then fall in distinct banks.
   int64_t rowElems = plan.bn + v;
-  int64_t pipelineBytes = 0;
-  for (const Operand &x : operands)
-    pipelineBytes += x.stageBytes * plan.stages;
   int64_t chunks = plan.bm * plan.bn / v;
   if (16 % bytes != 0 || plan.blockExtents[plan.loops.innerN()] % v != 0 ||
-      !hasAlignedLayout(buffer, v) ||
-      plan.bm * rowElems * bytes > pipelineBytes ||
+      !hasAlignedLayout(buffer, v) || plan.bm * rowElems * bytes > tilesBytes ||
       chunks % plan.numThreads() != 0)
     return false;
   auto c = [&](int64_t value) { return constIndex(b, loc, value); };
@@ -1015,6 +1014,7 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
     // ldmatrix and cp.async: 16 bytes; wgmma's swizzle: 1024.
     total += llvm::alignTo(bytes, plan.wgmma ? kWgmmaSwizzleAtom : 16);
   }
+  tilesBytes = total;
   // wgmma tiles always live in dynamic shared memory, whose start is
   // aligned to the swizzle atom at run time (one atom more is allocated).
   Value alignedStart;
