@@ -72,6 +72,7 @@ PROBLEMS = {
                        [((4, 16, 34, 34), f32), ((32, 16, 3, 3), f32), ((32,), f32)]),
     "center_rows": (lambda x: x - x.mean(1, keepdim=True), [((4096, 512), f32)]),
     "gelu_bias": (lambda x, b: F.gelu(x + b), [((2048, 1024), f32), ((1024,), f32)]),
+    "erf_f16": (torch.erf, [((2048, 2048), f16)]),
     "exp_log_chain": (lambda x: (lambda sp: sp / (1 + torch.exp(-sp)))(F.softplus(x)),
                       [((4194304,), f32)]),
     "group_norm": (lambda x, g, b: F.group_norm(x, 8, g, b, eps=1e-5),

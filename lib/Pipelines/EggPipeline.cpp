@@ -103,6 +103,8 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   toNVVM.useBarePtrCallConv = true;
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
   gpuPm.addPass(createEggAlignWorkgroupMemory());
+  // Before libdevice's erff would take math.erf (docs/pipeline.md).
+  gpuPm.addPass(createEggExpandErf());
   // Asynchronous copies (the shared-memory GEMM) first: they need the
   // memrefs still typed as memrefs.
   gpuPm.addPass(createConvertNVGPUToNVVMPass());

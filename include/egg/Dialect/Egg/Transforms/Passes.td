@@ -279,6 +279,29 @@ def EggForwardResultCopies : Pass<"egg-forward-result-copies", "::mlir::func::Fu
   }];
 }
 
+def EggExpandErf : Pass<"egg-expand-erf"> {
+  let summary = "Expand math.erf into short polynomials";
+  let description = [{
+    libdevice's `erff` chooses each coefficient of its two polynomials with
+    a select: about 34 instructions per value, 14 of them on the half-rate
+    ALU pipe, enough to make an erf GELU over bf16 compute-bound on H200.
+    This pass rewrites `math.erf` on f32, f16 and bf16 scalars and vectors:
+
+    * f32: `x + x * R(x^2)` below |x| = 0.9, else
+      `copysign(1 - exp2(Q(min(|x|, 4))), x)`, one select between them
+      (at most 1.23 ulp with an exact exp2, plus the error of `ex2.approx`);
+    * f16 and bf16, computed in f32: `c + c * P(c^2)` with `c = clamp(x,
+      -3, 3)`, relative error at most 2.4e-5 before rounding (half an f16
+      ulp is 2.4e-4).
+
+    NaN propagates (`minimumf`/`maximumf`). The coefficients and their
+    errors come from `scripts/fit-erf.py`. Other types (f64) are left to
+    libdevice.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def EggStripCompileTimes : Pass<"egg-strip-compile-times", "::mlir::ModuleOp"> {
   let summary = "Drop compile-time measurements from gpu.binary objects";
   let description = [{
