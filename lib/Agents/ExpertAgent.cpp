@@ -193,8 +193,10 @@ private:
   /// Hopper's warpgroup MMA (principle 9 of tuning.md) for f16/bf16
   /// products on sm_90a large enough to give three quarters of the SMs a
   /// block with the largest tile that allows it: 128x256 tiles (two
-  /// warpgroups of 128x128), else 128x128 or 64x128; K steps of 64 in the
-  /// 128-byte swizzled layout, as many cp.async stages as fit (4, else 3).
+  /// warpgroups of 128x128), else 128x128 or 64x128; K steps of 128 bytes
+  /// (64 16-bit elements) in the 128-byte swizzled layout, as many cp.async
+  /// stages as fit (4, else 3). f32 products too where the module allows
+  /// TF32 and both tiles are K-major.
   /// Smaller products keep mma.sync, whose smaller tiles reach more SMs.
   FailureOr<TuningAttr> chooseWgmma(KernelOp kernel, TargetAttr target) {
     if (target.getSmVersion() != 90 || !target.hasArchSpecificFeatures())
@@ -206,7 +208,10 @@ private:
       return failure();
     auto op = cast<linalg::LinalgOp>(anchor);
     Type element = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
-    if (element.getIntOrFloatBitWidth() != 16)
+    // f32 only where the user allowed TF32 (checkLowerable also wants its
+    // tiles K-major).
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    if (bytes != 2 && !(element.isF32() && allowsTf32(kernel)))
       return failure();
     SmallVector<int64_t> extents = op.getStaticLoopRanges();
     int64_t batches = batchCount(*gemm, extents);
@@ -232,9 +237,9 @@ private:
             function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
             ArrayRef<int64_t>{128, t.bn / t.wn, t.bm / t.wm},
             ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
-            ArrayRef<int64_t>{}, ArrayRef<int64_t>{64}, ArrayRef<int64_t>{0, 1},
-            ArrayRef<int64_t>{}, int64_t(0), Swizzle::xor128, int64_t(8),
-            CopyEngine::cp_async, stages);
+            ArrayRef<int64_t>{}, ArrayRef<int64_t>{128 / bytes},
+            ArrayRef<int64_t>{0, 1}, ArrayRef<int64_t>{}, int64_t(0),
+            Swizzle::xor128, int64_t(16 / bytes), CopyEngine::cp_async, stages);
         if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
           return tuning;
       }

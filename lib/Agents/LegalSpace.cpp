@@ -984,17 +984,27 @@ int64_t mlir::egg::sharedGemmBytes(int64_t bm, int64_t bn, int64_t bk,
 
 /// Tensor cores (mma.sync m16n8k16) take f16 or bf16 matrices and
 /// accumulate in f32: the product's body must be exactly that
-/// multiply-accumulate (inputs widened with extf), nothing else.
+/// multiply-accumulate (inputs widened with extf), nothing else. Warpgroup
+/// MMA also takes f32 matrices, rounded to TF32 as it reads them, where
+/// the module allows it (`egg.allow_tf32`): never silently.
 static LogicalResult
-checkMmaProduct(linalg::LinalgOp op,
+checkMmaProduct(linalg::LinalgOp op, bool wgmma,
                 function_ref<InFlightDiagnostic()> emitError) {
   Type a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
   Type b = getElementTypeOrSelf(op.getDpsInputOperand(1)->get());
   Type c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
-  if (a != b || !(a.isF16() || a.isBF16()) || !c.isF32())
+  if (a == b && a.isF32() && c.isF32() && wgmma) {
+    if (!allowsTf32(op))
+      return emitError() << "f32 products reach tensor cores only as TF32 "
+                            "(10-bit mantissas), which the user must allow: "
+                            "egg.allow_tf32 on the module (pipeline option "
+                            "allow-tf32)";
+  } else if (a != b || !(a.isF16() || a.isBF16()) || !c.isF32()) {
     return emitError() << "tensor cores (a warp tile) take f16 or bf16 "
-                          "matrices of one type accumulated in f32, not "
-                       << a << " x " << b << " -> " << c;
+                          "matrices of one type accumulated in f32"
+                       << (wgmma ? " (or f32 as TF32, where allowed)" : "")
+                       << ", not " << a << " x " << b << " -> " << c;
+  }
   for (Operation &inner : op.getBlock()->without_terminator())
     if (!isa<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(inner))
       return emitError() << "tensor cores compute a plain multiply-add; the "
@@ -1059,11 +1069,11 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                        << numInputs << "): it is accumulated in registers";
   // Tensor cores: a warp tile per warp instead of a thread tile.
   bool mma = isMmaGemm(tuning);
-  if (mma && failed(checkMmaProduct(op, emitError)))
-    return failure();
   // Warpgroup MMA (Hopper): tiles in the 128-byte swizzled layout that
   // wgmma's matrix descriptors describe; other GEMMs pad their rows.
   bool wgmma = isWgmmaGemm(tuning);
+  if (mma && failed(checkMmaProduct(op, wgmma, emitError)))
+    return failure();
   if (wgmma) {
     TargetAttr target = lookupTarget(kernel);
     // wgmma is sm_90a's alone (later `a` targets have other MMAs).
@@ -1208,9 +1218,17 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                        << " does not divide the K loop of extent " << extentK
                        << ": a partial last K tile needs copy = cp_async or "
                           "tma, whose copies zero-fill past K";
-  if (mma && bk % 16 != 0)
-    return emitError() << "reduction tile " << bk
-                       << " is not a multiple of 16 (mma.sync's K)";
+  // An instruction's K: 16 16-bit elements, or 8 TF32 (32 bytes either way).
+  int64_t instrK =
+      wgmma
+          ? 32 / ((getElementTypeOrSelf(op.getDpsInputOperand(gemm->lhs)->get())
+                       .getIntOrFloatBitWidth() +
+                   7) /
+                  8)
+          : 16;
+  if (mma && bk % instrK != 0)
+    return emitError() << "reduction tile " << bk << " is not a multiple of "
+                       << instrK << " (the tensor-core instruction's K)";
 
   // Copies: every thread moves the same number of `vector`-wide pieces of
   // each tile, along the operand's contiguous dimension.
@@ -1245,6 +1263,10 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                          << " threads, at most 16 bytes per access";
     // Swizzled tiles: 16-byte pieces, rows of 128 bytes (64 16-bit
     // elements) along the contiguous dimension.
+    // wgmma transposes 16-bit tiles only: TF32 tiles must be K-major.
+    if (wgmma && bytes == 4 && fast != gemm->innerK())
+      return emitError() << "input " << which << " is not contiguous along K: "
+                         << "warpgroup MMA reads TF32 tiles K-major only";
     if (wgmma && v * bytes != 16)
       return emitError() << "vector = " << v << " does not fit the swizzled "
                          << "tiles of input " << which
@@ -1603,7 +1625,8 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
 /// warp tiles of the block over 1, 2 or 4 warps per dimension (at most 8
 /// warps), K steps of 16 and 32 with 2-4 stages, the anchor's copy engine,
 /// padding and vector width; for wgmma (sm_90a), block tiles of 64-256 over
-/// one or two warpgroups per dimension, K steps of 64 with 2-4 stages.
+/// one or two warpgroups per dimension, K steps of 128 bytes with 2-4
+/// stages.
 static SmallVector<TuningAttr>
 enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
   auto emitError = [&]() { return kernel.emitOpError(); };
@@ -1646,16 +1669,19 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
                        Swizzle::none, anchor.getVector(), anchor.getCopy(),
                        stages);
   // Warpgroup MMA (sm_90a; checkLowerable refuses it elsewhere): one or
-  // two warpgroups along M and N, K steps of 64, 16-byte swizzled copies
-  // by cp.async or (plain 2-D products) TMA.
+  // two warpgroups along M and N, K steps of one 128-byte swizzled row,
+  // 16-byte swizzled copies by cp.async or (plain 2-D products) TMA.
+  int64_t bytes = getElementTypeOrSelf(op.getDpsInputOperand(gemm->lhs)->get())
+                      .getIntOrFloatBitWidth() /
+                  8;
   for (CopyEngine copy : {CopyEngine::cp_async, CopyEngine::tma})
     for (int64_t bm = 64; bm <= 256; bm *= 2)
       for (int64_t bn = 64; bn <= 256; bn *= 2)
         for (int64_t groupsM = 1; groupsM <= 2; ++groupsM)
           for (int64_t groupsN = 1; groupsN <= 2; ++groupsN)
             for (int64_t stages = 2; stages <= 4; ++stages)
-              consider(128, bm, bn, groupsM, groupsN, 64, 0, Swizzle::xor128, 8,
-                       copy, stages);
+              consider(128, bm, bn, groupsM, groupsN, 128 / bytes, 0,
+                       Swizzle::xor128, 16 / bytes, copy, stages);
   return closestFirst(found, anchor, limit);
 }
 

@@ -353,6 +353,7 @@ llvm::Expected<Manifest> mlir::egg::eval::parseManifest(llvm::StringRef text) {
   m.dramGbps = targetField(m.target, "dram_gbps");
   m.fp32Gflops = targetField(m.target, "fp32_gflops");
   m.tensorGflops = targetField(m.target, "tensor_gflops");
+  m.allowTf32 = root->getBoolean("allow_tf32").value_or(false);
 
   Reader r(*root, "manifest");
   auto modules = r.array("modules");

@@ -126,6 +126,7 @@ void mlir::egg::buildEggPipeline(OpPassManager &pm,
                                  const EggPipelineOptions &options) {
   EggAttachTargetOptions attach;
   attach.chip = options.chip;
+  attach.allowTf32 = options.allowTf32;
   pm.addPass(createEggAttachTarget(attach));
   pm.addNestedPass<func::FuncOp>(createEggFormKernels());
   EggAlgorithmStructureOptions stage1;

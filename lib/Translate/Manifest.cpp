@@ -306,6 +306,9 @@ static LogicalResult exportManifest(ModuleOp module, ArrayRef<Ptx> ptx,
     target.print(tos);
     root["target"] = text;
   }
+  // f32 products may have run as TF32: egg-eval judges them accordingly.
+  if (module->hasAttr("egg.allow_tf32"))
+    root["allow_tf32"] = true;
 
   os << llvm::formatv("{0:2}", json::Value(std::move(root))) << "\n";
   return success();

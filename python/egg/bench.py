@@ -7,7 +7,9 @@ then CUDA-event timing, L2 flushed) -> optionally egg-tune with a budget ->
 PyTorch eager and torch.compile timed the same way. Prints the table, fast_p
 (the fraction of problems that are correct and faster than eager by more
 than p) and geometric-mean speedups; writes JSON and, with --tune, each
-problem's egg-tune HTML report."""
+problem's egg-tune HTML report. TF32 stays off, except for problems that
+set ``ALLOW_TF32 = True``: those run with TF32 allowed in EGG and in
+PyTorch, and their rows say so."""
 import argparse
 import glob
 import json
@@ -18,9 +20,9 @@ import sys
 from pathlib import Path
 
 from .frontend import UnsupportedOp
-from .kernelbench import import_problem
+from .kernelbench import import_problem, problem_allows_tf32
 from .timing import l2_flush_mode
-from .tools import CompileError, compile_mlir, find_tool
+from .tools import CompileError, allowing_tf32, compile_mlir, find_tool
 
 
 def problem_files(paths):
@@ -41,12 +43,15 @@ def run_egg_eval(manifest, source, out_json, trials):
         return {"status": "error", "reason": (r.stdout + r.stderr).strip()[-300:]}
 
 
-def torch_times(model, inputs, compile_too=True):
+def torch_times(model, inputs, compile_too=True, allow_tf32=False):
     import torch
     from .timing import time_ms
     model = model.cuda()
     args = [x.cuda() for x in inputs]
     out = {}
+    # TF32 only for problems that allow it (then for both sides).
+    torch.backends.cuda.matmul.allow_tf32 = allow_tf32
+    torch.backends.cudnn.allow_tf32 = allow_tf32
     with torch.no_grad():
         out["eager_ms"] = time_ms(model, args)
         if compile_too:
@@ -54,6 +59,8 @@ def torch_times(model, inputs, compile_too=True):
                 out["compile_ms"] = time_ms(torch.compile(model), args)
             except Exception as e:  # Reported, never hidden.
                 out["compile_error"] = str(e)[:200]
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     return out
 
 
@@ -87,7 +94,9 @@ def main(argv=None):
         work = out / name
         work.mkdir(exist_ok=True)
         source = work / f"{name}.mlir"
-        source.write_text(imported.mlir)
+        tf32 = problem_allows_tf32(path)
+        row["tf32"] = tf32
+        source.write_text(allowing_tf32(imported.mlir) if tf32 else imported.mlir)
         try:
             manifest, _ = compile_mlir(source, work, chip=args.chip)
         except CompileError as e:
@@ -111,7 +120,7 @@ def main(argv=None):
                 row["tuned_ms"] = rep["function"]["best_ms"]
             except (OSError, ValueError, KeyError):
                 row["tune_error"] = (r.stdout + r.stderr)[-300:]
-        row.update(torch_times(model, inputs, not args.no_compile))
+        row.update(torch_times(model, inputs, not args.no_compile, tf32))
         best = min(v for v in (row.get("egg_ms"), row.get("tuned_ms")) if v) if row.get("egg_ms") else None
         row["best_ms"] = best
         print(f"{name:24s} {row['status']:10s} egg {fmt(row.get('egg_ms'))} tuned {fmt(row.get('tuned_ms'))} "
@@ -155,7 +164,8 @@ def print_table(rows, summary):
         ve = f"{r['eager_ms'] / b:.2f}x" if b and r.get("eager_ms") else "-"
         vc = f"{r['compile_ms'] / b:.2f}x" if b and r.get("compile_ms") else "-"
         gbps = f"{r['bytes'] / (b * 1e6):.0f}" if b and r.get("bytes") else "-"
-        print(f"| {r['problem']} | {r.get('status')} | {fmt(r.get('egg_ms'))} | {fmt(r.get('tuned_ms'))} | "
+        tf32 = " (TF32 allowed)" if r.get("tf32") else ""
+        print(f"| {r['problem']}{tf32} | {r.get('status')} | {fmt(r.get('egg_ms'))} | {fmt(r.get('tuned_ms'))} | "
               f"{fmt(r.get('eager_ms'))} | {fmt(r.get('compile_ms'))} | {fmt(r.get('floor_ms'))} | {gbps} | "
               f"{floor_pct(r, 'best_ms')} | {floor_pct(r, 'eager_ms')} | {floor_pct(r, 'compile_ms')} | {ve} | {vc} |")
     s = summary

@@ -11,13 +11,25 @@ from .frontend import import_module
 from .tools import find_tool
 
 
-def load_problem(path, seed=0):
-    """(name, model, inputs) with the model's weights drawn from `seed`."""
-    import torch
+def _exec_problem(path):
     path = Path(path)
     spec = importlib.util.spec_from_file_location(f"egg_problem_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def problem_allows_tf32(path):
+    """Whether the problem file sets ``ALLOW_TF32 = True``: its f32 products
+    may then run as TF32, in EGG and in the PyTorch baselines alike."""
+    return bool(getattr(_exec_problem(path), "ALLOW_TF32", False))
+
+
+def load_problem(path, seed=0):
+    """(name, model, inputs) with the model's weights drawn from `seed`."""
+    import torch
+    path = Path(path)
+    module = _exec_problem(path)
     torch.manual_seed(seed)
     model = module.Model(*module.get_init_inputs())
     inputs = module.get_inputs()

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from .frontend import import_module
-from .tools import compile_mlir
+from .tools import allowing_tf32, compile_mlir
 
 _TORCH_DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64"}
 
@@ -166,13 +166,20 @@ class CompiledModule:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def compile(model, example_inputs, agent="expert", chip="sm_90a", decisions=None, workdir=None):
+def compile(model, example_inputs, agent="expert", chip="sm_90a", decisions=None, workdir=None,
+            allow_tf32=None):
     """Imports `model`, compiles it with EGG and returns a callable that runs
-    the kernels on CUDA tensors (same inputs as `model`, CUDA outputs)."""
+    the kernels on CUDA tensors (same inputs as `model`, CUDA outputs).
+    `allow_tf32`: f32 products may round their inputs to TF32 on tensor
+    cores; by default as PyTorch's `torch.backends.cuda.matmul.allow_tf32`
+    says (off unless the user turned it on)."""
+    import torch
+    if allow_tf32 is None:
+        allow_tf32 = bool(torch.backends.cuda.matmul.allow_tf32)
     imported = import_module(model, example_inputs, name="forward")
     work = Path(workdir or tempfile.mkdtemp(prefix="egg-"))
     source = work / "forward.mlir"
     work.mkdir(parents=True, exist_ok=True)
-    source.write_text(imported.mlir)
+    source.write_text(allowing_tf32(imported.mlir) if allow_tf32 else imported.mlir)
     manifest, _ = compile_mlir(source, work, chip=chip, agent=agent, decisions=decisions)
     return CompiledModule(imported, manifest)

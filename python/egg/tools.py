@@ -24,6 +24,14 @@ class CompileError(RuntimeError):
     pass
 
 
+def allowing_tf32(mlir_text):
+    """The module of `mlir_text` (top-level functions) with TF32 allowed
+    (`egg.allow_tf32`): its f32 products may then round their inputs to
+    TF32 on tensor cores. Every tool (egg-opt, egg-tune, egg-eval through
+    the manifest) honours the attribute."""
+    return "module attributes {egg.allow_tf32} {\n" + mlir_text + "\n}\n"
+
+
 def compile_mlir(mlir_path, out_dir, chip="sm_90a", agent="expert", decisions=None):
     """egg-opt --egg-pipeline then egg-translate: returns (manifest path,
     decisions path). Raises CompileError with egg-opt's diagnostics."""

@@ -96,3 +96,25 @@ def test_channels_last_convolution_bias_is_added_in_f32():
     widened = text.index("f16 to f32", bias)
     added = text.index("arith.addf", widened)
     assert text.index("(d3, d4, d5, d6)") < bias < widened < added < text.index("arith.truncf")
+
+
+def test_tf32_only_where_allowed(tmp_path):
+    """`allowing_tf32` marks the module; only then do f32 products reach
+    tensor cores (TF32), and the manifest tells egg-eval so."""
+    from egg.kernelbench import problem_allows_tf32
+    from egg.tools import allowing_tf32
+
+    model = torch.nn.Linear(256, 4096, bias=False)
+    text = to_mlir(model, [torch.randn(1024, 256)])
+    plain, tf32 = tmp_path / "plain.mlir", tmp_path / "tf32.mlir"
+    plain.write_text(text)
+    tf32.write_text(allowing_tf32(text))
+    manifest, decisions = compile_mlir(plain, tmp_path / "plain")
+    assert "xor128" not in decisions.read_text()
+    assert "allow_tf32" not in manifest.read_text()
+    manifest, decisions = compile_mlir(tf32, tmp_path / "tf32")
+    assert "reduction = [32]" in decisions.read_text() and "vector = 4" in decisions.read_text()
+    assert '"allow_tf32": true' in manifest.read_text()
+    bench = Path(__file__).resolve().parents[2] / "bench" / "gemm"
+    assert problem_allows_tf32(bench / "matmul_bt_tf32.py")
+    assert not problem_allows_tf32(bench / "matmul_bt_f32.py")

@@ -63,3 +63,30 @@ def test_tma_copies_match_eager(tmp_path):
         got = compiled(*args).float()
         err = ((got - want).norm() / want.norm()).item()
         assert err < 2e-3, f"relative L2 error {err}"
+
+
+def test_tf32_follows_pytorch_switch(tmp_path):
+    """An f32 linear layer runs on TF32 tensor cores only where the user
+    allowed TF32 (by default through PyTorch's own switch), and is then
+    within TF32's error of the float64 product."""
+    model = torch.nn.Linear(256, 4096, bias=False)
+
+    def inputs():
+        return [torch.randn(1024, 256)]
+
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = True
+        compiled = egg.compile(model, inputs(), workdir=tmp_path / "tf32")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = False
+    recorded = (tmp_path / "tf32" / "forward.decisions.json").read_text()
+    assert "swizzle = xor128" in recorded and "vector = 4" in recorded
+    egg.compile(model, inputs(), workdir=tmp_path / "f32")
+    assert "xor128" not in (tmp_path / "f32" / "forward.decisions.json").read_text()
+    w = model.weight.detach().cuda().double()
+    for _ in range(2):
+        x = inputs()[0].cuda()
+        want = x.double() @ w.t()
+        got = compiled(x).double()
+        err = ((got - want).norm() / want.norm()).item()
+        assert 1e-6 < err < 2e-3, f"relative L2 error {err} (TF32 rounds to 10 bits)"

@@ -229,7 +229,7 @@ func.func @mma4(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x
 // -----
 
 func.func @mma5(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x128xf32> {
-  // expected-error @+1 {{reduction tile 8 is not a multiple of 16 (mma.sync's K)}}
+  // expected-error @+1 {{reduction tile 8 is not a multiple of 16 (the tensor-core instruction's K)}}
   %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
                   tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], reduction = [8], shared = [0, 1], padding = 8, vector = 8>} {
@@ -728,4 +728,54 @@ func.func @tma_too_many_threads(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf1
   }
   return %r : tensor<256x256xf32>
 }
+}
+// -----
+
+// f32 products reach wgmma as TF32 only where the module allows it.
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+func.func @tf32_not_allowed(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{f32 products reach tensor cores only as TF32 (10-bit mantissas), which the user must allow: egg.allow_tf32 on the module (pipeline option allow-tf32)}}
+  %r = egg.kernel @k ins(%a, %b : tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x256xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3>} {
+  ^bb0(%x: tensor<256x128xf32>, %y: tensor<256x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %y : tensor<256x128xf32>, tensor<256x128xf32>) outs(%f : tensor<256x256xf32>) {
+    ^bb1(%p: f32, %q: f32, %acc: f32):
+      %pq = arith.mulf %p, %q : f32
+      %sum = arith.addf %acc, %pq : f32
+      linalg.yield %sum : f32
+    } -> tensor<256x256xf32>
+    egg.yield %m : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
+}
+// -----
+
+// wgmma transposes 16-bit tiles only: a TF32 B must be K-contiguous.
+module attributes {egg.allow_tf32, egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+func.func @tf32_n_major(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{input 1 is not contiguous along K: warpgroup MMA reads TF32 tiles K-major only}}
+  %r = egg.kernel @k ins(%a, %b : tensor<256x128xf32>, tensor<128x256xf32>) -> tensor<256x256xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3>} {
+  ^bb0(%x: tensor<256x128xf32>, %y: tensor<128x256xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<256x128xf32>, tensor<128x256xf32>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+    egg.yield %m : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
+}
+// -----
+
+// egg.allow_tf32 is a unit attribute of a module.
+func.func @tf32_attr() attributes {egg.allow_tf32} {
+  // expected-error @-1 {{'egg.allow_tf32' must be a unit attribute of a module}}
+  return
 }

@@ -58,15 +58,16 @@ cublasStatus_t Cublas::rowMajorGemm(CUstream stream, int64_t batch, int64_t m,
                                     bool transB, CUdeviceptr a,
                                     ElementType aType, CUdeviceptr b,
                                     ElementType bType, CUdeviceptr c,
-                                    ElementType cType) {
+                                    ElementType cType, bool tf32) {
   setStream(handle, stream);
   // Row-major C = A B is column-major C^T = B^T A^T: B first.
   float alpha = 1, beta = 0;
-  return gemm(handle, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
-              transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m), int(k),
-              &alpha, reinterpret_cast<void *>(b), dataType(bType),
-              int(transB ? k : n), k * n, reinterpret_cast<void *>(a),
-              dataType(aType), int(transA ? m : k), m * k, &beta,
-              reinterpret_cast<void *>(c), dataType(cType), int(n), m * n,
-              int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  return gemm(
+      handle, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+      transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m), int(k), &alpha,
+      reinterpret_cast<void *>(b), dataType(bType), int(transB ? k : n), k * n,
+      reinterpret_cast<void *>(a), dataType(aType), int(transA ? m : k), m * k,
+      &beta, reinterpret_cast<void *>(c), dataType(cType), int(n), m * n,
+      int(batch), tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+      CUBLAS_GEMM_DEFAULT);
 }

@@ -33,14 +33,14 @@ struct Cublas {
   bool load(std::string &error);
 
   /// Row-major C = op(A) op(B) (batched, strided), f32 accumulation, TF32
-  /// off. A is [b][M][K] ([b][K][M] if transA), B [b][K][N] ([b][N][K] if
-  /// transB), C [b][M][N].
+  /// only if `tf32`. A is [b][M][K] ([b][K][M] if transA), B [b][K][N]
+  /// ([b][N][K] if transB), C [b][M][N].
   cublasStatus_t rowMajorGemm(CUstream stream, int64_t batch, int64_t m,
                               int64_t n, int64_t k, bool transA, bool transB,
                               CUdeviceptr a, mlir::egg::eval::ElementType aType,
                               CUdeviceptr b, mlir::egg::eval::ElementType bType,
-                              CUdeviceptr c,
-                              mlir::egg::eval::ElementType cType);
+                              CUdeviceptr c, mlir::egg::eval::ElementType cType,
+                              bool tf32);
 };
 
 } // namespace egg::cuda

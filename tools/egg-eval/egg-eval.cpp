@@ -581,7 +581,10 @@ int main(int argc, char **argv) {
   bool half = false;
   for (const Buffer &b : function->buffers)
     half |= isHalfPrecision(b.elementType);
-  Tolerance tolerance = toleranceFor(half);
+  // TF32 keeps 10 mantissa bits, as f16 does.
+  Tolerance tolerance = toleranceFor(half || manifest->allowTf32);
+  if (manifest->allowTf32)
+    report.root["allow_tf32"] = true;
   json::Array trialReports;
   bool correct = true;
   std::string firstFailure;
@@ -757,8 +760,9 @@ int main(int argc, char **argv) {
           Stats s = timeLoop(
               [&] {
                 return blas.rowMajorGemm(stream, 1, size, size, size, false,
-                                         false, src, type, src, type, dst,
-                                         type) == CUBLAS_STATUS_SUCCESS
+                                         false, src, type, src, type, dst, type,
+                                         /*tf32=*/false) ==
+                               CUBLAS_STATUS_SUCCESS
                            ? CUDA_SUCCESS
                            : CUDA_ERROR_UNKNOWN;
               },
@@ -790,7 +794,10 @@ int main(int argc, char **argv) {
                                  "rates from the target profile";
     }
   }
-  double peak = half ? tensorGflops : fp32Gflops;
+  // Hopper's dense TF32 rate is half its 16-bit rate.
+  double peak = half                  ? tensorGflops
+                : manifest->allowTf32 ? tensorGflops / 2
+                                      : fp32Gflops;
   Roofline roof = roofline((*reference)->flops(), bytes, bandwidthGbps, peak);
 
   if (timing) {
@@ -891,15 +898,17 @@ int main(int argc, char **argv) {
             return blas.rowMajorGemm(stream, gemm->batch, gemm->m, gemm->n,
                                      gemm->k, gemm->transA, gemm->transB, a,
                                      gemm->aType, b, gemm->bType, c,
-                                     gemm->cType) == CUBLAS_STATUS_SUCCESS
+                                     gemm->cType, manifest->allowTf32) ==
+                           CUBLAS_STATUS_SUCCESS
                        ? CUDA_SUCCESS
                        : CUDA_ERROR_UNKNOWN;
           },
           0);
       cu.cuMemFree(c);
       baselines["cublas"] = json::Object{
-          {"what", "cublasGemmStridedBatchedEx on the contraction alone "
-                   "(f32 accumulation, TF32 off), " +
+          {"what", std::string("cublasGemmStridedBatchedEx on the "
+                               "contraction alone (f32 accumulation, TF32 ") +
+                       (manifest->allowTf32 ? "allowed" : "off") + "), " +
                        blas.library},
           {"median_ms", s.median},
           {"egg_over_cublas", total.median / s.median}};

@@ -78,6 +78,8 @@ struct Manifest {
   std::string target;
   /// Numbers from the target profile (0 when absent).
   int64_t dramGbps = 0, fp32Gflops = 0, tensorGflops = 0;
+  /// The module allowed f32 products on TF32 tensor cores (egg.allow_tf32).
+  bool allowTf32 = false;
   const Function *findFunction(llvm::StringRef name) const;
 };
 

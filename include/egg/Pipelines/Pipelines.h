@@ -24,6 +24,11 @@ struct EggPipelineOptions : public PassPipelineOptions<EggPipelineOptions> {
       llvm::cl::desc("CUDA toolkit whose libdevice implements math functions "
                      "(default: $CUDA_HOME, $CUDA_PATH, /usr/local/cuda)"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> allowTf32{
+      *this, "allow-tf32",
+      llvm::cl::desc("Allow f32 products to round their inputs to TF32 on "
+                     "tensor cores (sets egg.allow_tf32)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> agent{
       *this, "agent", llvm::cl::desc("Who decides: expert or replay"),
       llvm::cl::init("expert")};

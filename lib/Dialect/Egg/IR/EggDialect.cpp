@@ -51,6 +51,12 @@ LogicalResult EggDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a dictionary of strings";
     return success();
   }
+  if (attr.getName() == getAllowTf32AttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<ModuleOp>(op))
+      return op->emitError() << "'" << getAllowTf32AttrName()
+                             << "' must be a unit attribute of a module";
+    return success();
+  }
   return op->emitError() << "unknown egg attribute '"
                          << attr.getName().getValue() << "'";
 }

@@ -21,6 +21,13 @@ TargetAttr mlir::egg::lookupTarget(Operation *op) {
   return {};
 }
 
+bool mlir::egg::allowsTf32(Operation *op) {
+  for (Operation *cur = op; cur; cur = cur->getParentOp())
+    if (cur->hasAttr(EggDialect::getAllowTf32AttrName()))
+      return true;
+  return false;
+}
+
 //===----------------------------------------------------------------------===//
 // KernelOp
 //===----------------------------------------------------------------------===//

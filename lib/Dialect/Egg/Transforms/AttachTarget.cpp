@@ -21,6 +21,9 @@ struct AttachTargetPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (allowTf32)
+      module->setAttr(EggDialect::getAllowTf32AttrName(),
+                      UnitAttr::get(&getContext()));
     if (!overrideExisting && lookupTarget(module))
       return;
     TargetAttr target = getBuiltinTarget(&getContext(), chip);

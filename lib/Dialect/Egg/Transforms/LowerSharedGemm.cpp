@@ -927,15 +927,20 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
   int64_t perInstr = plan.tn / 2;
   auto structType =
       LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(perInstr, f32));
-  NVVM::WGMMATypes type =
-      element.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  // f32 tiles are read as TF32 (the module allows it: checkLowerable).
+  NVVM::WGMMATypes type = element.isBF16()  ? NVVM::WGMMATypes::bf16
+                          : element.isF32() ? NVVM::WGMMATypes::tf32
+                                            : NVVM::WGMMATypes::f16;
+  // Each instruction consumes 32 bytes of K: 16 16-bit elements or 8 TF32.
+  int64_t instrK = 32 / lhs.bytes;
   // A is "row" (K-major) unless stored M-contiguous; B is "col" (K-major)
-  // unless stored N-contiguous: wgmma transposes 16-bit tiles as it reads.
+  // unless stored N-contiguous: wgmma transposes 16-bit tiles as it reads
+  // (TF32 tiles are K-major, checkLowerable).
   auto layoutA = lhs.fastIsMN ? NVVM::MMALayout::col : NVVM::MMALayout::row;
   auto layoutB = rhs.fastIsMN ? NVVM::MMALayout::row : NVVM::MMALayout::col;
   SmallVector<Value> values(accs);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (int64_t ks = 0; ks < plan.bk; ks += 16) {
+  for (int64_t ks = 0; ks < plan.bk; ks += instrK) {
     Value descB = descriptorAt(rhs, offsetOf(rhs, 0, ks));
     for (int64_t mi = 0; mi < plan.tm / 64; ++mi) {
       Value descA = descriptorAt(lhs, offsetOf(lhs, mi * 64, ks));
@@ -945,7 +950,7 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
                                              values[mi * perInstr + e], e);
       auto mma = NVVM::WgmmaMmaAsyncOp::create(
           b, loc, structType, packed, descA, descB,
-          NVVM::MMAShapeAttr::get(ctx, 64, plan.tn, 16),
+          NVVM::MMAShapeAttr::get(ctx, 64, plan.tn, instrK),
           NVVM::WGMMATypesAttr::get(ctx, type),
           NVVM::WGMMATypesAttr::get(ctx, type),
           NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),

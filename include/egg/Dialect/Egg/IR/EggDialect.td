@@ -44,6 +44,11 @@ def Egg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getRationaleAttrName() {
       return "egg.rationale";
     }
+    /// Name of the module's unit attribute by which the user allows f32
+    /// products to round their inputs to TF32 on tensor cores.
+    static constexpr ::llvm::StringLiteral getAllowTf32AttrName() {
+      return "egg.allow_tf32";
+    }
   }];
 }
 

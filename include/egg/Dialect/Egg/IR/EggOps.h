@@ -20,6 +20,10 @@ namespace mlir::egg {
 /// The hardware profile attached to the module enclosing `op`, if any.
 TargetAttr lookupTarget(Operation *op);
 
+/// Whether the module enclosing `op` allows TF32 tensor cores for f32
+/// products (`egg.allow_tf32`).
+bool allowsTf32(Operation *op);
+
 /// Bytes of shared memory that `tuning` asks for when applied to `anchor`:
 /// for every promoted operand, the tile its indexing map touches (block tile
 /// on parallel loops, reduction tile on reduction loops, whole extent where

@@ -11,10 +11,14 @@ def EggAttachTarget : Pass<"egg-attach-target", "::mlir::ModuleOp"> {
     Sets the module's `egg.target` attribute to the built-in profile of
     `chip` (see docs/dialect.md for the table). A module that already has a
     profile keeps it unless `override` is set. An unknown chip is an error.
+    `allow-tf32` sets the module's `egg.allow_tf32`: f32 products may then
+    round their inputs to TF32 on tensor cores (never without it).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
            "Compute capability to target (sm_80, sm_90, sm_90a)">,
+    Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
+           "Allow f32 products on TF32 tensor cores (egg.allow_tf32)">,
     Option<"overrideExisting", "override", "bool", /*default=*/"false",
            "Replace a profile that is already attached">
   ];

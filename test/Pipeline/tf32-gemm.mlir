@@ -1,0 +1,41 @@
+// TF32 (docs/pipeline.md, "TF32"): an f32 linear layer (B K-contiguous)
+// stays on FMA tiles unless the user allows TF32; with `allow-tf32` the
+// expert takes warpgroup MMA on TF32 tiles (K steps of 32 f32, 16-byte
+// pieces), the PTX holds wgmma's tf32 form and the manifest tells egg-eval
+// that TF32 was allowed. Replaying those decisions without the permission
+// is an error, never a silent TF32.
+// RUN: egg-opt %s --egg-pipeline="record=%t.f32.json" -o %t.f32.mlir
+// RUN: FileCheck %s --check-prefix=FMA < %t.f32.json
+// RUN: egg-translate --egg-to-ptx %t.f32.mlir | FileCheck %s --check-prefix=FMA-PTX
+// RUN: egg-opt %s --egg-pipeline="allow-tf32=true record=%t.tf32.json" -o %t.tf32.mlir
+// RUN: FileCheck %s --check-prefix=TF32 < %t.tf32.json
+// RUN: egg-translate --egg-to-ptx %t.tf32.mlir | FileCheck %s --check-prefix=TF32-PTX
+// RUN: egg-translate --egg-to-manifest %t.tf32.mlir | FileCheck %s --check-prefix=MANIFEST
+// RUN: not egg-opt %s --egg-pipeline="agent=replay decisions=%t.tf32.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DENIED
+
+// FMA: "tuning": "#egg.tuning<threads = [16, 16], {{.*}}thread = [8, 8]
+// FMA-PTX-NOT: wgmma
+// FMA-PTX: fma.rn.f32
+
+// TF32: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 4>"
+// TF32-PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
+// TF32-PTX: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
+// TF32-PTX-NOT: wgmma.mma_async.sync.aligned.{{.*}}.f16
+
+// MANIFEST: "allow_tf32": true
+
+// DENIED: error: {{.*}}f32 products reach tensor cores only as TF32 (10-bit mantissas), which the user must allow
+
+func.func @linear_tf32(%x: tensor<1024x256xf32>, %w: tensor<4096x256xf32>) -> tensor<1024x4096xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1024x4096xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1024x4096xf32>) -> tensor<1024x4096xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<1024x256xf32>, tensor<4096x256xf32>) outs(%f : tensor<1024x4096xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1024x4096xf32>
+  return %y : tensor<1024x4096xf32>
+}
