@@ -73,6 +73,7 @@ PROBLEMS = {
     "center_rows": (lambda x: x - x.mean(1, keepdim=True), [((4096, 512), f32)]),
     "gelu_bias": (lambda x, b: F.gelu(x + b), [((2048, 1024), f32), ((1024,), f32)]),
     "erf_f16": (torch.erf, [((2048, 2048), f16)]),
+    "linear_tf32": (lambda x, w: x @ w.t(), [((1024, 256), f32), ((4096, 256), f32)]),
     "exp_log_chain": (lambda x: (lambda sp: sp / (1 + torch.exp(-sp)))(F.softplus(x)),
                       [((4194304,), f32)]),
     "group_norm": (lambda x, g, b: F.group_norm(x, 8, g, b, eps=1e-5),
@@ -86,6 +87,9 @@ PROBLEMS = {
                      [((1024, 2048), f32), ((1024, 2048), f32)]),
 }
 
+# Examples whose module allows TF32 (egg.allow_tf32): PyTorch may use it too.
+TF32 = {"linear_tf32"}
+
 
 def main():
     torch.backends.cuda.matmul.allow_tf32 = False  # f32 problems stay f32.
@@ -94,6 +98,7 @@ def main():
     results = {}
     for name in names:
         fn, specs = PROBLEMS[name]
+        torch.backends.cuda.matmul.allow_tf32 = name in TF32
         args = [torch.randn(s, device="cuda").to(t) for s, t in specs]
         eager = time_ms(fn, args)
         try:
