@@ -62,6 +62,24 @@ TEST(ManifestTest, ParsesBuffersStepsAndTargetFigures) {
   EXPECT_FALSE(f->steps[0].args[2].isBuffer);
   EXPECT_EQ(f->steps[0].args[2].value, 7);
   EXPECT_EQ(f->steps[1].kind, Step::Kind::Copy);
+  EXPECT_FALSE(m->allowTf32);
+  EXPECT_FALSE(m->launchesTf32(*f));
+}
+
+TEST(ManifestTest, TellsWhatTf32WasAllowedAndWhatRan) {
+  // Allowed, but the launched kernel computes in f32: judged as f32.
+  std::string allowed = replace(kManifest, R"("version": 1,)",
+                                R"("version": 1, "allow_tf32": true,)");
+  llvm::Expected<Manifest> m = parseManifest(allowed);
+  ASSERT_TRUE(bool(m)) << llvm::toString(m.takeError());
+  EXPECT_TRUE(m->allowTf32);
+  EXPECT_FALSE(m->launchesTf32(*m->findFunction("f")));
+  // A kernel with wgmma's tf32 form ran.
+  llvm::Expected<Manifest> t = parseManifest(
+      replace(allowed, "// ptx",
+              "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"));
+  ASSERT_TRUE(bool(t)) << llvm::toString(t.takeError());
+  EXPECT_TRUE(t->launchesTf32(*t->findFunction("f")));
 }
 
 TEST(ManifestTest, RejectsMalformedInputWithALocatedMessage) {
@@ -185,6 +203,11 @@ TEST(CheckTest, VerdictPassesCloseResultsAndFailsWrongOnes) {
   std::vector<double> halfish = {1.001, -2, 3.002, 0.5};
   EXPECT_FALSE(compare(halfish, ref, f32).pass);
   EXPECT_TRUE(compare(halfish, ref, toleranceFor(true)).pass);
+  // TF32 sits between: 1e-3 passes, 1e-2 does not.
+  EXPECT_TRUE(compare(halfish, ref, toleranceFor(false, /*tf32=*/true)).pass);
+  std::vector<double> tenth = {1.008, -2.016, 3.024, 0.5};
+  EXPECT_FALSE(compare(tenth, ref, toleranceFor(false, true)).pass);
+  EXPECT_TRUE(compare(tenth, ref, toleranceFor(true)).pass);
 }
 
 TEST(CheckTest, NonFiniteNeverPasses) {

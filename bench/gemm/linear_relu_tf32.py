@@ -1,7 +1,7 @@
 """GEMM suite (issues 3 and 8): GEMM + bias + ReLU epilogue in f32 with TF32 allowed (one fused kernel)."""
 import torch
 
-# TF32 allowed: f32 products may round their inputs to TF32 on tensor cores,
+# TF32 allowed: f32 products may read their inputs as TF32 on tensor cores,
 # in EGG (egg.allow_tf32) and in the PyTorch baselines alike. Reported as
 # its own row, beside the f32 problem.
 ALLOW_TF32 = True

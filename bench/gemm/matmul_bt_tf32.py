@@ -1,7 +1,7 @@
 """GEMM suite (issues 3 and 8): f32 product with TF32 allowed with a transposed second operand (x @ w.T)."""
 import torch
 
-# TF32 allowed: f32 products may round their inputs to TF32 on tensor cores,
+# TF32 allowed: f32 products may read their inputs as TF32 on tensor cores,
 # in EGG (egg.allow_tf32) and in the PyTorch baselines alike. Reported as
 # its own row, beside the f32 problem.
 ALLOW_TF32 = True

@@ -1,7 +1,7 @@
 """GEMM suite (issues 3 and 8): f32 product (x @ w, w N-contiguous: copied transposed into K-major TF32 tiles) with TF32 allowed."""
 import torch
 
-# TF32 allowed: f32 products may round their inputs to TF32 on tensor cores,
+# TF32 allowed: f32 products may read their inputs as TF32 on tensor cores,
 # in EGG (egg.allow_tf32) and in the PyTorch baselines alike. Reported as
 # its own row, beside the f32 problem.
 ALLOW_TF32 = True

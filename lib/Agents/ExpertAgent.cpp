@@ -197,7 +197,8 @@ private:
   /// (64 16-bit elements) in the 128-byte swizzled layout, as many cp.async
   /// stages as fit (4, else 3). f32 products too where the module allows
   /// TF32 and both tiles are K-major.
-  /// Smaller products keep mma.sync, whose smaller tiles reach more SMs.
+  /// Smaller products keep mma.sync, whose smaller tiles reach more SMs
+  /// (f32 ones FMA tiles: mma.sync's TF32 form is not implemented).
   FailureOr<TuningAttr> chooseWgmma(KernelOp kernel, TargetAttr target) {
     if (target.getSmVersion() != 90 || !target.hasArchSpecificFeatures())
       return failure();

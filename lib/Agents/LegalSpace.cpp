@@ -985,7 +985,7 @@ int64_t mlir::egg::sharedGemmBytes(int64_t bm, int64_t bn, int64_t bk,
 /// Tensor cores (mma.sync m16n8k16) take f16 or bf16 matrices and
 /// accumulate in f32: the product's body must be exactly that
 /// multiply-accumulate (inputs widened with extf), nothing else. Warpgroup
-/// MMA also takes f32 matrices, rounded to TF32 as it reads them, where
+/// MMA also takes f32 matrices, read as TF32 (10-bit mantissas), where
 /// the module allows it (`egg.allow_tf32`): never silently.
 static LogicalResult
 checkMmaProduct(linalg::LinalgOp op, bool wgmma,

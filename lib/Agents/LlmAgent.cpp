@@ -392,6 +392,11 @@ private:
              "output), likewise BN, WM/TM and WN/TN within the block tile; "
              "BK divides the product of the K extents; an input contiguous "
              "along neither group (NCHW) needs vector 1 and FMA tiles.";
+    if (!gemm.empty())
+      gemm += allowsTf32(kernel)
+                  ? " This module allows TF32 (egg.allow_tf32)."
+                  : " This module does not allow TF32: f32 products stay "
+                    "off tensor cores.";
     SmallVector<int64_t> transposed = transposedInputs(kernel);
     if (!transposed.empty())
       gemm += " This map reads input(s) [" +

@@ -150,9 +150,13 @@ int64_t mlir::egg::eval::countPoison(const std::vector<uint8_t> &bytes,
   return count;
 }
 
-Tolerance mlir::egg::eval::toleranceFor(bool halfPrecision) {
+Tolerance mlir::egg::eval::toleranceFor(bool halfPrecision, bool tf32) {
   if (halfPrecision)
     return {1e-2, 5e-2};
+  // Measured on the H200: relative L2 6.5e-4 to 7.7e-4 (K = 256, five
+  // input distributions), elementwise at most 3.4e-3 of |ref| + rms.
+  if (tf32)
+    return {3e-3, 2e-2};
   return {1e-5, 1e-4};
 }
 

@@ -79,6 +79,15 @@ const Function *Manifest::findFunction(llvm::StringRef name) const {
   return nullptr;
 }
 
+bool Manifest::launchesTf32(const Function &function) const {
+  for (const Step &step : function.steps)
+    for (const Module &m : modules)
+      if (step.kind == Step::Kind::Launch && m.name == step.module &&
+          llvm::StringRef(m.ptx).contains(".tf32.tf32"))
+        return true;
+  return false;
+}
+
 static llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  "manifest: " + message);

@@ -150,7 +150,17 @@ void mlir::egg::registerEggPipelines() {
       "egg-pipeline",
       "linalg on tensors to PTX: kernels, agent decisions, lowering",
       buildEggPipeline);
-  PassPipelineRegistration<EggPipelineOptions>("egg-lower-to-nvvm",
-                                               "decided egg kernels to PTX",
-                                               buildEggLoweringPipeline);
+  PassPipelineRegistration<EggPipelineOptions>(
+      "egg-lower-to-nvvm", "decided egg kernels to PTX",
+      [](OpPassManager &pm, const EggPipelineOptions &options) {
+        // The permission is checked where the decisions are applied; a
+        // profile already attached stays.
+        if (options.allowTf32) {
+          EggAttachTargetOptions attach;
+          attach.chip = options.chip;
+          attach.allowTf32 = true;
+          pm.addPass(createEggAttachTarget(attach));
+        }
+        buildEggLoweringPipeline(pm, options);
+      });
 }

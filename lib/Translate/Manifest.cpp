@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "egg/Dialect/Egg/IR/EggDialect.h"
 #include "egg/Translate/Translations.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -307,7 +308,7 @@ static LogicalResult exportManifest(ModuleOp module, ArrayRef<Ptx> ptx,
     root["target"] = text;
   }
   // f32 products may have run as TF32: egg-eval judges them accordingly.
-  if (module->hasAttr("egg.allow_tf32"))
+  if (module->hasAttr(egg::EggDialect::getAllowTf32AttrName()))
     root["allow_tf32"] = true;
 
   os << llvm::formatv("{0:2}", json::Value(std::move(root))) << "\n";

@@ -170,8 +170,8 @@ def compile(model, example_inputs, agent="expert", chip="sm_90a", decisions=None
             allow_tf32=None):
     """Imports `model`, compiles it with EGG and returns a callable that runs
     the kernels on CUDA tensors (same inputs as `model`, CUDA outputs).
-    `allow_tf32`: f32 products may round their inputs to TF32 on tensor
-    cores; by default as PyTorch's `torch.backends.cuda.matmul.allow_tf32`
+    `allow_tf32`: f32 products (and channels-last f32 convolutions) may
+    read their inputs as TF32 on tensor cores; by default as PyTorch's `torch.backends.cuda.matmul.allow_tf32`
     says (off unless the user turned it on)."""
     import torch
     if allow_tf32 is None:

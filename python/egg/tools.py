@@ -26,7 +26,7 @@ class CompileError(RuntimeError):
 
 def allowing_tf32(mlir_text):
     """The module of `mlir_text` (top-level functions) with TF32 allowed
-    (`egg.allow_tf32`): its f32 products may then round their inputs to
+    (`egg.allow_tf32`): its f32 products may then read their inputs as
     TF32 on tensor cores. Every tool (egg-opt, egg-tune, egg-eval through
     the manifest) honours the attribute."""
     return "module attributes {egg.allow_tf32} {\n" + mlir_text + "\n}\n"

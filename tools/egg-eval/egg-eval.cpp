@@ -581,10 +581,13 @@ int main(int argc, char **argv) {
   bool half = false;
   for (const Buffer &b : function->buffers)
     half |= isHalfPrecision(b.elementType);
-  // TF32 keeps 10 mantissa bits, as f16 does.
-  Tolerance tolerance = toleranceFor(half || manifest->allowTf32);
+  // Judged at TF32 precision only where a launched kernel computes on
+  // TF32, not wherever the module allowed it.
+  bool tf32 = manifest->launchesTf32(*function);
+  Tolerance tolerance = toleranceFor(half, tf32);
   if (manifest->allowTf32)
     report.root["allow_tf32"] = true;
+  report.root["tf32"] = tf32;
   json::Array trialReports;
   bool correct = true;
   std::string firstFailure;
@@ -795,9 +798,7 @@ int main(int argc, char **argv) {
     }
   }
   // Hopper's dense TF32 rate is half its 16-bit rate.
-  double peak = half                  ? tensorGflops
-                : manifest->allowTf32 ? tensorGflops / 2
-                                      : fp32Gflops;
+  double peak = half ? tensorGflops : tf32 ? tensorGflops / 2 : fp32Gflops;
   Roofline roof = roofline((*reference)->flops(), bytes, bandwidthGbps, peak);
 
   if (timing) {

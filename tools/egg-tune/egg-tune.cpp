@@ -344,8 +344,9 @@ LogicalResult Tuner::analyze() {
   if (!module)
     return failure();
   PassManager pm(ctx.get());
-  pm.addPass(
-      createEggAttachTarget(EggAttachTargetOptions{chip.getValue(), false}));
+  EggAttachTargetOptions attach;
+  attach.chip = chip.getValue();
+  pm.addPass(createEggAttachTarget(attach));
   pm.addNestedPass<func::FuncOp>(createEggFormKernels());
   if (failed(pm.run(*module)))
     return failure();
@@ -371,7 +372,10 @@ LogicalResult Tuner::analyze() {
     std::string text;
     llvm::raw_string_ostream os(text);
     op->print(os, OpPrintingFlags().printGenericOpForm());
-    info.fingerprint = sha256(text + "|" + chip).substr(0, 32);
+    // Verdicts depend on the TF32 permission (egg-eval's tolerance).
+    info.fingerprint =
+        sha256(text + "|" + chip + (allowsTf32(op) ? "|tf32" : ""))
+            .substr(0, 32);
     info.work = measureWork(op);
     info.structures = enumerateStructures(op);
     FailureOr<StructureAttr> s = expert->chooseStructure(op, info.structures);

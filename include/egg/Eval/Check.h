@@ -48,8 +48,10 @@ struct Tolerance {
   double relativeL2;  ///< ||out - ref|| / ||ref|| must not exceed this.
   double elementwise; ///< |out - ref| <= elementwise * (|ref| + rms(ref)).
 };
-/// f32: 1e-5 / 1e-4; f16, bf16 anywhere in the function: 1e-2 / 5e-2.
-Tolerance toleranceFor(bool halfPrecision);
+/// f32: 1e-5 / 1e-4; f16, bf16 anywhere in the function: 1e-2 / 5e-2;
+/// f32 products that ran as TF32 (truncated to 10-bit mantissas): 3e-3 /
+/// 2e-2.
+Tolerance toleranceFor(bool halfPrecision, bool tf32 = false);
 
 struct Comparison {
   bool pass = false;

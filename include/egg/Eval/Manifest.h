@@ -81,6 +81,9 @@ struct Manifest {
   /// The module allowed f32 products on TF32 tensor cores (egg.allow_tf32).
   bool allowTf32 = false;
   const Function *findFunction(llvm::StringRef name) const;
+  /// Whether a kernel `function` launches computes on TF32 (its PTX holds
+  /// a tf32 matrix instruction): what actually ran, not what was allowed.
+  bool launchesTf32(const Function &function) const;
 };
 
 /// Parses and checks a manifest; the error names the offending field.

@@ -26,7 +26,7 @@ struct EggPipelineOptions : public PassPipelineOptions<EggPipelineOptions> {
       llvm::cl::init("")};
   PassOptions::Option<bool> allowTf32{
       *this, "allow-tf32",
-      llvm::cl::desc("Allow f32 products to round their inputs to TF32 on "
+      llvm::cl::desc("Allow f32 products to read their inputs as TF32 on "
                      "tensor cores (sets egg.allow_tf32)"),
       llvm::cl::init(false)};
   PassOptions::Option<std::string> agent{

@@ -45,7 +45,7 @@ def Egg_Dialect : Dialect {
       return "egg.rationale";
     }
     /// Name of the module's unit attribute by which the user allows f32
-    /// products to round their inputs to TF32 on tensor cores.
+    /// products to read their inputs as TF32 on tensor cores.
     static constexpr ::llvm::StringLiteral getAllowTf32AttrName() {
       return "egg.allow_tf32";
     }

@@ -12,7 +12,7 @@ def EggAttachTarget : Pass<"egg-attach-target", "::mlir::ModuleOp"> {
     `chip` (see docs/dialect.md for the table). A module that already has a
     profile keeps it unless `override` is set. An unknown chip is an error.
     `allow-tf32` sets the module's `egg.allow_tf32`: f32 products may then
-    round their inputs to TF32 on tensor cores (never without it).
+    read their inputs as TF32 on tensor cores (never without it).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
