@@ -402,12 +402,11 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
     SmallVector<Value> src = applyMap(b, loc, map, loopIdx);
     // `offset` elements along the global layout's contiguous dimension.
     auto sharedAt = [&](int64_t offset) -> SmallVector<Value> {
+      if (plan.wgmma) // One 16-byte piece (checkLowerable).
+        return {stage, swizzledOffset(b, x, mn, k)};
       Value off = constIndex(b, loc, offset);
       Value mnAt = x.fastIsMN ? arith::AddIOp::create(b, loc, mn, off) : mn;
       Value kAt = x.fastIsMN ? k : arith::AddIOp::create(b, loc, k, off);
-      // A 16-byte piece, or one TF32 element stored transposed.
-      if (plan.wgmma)
-        return {stage, swizzledOffset(b, x, mnAt, kAt)};
       if (x.sharedFastIsMN)
         return {stage, kAt, mnAt};
       return {stage, mnAt, kAt};
@@ -854,8 +853,8 @@ Value GemmBuilder::swizzledOffset(OpBuilder &b, const Operand &x, Value mn,
   // the 16-byte pieces of row r are permuted by XOR with r % 8 (the pattern
   // wgmma's 128-byte swizzle mode reads, given 1024-byte aligned columns).
   int64_t rowElems = 128 / x.bytes, pieceElems = 16 / x.bytes;
-  int64_t rows = x.sharedFastIsMN ? plan.bk : x.tileMN;
-  Value along = x.sharedFastIsMN ? mn : k, row = x.sharedFastIsMN ? k : mn;
+  int64_t rows = x.fastIsMN ? plan.bk : x.tileMN;
+  Value along = x.fastIsMN ? mn : k, row = x.fastIsMN ? k : mn;
   auto c = [&](int64_t v) { return constIndex(b, loc, v); };
   Value column = arith::DivUIOp::create(b, loc, along, c(rowElems));
   Value piece = arith::DivUIOp::create(
@@ -878,7 +877,7 @@ Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
   // 8 rows (1024 bytes) along M/N and ignore the leading offset; M/N-major
   // ones step by 8 rows along K, and by a column (BK rows) every 64
   // elements of M/N.
-  int64_t leading = x.sharedFastIsMN ? plan.bk * 128 : 16;
+  int64_t leading = x.fastIsMN ? plan.bk * 128 : 16;
   int64_t stride = 8 * 128;
   uint64_t fixed = (uint64_t(leading >> 4) << 16) |
                    (uint64_t(stride >> 4) << 32) | (uint64_t(1) << 62);
@@ -889,8 +888,7 @@ Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
           ? arith::MulIOp::create(b, loc, tz, constIndex(b, loc, plan.tm))
           : arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.tn));
   Value piece = arith::MulIOp::create(
-      b, loc, mn0,
-      constIndex(b, loc, x.sharedFastIsMN ? plan.bk * x.bytes : 128));
+      b, loc, mn0, constIndex(b, loc, x.fastIsMN ? plan.bk * x.bytes : 128));
   Value start = arith::AddIOp::create(b, loc, address, piece);
   Type i64 = b.getI64Type();
   Value start64 = arith::IndexCastUIOp::create(b, loc, i64, start);
@@ -921,7 +919,7 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
   // Bytes from the start of the warpgroup's piece to (mn, ks).
   auto offsetOf = [&](const Operand &x, int64_t mn, int64_t ks) -> int64_t {
     int64_t rowElems = 128 / x.bytes;
-    if (x.sharedFastIsMN)
+    if (x.fastIsMN)
       return mn * plan.bk * x.bytes + ks * 128;
     return (ks / rowElems) * x.tileMN * 128 + mn * 128 +
            (ks % rowElems) * x.bytes;
@@ -937,11 +935,9 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
   int64_t instrK = 32 / lhs.bytes;
   // A is "row" (K-major) unless stored M-contiguous; B is "col" (K-major)
   // unless stored N-contiguous: wgmma transposes 16-bit tiles as it reads
-  // (TF32 tiles are stored K-major).
-  auto layoutA =
-      lhs.sharedFastIsMN ? NVVM::MMALayout::col : NVVM::MMALayout::row;
-  auto layoutB =
-      rhs.sharedFastIsMN ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+  // (TF32 tiles are K-major, checkLowerable).
+  auto layoutA = lhs.fastIsMN ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  auto layoutB = rhs.fastIsMN ? NVVM::MMALayout::row : NVVM::MMALayout::col;
   SmallVector<Value> values(accs);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t ks = 0; ks < plan.bk; ks += instrK) {
@@ -990,11 +986,8 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
     // ow * s + kw) is copied an element at a time (checkLowerable).
     bool fastIsMN = contiguousLoop(map) == mnLoops.back();
     // FMA tiles are read along M/N; tensor-core tiles keep the global
-    // layout (ldmatrix and wgmma transpose 16-bit tiles on the way to
-    // registers); TF32 tiles are K-major, copied transposed if need be.
-    int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
-    bool sharedFastIsMN =
-        plan.mma ? fastIsMN && !(plan.wgmma && bytes == 4) : true;
+    // layout (ldmatrix transposes on the way to registers).
+    bool sharedFastIsMN = plan.mma ? fastIsMN : true;
     SmallVector<int64_t> shape =
         sharedFastIsMN
             ? SmallVector<int64_t>{plan.stages, plan.bk, tileMN + plan.padding}
@@ -1005,7 +998,8 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
     auto type =
         MemRefType::get(shape, element, MemRefLayoutAttrInterface(), space);
     operands.push_back({which, mnLoops, tileMN, global, Value(), fastIsMN,
-                        sharedFastIsMN, bytes});
+                        sharedFastIsMN,
+                        (element.getIntOrFloatBitWidth() + 7) / 8});
     return type;
   };
   SmallVector<MemRefType, 2> types = {
