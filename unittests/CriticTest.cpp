@@ -1,6 +1,7 @@
 //===- CriticTest.cpp - The critic's register review ----------------------===//
 
 #include "egg/Agents/Critic.h"
+#include "egg/Agents/KernelWork.h"
 #include "egg/Agents/LegalSpace.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Tools/Registration.h"
@@ -155,4 +156,40 @@ TEST(GemmRegisterBudget, TheProducerGivesBackOnlyWhatTheBlockOwns) {
   EXPECT_EQ(four.computing, 104);
   EXPECT_LE(128 * four.producerRegisters + 512 * four.computing,
             640 * four.launchCap);
+}
+
+TEST_F(CriticTest, TheFloorOfAProductIsAtTheTensorCoreRate) {
+  // A bf16 product may use tensor cores; an f32 one only where the module
+  // allows TF32, and then at half the tensor rate (else the FMA rate).
+  KernelWork work = measureWork(kernel);
+  EXPECT_TRUE(work.tensorCores);
+  EXPECT_FALSE(work.tf32);
+  std::string f32 = llvm::join(llvm::split(kGemm, "bf16"), "f32");
+  // The widening casts become f32 -> f32 extf, which the parser rejects:
+  // drop them.
+  for (const char *cast : {"%pf = arith.extf %p : f32 to f32\n",
+                           "%qf = arith.extf %q : f32 to f32\n"}) {
+    size_t at = f32.find(cast);
+    ASSERT_NE(at, std::string::npos);
+    f32.erase(at, strlen(cast));
+  }
+  size_t mul = f32.find("arith.mulf %pf, %qf");
+  f32.replace(mul, strlen("arith.mulf %pf, %qf"), "arith.mulf %p, %q");
+  for (bool allowed : {false, true}) {
+    std::string text = f32;
+    if (allowed)
+      text.replace(text.find("module attributes {"),
+                   strlen("module attributes {"),
+                   "module attributes {egg.allow_tf32, ");
+    OwningOpRef<ModuleOp> m = parseSourceString<ModuleOp>(text, ctx.get());
+    ASSERT_TRUE(m);
+    KernelOp k;
+    m->walk([&](KernelOp op) { k = op; });
+    KernelWork w = measureWork(k);
+    EXPECT_EQ(w.tensorCores, allowed);
+    EXPECT_EQ(w.tf32, allowed);
+    double computeMs = 1e3 * w.flops / (allowed ? 790000e9 / 2 : 51000e9);
+    EXPECT_NEAR(rooflineFloorMs(w, target),
+                std::max(computeMs, 1e3 * w.bytes / 4250e9), 1e-9);
+  }
 }

@@ -1,6 +1,7 @@
 //===- KernelWork.cpp - The least work a kernel must do -------------------===//
 
 #include "egg/Agents/KernelWork.h"
+#include "egg/Agents/LegalSpace.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -43,11 +44,23 @@ KernelWork mlir::egg::measureWork(KernelOp kernel) {
                      8);
     }
   });
+  std::string why;
+  Operation *anchor = kernel.getAnchorOp();
+  if (anchor && succeeded(analyzeGemmLoops(anchor, why))) {
+    Type a = getElementTypeOrSelf(
+        cast<linalg::LinalgOp>(anchor).getDpsInputOperand(0)->get());
+    work.tensorCores =
+        a.isF16() || a.isBF16() || (a.isF32() && allowsTf32(kernel));
+    work.tf32 = work.tensorCores && a.isF32();
+  }
   return work;
 }
 
 double mlir::egg::rooflineFloorMs(const KernelWork &work, TargetAttr target) {
   double bandwidth = double(target.getDramGbps()) * 1e9; // bytes/s
-  double peak = double(target.getFp32Gflops()) * 1e9;    // FLOP/s
+  double peak = (work.tensorCores ? double(target.getTensorGflops()) /
+                                        (work.tf32 ? 2.0 : 1.0)
+                                  : double(target.getFp32Gflops())) *
+                1e9; // FLOP/s
   return 1e3 * std::max(work.bytes / bandwidth, work.flops / peak);
 }

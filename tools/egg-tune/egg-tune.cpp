@@ -399,9 +399,9 @@ LogicalResult Tuner::analyze() {
   }
   bandwidthGbps = double(target.getDramGbps());
   peakGflops = double(target.getFp32Gflops());
+  // Products tensor cores may compute are bounded by their rate.
   for (KernelInfo &k : kernels)
-    k.floorMs = 1e3 * std::max(k.work.bytes / (bandwidthGbps * 1e9),
-                               k.work.flops / (peakGflops * 1e9));
+    k.floorMs = rooflineFloorMs(k.work, target);
   return success();
 }
 

@@ -18,10 +18,14 @@ namespace mlir::egg {
 struct KernelWork {
   double bytes = 0;
   double flops = 0;
+  /// A matrix product tensor cores may compute: f16/bf16 inputs, or f32
+  /// ones read as TF32 where the module allows it (half the 16-bit rate).
+  bool tensorCores = false, tf32 = false;
 };
 KernelWork measureWork(KernelOp kernel);
 
-/// The larger of bytes / DRAM bandwidth and FLOPs / fp32 peak, in ms.
+/// The larger of bytes / DRAM bandwidth and FLOPs / peak, in ms; the peak
+/// is the tensor-core rate for products that may use them, else fp32's.
 double rooflineFloorMs(const KernelWork &work, TargetAttr target);
 
 } // namespace mlir::egg
