@@ -1218,14 +1218,10 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                        << " does not divide the K loop of extent " << extentK
                        << ": a partial last K tile needs copy = cp_async or "
                           "tma, whose copies zero-fill past K";
+  Type lhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->lhs)->get());
+  Type rhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->rhs)->get());
   // An instruction's K: 16 16-bit elements, or 8 TF32 (32 bytes either way).
-  int64_t instrK =
-      wgmma
-          ? 32 / ((getElementTypeOrSelf(op.getDpsInputOperand(gemm->lhs)->get())
-                       .getIntOrFloatBitWidth() +
-                   7) /
-                  8)
-          : 16;
+  int64_t instrK = wgmma ? 256 / lhs.getIntOrFloatBitWidth() : 16;
   if (mma && bk % instrK != 0)
     return emitError() << "reduction tile " << bk << " is not a multiple of "
                        << instrK << " (the tensor-core instruction's K)";
@@ -1344,8 +1340,6 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(which));
     return mma && contiguousLoop(map) == gemm->innerK();
   };
-  Type lhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->lhs)->get());
-  Type rhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->rhs)->get());
   int64_t bytes = sharedGemmBytes(bm, bn, bk, tuning.getPadding(), stages, lhs,
                                   rhs, kFast(gemm->lhs), kFast(gemm->rhs));
   // The lowering aligns the swizzled tiles at run time.

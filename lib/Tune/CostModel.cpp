@@ -41,15 +41,12 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
   est.work = measureWork(kernel);
   double bandwidth = double(target.getDramGbps()) * 1e9; // bytes/s
   // Tensor-core products (a warp tile) run at the matrix rate; f32 ones
-  // (TF32) at half of it.
+  // (TF32, measureWork) at half of it.
   bool tensorCores = isMmaGemm(tuning);
-  bool tf32 = tensorCores && llvm::any_of(kernel.getInputs(), [](Value v) {
-                return getElementTypeOrSelf(v.getType()).isF32();
-              });
-  double peak =
-      (tensorCores ? double(target.getTensorGflops()) / (tf32 ? 2.0 : 1.0)
-                   : double(target.getFp32Gflops())) *
-      1e9; // FLOP/s
+  double peak = (tensorCores ? double(target.getTensorGflops()) /
+                                   (est.work.tf32 ? 2.0 : 1.0)
+                             : double(target.getFp32Gflops())) *
+                1e9; // FLOP/s
   est.floorMs = rooflineFloorMs(est.work, target);
 
   auto quiet = [&]() { return kernel.emitOpError(); };

@@ -171,8 +171,9 @@ def compile(model, example_inputs, agent="expert", chip="sm_90a", decisions=None
     """Imports `model`, compiles it with EGG and returns a callable that runs
     the kernels on CUDA tensors (same inputs as `model`, CUDA outputs).
     `allow_tf32`: f32 products (and channels-last f32 convolutions) may
-    read their inputs as TF32 on tensor cores; by default as PyTorch's `torch.backends.cuda.matmul.allow_tf32`
-    says (off unless the user turned it on)."""
+    read their inputs as TF32 on tensor cores; by default as PyTorch's
+    `torch.backends.cuda.matmul.allow_tf32` says (off unless the user
+    turned it on)."""
     import torch
     if allow_tf32 is None:
         allow_tf32 = bool(torch.backends.cuda.matmul.allow_tf32)
