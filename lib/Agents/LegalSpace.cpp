@@ -1259,27 +1259,33 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                          << " threads, at most 16 bytes per access";
     // Swizzled tiles: 16-byte pieces, rows of 128 bytes (64 16-bit
     // elements) along the contiguous dimension.
-    // wgmma transposes 16-bit tiles only: TF32 tiles must be K-major.
-    if (wgmma && bytes == 4 && fast != gemm->innerK())
-      return emitError() << "input " << which << " is not contiguous along K: "
-                         << "warpgroup MMA reads TF32 tiles K-major only";
+    // wgmma transposes 16-bit tiles only: TF32 tiles are stored K-major,
+    // an M/N-contiguous operand copied one element at a time.
+    bool sharedMN = fast == mn && !(wgmma && bytes == 4);
+    if (wgmma && bytes == 4 && fast == mn &&
+        tuning.getCopy() == CopyEngine::tma)
+      return emitError() << "input " << which << " is contiguous along M/N: "
+                         << "TF32 tiles are stored K-major, which TMA copies "
+                            "cannot transpose (use cp_async)";
     if (wgmma && v * bytes != 16)
       return emitError() << "vector = " << v << " does not fit the swizzled "
                          << "tiles of input " << which
                          << ": warpgroup MMA copies 16-byte pieces";
-    if (wgmma && (fast == mn ? tileMN : bk) % (128 / bytes) != 0)
-      return emitError() << "input " << which << " is contiguous along "
-                         << (fast == mn ? "M/N" : "K") << ": its tile extent "
-                         << (fast == mn ? tileMN : bk)
+    if (wgmma && (sharedMN ? tileMN : bk) % (128 / bytes) != 0)
+      return emitError() << "input " << which << " is stored contiguous along "
+                         << (sharedMN ? "M/N" : "K") << ": its tile extent "
+                         << (sharedMN ? tileMN : bk)
                          << " must be a multiple of " << 128 / bytes
                          << " (128-byte swizzled rows)";
-    if (wgmma && fast == mn && (which == gemm->lhs ? tm : tn) % (128 / bytes))
+    if (wgmma && sharedMN && (which == gemm->lhs ? tm : tn) % (128 / bytes))
       return emitError() << "input " << which << " is contiguous along M/N: "
                          << "the warp tile must be a multiple of "
                          << 128 / bytes << " (128-byte swizzled rows)";
     if (tuning.getCopy() == CopyEngine::cp_async) {
-      // Tensor-core tiles keep the global layout (ldmatrix transposes).
-      int64_t chunk = fast == mn || mma ? v * bytes : bytes;
+      // Tensor-core tiles keep the global layout (ldmatrix transposes),
+      // except TF32's, stored K-major.
+      bool transposed = mma ? fast == mn && !sharedMN : fast != mn;
+      int64_t chunk = transposed ? bytes : v * bytes;
       if (chunk != 4 && chunk != 8 && chunk != 16)
         return emitError() << "copy = cp_async moves 4, 8 or 16 bytes at a "
                               "time: input "

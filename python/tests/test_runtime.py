@@ -90,3 +90,22 @@ def test_tf32_follows_pytorch_switch(tmp_path):
         got = compiled(x).double()
         err = ((got - want).norm() / want.norm()).item()
         assert 1e-6 < err < 2e-3, f"relative L2 error {err} (TF32 keeps 10 mantissa bits)"
+
+
+def test_tf32_transposed_copies(tmp_path):
+    """x @ w with w N-contiguous: TF32 tiles are K-major, so w is copied
+    transposed, one element at a time."""
+    class MatMul(torch.nn.Module):
+        def forward(self, a, b):
+            return a @ b
+
+    def inputs():
+        return [torch.randn(1024, 512), torch.randn(512, 4096)]
+
+    compiled = egg.compile(MatMul(), inputs(), workdir=tmp_path, allow_tf32=True)
+    assert "xor128" in (tmp_path / "forward.decisions.json").read_text()
+    for _ in range(2):
+        a, b = [x.cuda() for x in inputs()]
+        want = a.double() @ b.double()
+        err = ((compiled(a, b).double() - want).norm() / want.norm()).item()
+        assert 1e-6 < err < 2e-3, f"relative L2 error {err} (TF32 keeps 10 mantissa bits)"

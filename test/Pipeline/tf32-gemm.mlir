@@ -1,8 +1,10 @@
 // TF32 (docs/pipeline.md, "TF32"): an f32 linear layer (B K-contiguous)
-// stays on FMA tiles unless the user allows TF32; with `allow-tf32` the
-// expert takes warpgroup MMA on TF32 tiles (K steps of 32 f32, 16-byte
-// pieces), the PTX holds wgmma's tf32 form and the manifest tells egg-eval
-// that TF32 was allowed. Replaying those decisions without the permission
+// and a plain product (B N-contiguous) stay on FMA tiles unless the user
+// allows TF32; with `allow-tf32` the expert takes warpgroup MMA on TF32
+// tiles (K steps of 32 f32, stored K-major: 16-byte pieces of the linear
+// layer's operands, 4-byte transposing copies of the product's B), the PTX
+// holds wgmma's tf32 form and the manifest tells egg-eval that TF32 was
+// allowed. Replaying those decisions without the permission
 // is an error, never a silent TF32.
 // RUN: egg-opt %s --egg-pipeline="record=%t.f32.json" -o %t.f32.mlir
 // RUN: FileCheck %s --check-prefix=FMA < %t.f32.json
@@ -13,12 +15,18 @@
 // RUN: egg-translate --egg-to-manifest %t.tf32.mlir | FileCheck %s --check-prefix=MANIFEST
 // RUN: not egg-opt %s --egg-pipeline="agent=replay decisions=%t.tf32.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DENIED
 
-// FMA: "tuning": "#egg.tuning<threads = [16, 16], {{.*}}thread = [8, 8]
+// FMA-COUNT-2: "tuning": "#egg.tuning<threads = [16, 16], {{.*}}thread = [8, 8]
 // FMA-PTX-NOT: wgmma
 // FMA-PTX: fma.rn.f32
 
-// TF32: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 4>"
-// TF32-PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
+// TF32-COUNT-2: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 4>"
+// TF32-PTX-LABEL: .entry linear_tf32_k0_kernel(
+// TF32-PTX-NOT: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4;
+// TF32-PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
+// TF32-PTX-NOT: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4;
+// TF32-PTX: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
+// TF32-PTX-LABEL: .entry matmul_tf32_k0_kernel(
+// TF32-PTX: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4;
 // TF32-PTX: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 // TF32-PTX-NOT: wgmma.mma_async.sync.aligned.{{.*}}.f16
 
@@ -37,5 +45,13 @@ func.func @linear_tf32(%x: tensor<1024x256xf32>, %w: tensor<4096x256xf32>) -> te
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   } -> tensor<1024x4096xf32>
+  return %y : tensor<1024x4096xf32>
+}
+
+func.func @matmul_tf32(%x: tensor<1024x256xf32>, %w: tensor<256x4096xf32>) -> tensor<1024x4096xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1024x4096xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1024x4096xf32>) -> tensor<1024x4096xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<1024x256xf32>, tensor<256x4096xf32>) outs(%f : tensor<1024x4096xf32>) -> tensor<1024x4096xf32>
   return %y : tensor<1024x4096xf32>
 }

@@ -464,7 +464,7 @@ func.func @wg_vector(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tens
 // A K-contiguous tile is stored in rows of 128 bytes: BK of 64 16-bit elements.
 module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
 func.func @wg_bk(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
-  // expected-error @+1 {{input 0 is contiguous along K: its tile extent 32 must be a multiple of 64 (128-byte swizzled rows)}}
+  // expected-error @+1 {{input 0 is stored contiguous along K: its tile extent 32 must be a multiple of 64 (128-byte swizzled rows)}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
                   tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>} {
@@ -755,13 +755,14 @@ func.func @tf32_not_allowed(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>) ->
 }
 // -----
 
-// wgmma transposes 16-bit tiles only: a TF32 B must be K-contiguous.
+// TF32 tiles are stored K-major: an N-contiguous B is copied transposed,
+// which cp.async does one element at a time and TMA cannot.
 module attributes {egg.allow_tf32, egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
 func.func @tf32_n_major(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>) -> tensor<256x256xf32> {
-  // expected-error @+1 {{input 1 is not contiguous along K: warpgroup MMA reads TF32 tiles K-major only}}
+  // expected-error @+1 {{input 1 is contiguous along M/N: TF32 tiles are stored K-major, which TMA copies cannot transpose (use cp_async)}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xf32>, tensor<128x256xf32>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = tma, pipeline = 3>} {
   ^bb0(%x: tensor<256x128xf32>, %y: tensor<128x256xf32>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>

@@ -402,11 +402,12 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
     SmallVector<Value> src = applyMap(b, loc, map, loopIdx);
     // `offset` elements along the global layout's contiguous dimension.
     auto sharedAt = [&](int64_t offset) -> SmallVector<Value> {
-      if (plan.wgmma) // One 16-byte piece (checkLowerable).
-        return {stage, swizzledOffset(b, x, mn, k)};
       Value off = constIndex(b, loc, offset);
       Value mnAt = x.fastIsMN ? arith::AddIOp::create(b, loc, mn, off) : mn;
       Value kAt = x.fastIsMN ? k : arith::AddIOp::create(b, loc, k, off);
+      // A 16-byte piece, or one TF32 element stored transposed.
+      if (plan.wgmma)
+        return {stage, swizzledOffset(b, x, mnAt, kAt)};
       if (x.sharedFastIsMN)
         return {stage, kAt, mnAt};
       return {stage, mnAt, kAt};
@@ -853,8 +854,8 @@ Value GemmBuilder::swizzledOffset(OpBuilder &b, const Operand &x, Value mn,
   // the 16-byte pieces of row r are permuted by XOR with r % 8 (the pattern
   // wgmma's 128-byte swizzle mode reads, given 1024-byte aligned columns).
   int64_t rowElems = 128 / x.bytes, pieceElems = 16 / x.bytes;
-  int64_t rows = x.fastIsMN ? plan.bk : x.tileMN;
-  Value along = x.fastIsMN ? mn : k, row = x.fastIsMN ? k : mn;
+  int64_t rows = x.sharedFastIsMN ? plan.bk : x.tileMN;
+  Value along = x.sharedFastIsMN ? mn : k, row = x.sharedFastIsMN ? k : mn;
   auto c = [&](int64_t v) { return constIndex(b, loc, v); };
   Value column = arith::DivUIOp::create(b, loc, along, c(rowElems));
   Value piece = arith::DivUIOp::create(
@@ -865,8 +866,14 @@ Value GemmBuilder::swizzledOffset(OpBuilder &b, const Operand &x, Value mn,
   Value offset = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, column, c(rows * rowElems)),
       arith::MulIOp::create(b, loc, row, c(rowElems)));
-  return arith::AddIOp::create(
+  offset = arith::AddIOp::create(
       b, loc, offset, arith::MulIOp::create(b, loc, swizzled, c(pieceElems)));
+  // The element's place inside its piece: 0 for 16-byte copies, not for
+  // TF32's transposed 4-byte ones (without it they wrote a quarter of the
+  // tile, session 14).
+  return arith::AddIOp::create(b, loc, offset,
+                               arith::RemUIOp::create(b, loc, along,
+                                                      c(pieceElems)));
 }
 
 Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
@@ -877,7 +884,7 @@ Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
   // 8 rows (1024 bytes) along M/N and ignore the leading offset; M/N-major
   // ones step by 8 rows along K, and by a column (BK rows) every 64
   // elements of M/N.
-  int64_t leading = x.fastIsMN ? plan.bk * 128 : 16;
+  int64_t leading = x.sharedFastIsMN ? plan.bk * 128 : 16;
   int64_t stride = 8 * 128;
   uint64_t fixed = (uint64_t(leading >> 4) << 16) |
                    (uint64_t(stride >> 4) << 32) | (uint64_t(1) << 62);
@@ -888,7 +895,8 @@ Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
           ? arith::MulIOp::create(b, loc, tz, constIndex(b, loc, plan.tm))
           : arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.tn));
   Value piece = arith::MulIOp::create(
-      b, loc, mn0, constIndex(b, loc, x.fastIsMN ? plan.bk * x.bytes : 128));
+      b, loc, mn0,
+      constIndex(b, loc, x.sharedFastIsMN ? plan.bk * x.bytes : 128));
   Value start = arith::AddIOp::create(b, loc, address, piece);
   Type i64 = b.getI64Type();
   Value start64 = arith::IndexCastUIOp::create(b, loc, i64, start);
@@ -919,7 +927,7 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
   // Bytes from the start of the warpgroup's piece to (mn, ks).
   auto offsetOf = [&](const Operand &x, int64_t mn, int64_t ks) -> int64_t {
     int64_t rowElems = 128 / x.bytes;
-    if (x.fastIsMN)
+    if (x.sharedFastIsMN)
       return mn * plan.bk * x.bytes + ks * 128;
     return (ks / rowElems) * x.tileMN * 128 + mn * 128 +
            (ks % rowElems) * x.bytes;
@@ -935,9 +943,11 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
   int64_t instrK = 32 / lhs.bytes;
   // A is "row" (K-major) unless stored M-contiguous; B is "col" (K-major)
   // unless stored N-contiguous: wgmma transposes 16-bit tiles as it reads
-  // (TF32 tiles are K-major, checkLowerable).
-  auto layoutA = lhs.fastIsMN ? NVVM::MMALayout::col : NVVM::MMALayout::row;
-  auto layoutB = rhs.fastIsMN ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+  // (TF32 tiles are stored K-major).
+  auto layoutA =
+      lhs.sharedFastIsMN ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  auto layoutB =
+      rhs.sharedFastIsMN ? NVVM::MMALayout::row : NVVM::MMALayout::col;
   SmallVector<Value> values(accs);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t ks = 0; ks < plan.bk; ks += instrK) {
@@ -986,8 +996,11 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
     // ow * s + kw) is copied an element at a time (checkLowerable).
     bool fastIsMN = contiguousLoop(map) == mnLoops.back();
     // FMA tiles are read along M/N; tensor-core tiles keep the global
-    // layout (ldmatrix transposes on the way to registers).
-    bool sharedFastIsMN = plan.mma ? fastIsMN : true;
+    // layout (ldmatrix and wgmma transpose 16-bit tiles on the way to
+    // registers); TF32 tiles are K-major, copied transposed if need be.
+    int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+    bool sharedFastIsMN =
+        plan.mma ? fastIsMN && !(plan.wgmma && bytes == 4) : true;
     SmallVector<int64_t> shape =
         sharedFastIsMN
             ? SmallVector<int64_t>{plan.stages, plan.bk, tileMN + plan.padding}
@@ -998,8 +1011,7 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
     auto type =
         MemRefType::get(shape, element, MemRefLayoutAttrInterface(), space);
     operands.push_back({which, mnLoops, tileMN, global, Value(), fastIsMN,
-                        sharedFastIsMN,
-                        (element.getIntOrFloatBitWidth() + 7) / 8});
+                        sharedFastIsMN, bytes});
     return type;
   };
   SmallVector<MemRefType, 2> types = {
