@@ -20,6 +20,8 @@ tar -C "$tools" -xJf .bundle/egg-tools-linux-x86_64.tar.xz
 bin=$tools/egg-tools/bin
 work=$(mktemp -d)
 
+# EGG_GPU_CHECK=examples: steps 1-3 only (compile, check and time every
+# example), for a quick check of a lowering change.
 # EGG_GPU_CHECK=tune: only the egg-tune runs (expert and search agents on a
 # set of examples, with PyTorch baselines), written to $out/tune/.
 if [[ ${EGG_GPU_CHECK:-all} == tune ]]; then
@@ -77,6 +79,11 @@ print(f"{name:22s} {r['status']:9s} {t.get('median_ms', 0):10.4f} "
       f"{r.get('reason', '')[:80]}{blas}")
 PY
 done
+
+if [[ ${EGG_GPU_CHECK:-all} == examples ]]; then
+  tar -C "$work" -cJf "$out/evals.tar.xz" ex 2>/dev/null
+  exit 0
+fi
 
 echo "== hardware counters (ncu) and CUDA-graph replay on two examples"
 for n in elementwise_chain matmul_f32; do

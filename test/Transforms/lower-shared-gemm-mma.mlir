@@ -18,14 +18,14 @@
 // CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
 // CHECK: nvgpu.ldmatrix %[[A]]{{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: vector.bitcast {{.*}} : vector<2xbf16> to vector<1xi32>
 // CHECK: nvgpu.ldmatrix %[[B]]{{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK: nvgpu.ldmatrix %[[B]]{{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK-COUNT-4: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// CHECK: scf.if
-// CHECK: nvgpu.device_async_copy
-// CHECK: nvvm.cp.async.commit.group
 // CHECK-COUNT-16: arith.addf
 // Each thread's two adjacent columns are stored together (8-byte aligned).
 // CHECK-COUNT-8: vector.store {{.*}} {alignment = 8 : i64} : memref<32x32xf32, strided<[64, 1], offset: ?>>, vector<2xf32>

@@ -9,8 +9,9 @@
 // descriptor has leading offset 16 and stride 1024 bytes; B ([K][N]) is
 // N-major and transposed by wgmma (layout row): leading offset BK x 128 =
 // 8192 bytes between its 64-wide columns. Every stage's copies are made
-// visible to the async proxy before the barrier, and each warpgroup waits
-// for its products before the stage is refilled.
+// visible to the async proxy before the barrier; each warpgroup waits for
+// its products within the step, so the stage computed one step earlier is
+// refilled right after the barrier, before this step's products.
 // CHECK-LABEL: func.func private @mm_k0
 // CHECK: gpu.launch
 // CHECK-SAME: threads({{.*}}) in ({{.*}} = %c128, {{.*}} = %c1, {{.*}} = %c2) dynamic_shared_memory_size %c66560_i32
@@ -29,12 +30,12 @@
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: scf.if
-// CHECK: nvgpu.device_async_copy
 // 64 accumulators per thread, stored as 32 pairs of adjacent columns (the
 // tile staged through shared memory would not fit the two stages).
 // CHECK-COUNT-32: vector.store {{.*}} {alignment = 8 : i64} : memref<128x128xf32, strided<[256, 1], offset: ?>>, vector<2xf32>

@@ -3,8 +3,9 @@
 // A 64x64x32 GEMM + bias + ReLU as egg-map-to-gpu leaves it (block tiles of
 // 32x32, whole ops per block), with cp.async and two stages: two workgroup
 // tiles of [stages][BK][32 + padding], the prologue's copies, the K loop with
-// its wait and barrier, 16 accumulators per thread (4x4) carried by the
-// loops, multiply-adds allowed to contract into FMAs, and the epilogue
+// its wait and barrier, then the refill of the stage computed one step
+// earlier (before this step's products, so that it has the whole step to
+// land), 16 accumulators per thread (4x4) carried by the loops, multiply-adds allowed to contract into FMAs, and the epilogue
 // applied in registers and stored once, four adjacent columns at a time
 // (16-byte stores). No linalg op or block temporary is left.
 // CHECK-LABEL: func.func private @k
@@ -12,20 +13,25 @@
 // CHECK-SAME: workgroup(%[[A:.*]] : memref<2x16x36xf32, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<2x16x36xf32, #gpu.address_space<workgroup>>)
 // CHECK: gpu.thread_id  x
 // CHECK: gpu.thread_id  y
-// CHECK: nvgpu.device_async_copy {{.*}}, %[[A]]{{.*}}, 1
+// A (contiguous along K) is stored transposed, one float per copy, with
+// consecutive threads on consecutive elements of a row (thread t copies
+// column t mod 16), so that a warp's copies cover two rows of A: 32 x 16
+// floats are 8 copies for each of the 64 threads.
+// CHECK: arith.remui %{{.*}}, %c16{{(_[0-9]+)?}} : index
+// CHECK-COUNT-8: nvgpu.device_async_copy {{.*}}, %[[A]]{{.*}}, 1 :
 // CHECK: nvgpu.device_async_copy {{.*}}, %[[B]]{{.*}}, 4
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
 // CHECK: scf.for
 // CHECK: vector.load %[[A]]{{.*}} {alignment = 16 : i64} : memref<2x16x36xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK: vector.load %[[B]]
 // CHECK: arith.mulf {{.*}} fastmath<contract>
 // CHECK: arith.addf {{.*}} fastmath<contract>
-// CHECK: scf.if
-// CHECK: nvgpu.device_async_copy
-// CHECK: nvvm.cp.async.commit.group
 // CHECK: arith.maximumf
 // CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<32x32xf32, strided<[64, 1], offset: ?>>, vector<4xf32>
 // CHECK-NOT: linalg.generic

@@ -362,7 +362,13 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
   AffineMap map = gemm.getMatchingIndexingMap(gemm.getDpsInputOperand(x.which));
   SmallVector<int64_t> extents = gemm.getStaticLoopRanges();
   Type element = getElementTypeOrSelf(x.global.getType());
-  int64_t v = plan.vector;
+  bool contiguous = x.fastIsMN == x.sharedFastIsMN;
+  // Stored transposed by cp.async, one 4-byte element per copy: each lane
+  // copies single elements, so that a warp's copies cover few rows of the
+  // global tile. (With 16-byte pieces, lanes 4 elements apart: on matmul
+  // 2048^3 f32, 8 rows of A per warp-wide copy cost 18.9M excess shared
+  // wavefronts, and 16 rows, arranged to avoid bank conflicts, 27.8M.)
+  int64_t v = contiguous || !plan.async ? plan.vector : 1;
   int64_t along = (x.fastIsMN ? x.tileMN : plan.bk) / v;
   int64_t pieces = x.tileMN * plan.bk / v;
   int64_t nt = plan.numThreads();
@@ -412,7 +418,6 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
         return {stage, kAt, mnAt};
       return {stage, mnAt, kAt};
     };
-    bool contiguous = x.fastIsMN == x.sharedFastIsMN;
     if (plan.async) {
       // Contiguous both sides: one copy of V elements; stored transposed:
       // one 4-byte element at a time (checkLowerable).
@@ -871,9 +876,8 @@ Value GemmBuilder::swizzledOffset(OpBuilder &b, const Operand &x, Value mn,
   // The element's place inside its piece: 0 for 16-byte copies, not for
   // TF32's transposed 4-byte ones (without it they wrote a quarter of the
   // tile, session 14).
-  return arith::AddIOp::create(b, loc, offset,
-                               arith::RemUIOp::create(b, loc, along,
-                                                      c(pieceElems)));
+  return arith::AddIOp::create(
+      b, loc, offset, arith::RemUIOp::create(b, loc, along, c(pieceElems)));
 }
 
 Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
@@ -1243,19 +1247,29 @@ SmallVector<Value> GemmBuilder::buildMainLoop(OpBuilder &b,
       gpu::BarrierOp::create(nb, loc);
       Value numStages = constIndex(nb, loc, stages);
       Value stage = arith::RemUIOp::create(nb, loc, kt, numStages);
+      auto refill = [&](OpBuilder &rb) {
+        Value tile =
+            arith::AddIOp::create(rb, loc, kt, constIndex(rb, loc, ahead));
+        Value inRange =
+            arith::CmpIOp::create(rb, loc, arith::CmpIPredicate::ult, tile,
+                                  constIndex(rb, loc, numK));
+        scf::IfOp::create(rb, loc, inRange, [&](OpBuilder &ib, Location) {
+          copyBoth(ib, tile, arith::RemUIOp::create(ib, loc, tile, numStages));
+          scf::YieldOp::create(ib, loc);
+        });
+        commit(rb);
+      };
+      // Products that complete within their step have freed the stage of
+      // step kt-1 at the barrier: its refill goes out before this step's
+      // products and has the whole step to land. (Refilled after them, the
+      // f32 FMA product of 2048^3 waited for its copies at the top of every
+      // step: 10.6% of ncu's warp samples.)
+      bool early = !wgmmaInFlight();
+      if (early && !last)
+        refill(nb);
       next = computeStep(nb, stage, accs, last);
-      if (last) // The last tile was copied long ago.
-        return next;
-      Value refill =
-          arith::AddIOp::create(nb, loc, kt, constIndex(nb, loc, ahead));
-      Value inRange = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult,
-                                            refill, constIndex(nb, loc, numK));
-      scf::IfOp::create(nb, loc, inRange, [&](OpBuilder &ib, Location) {
-        copyBoth(ib, refill,
-                 arith::RemUIOp::create(ib, loc, refill, numStages));
-        scf::YieldOp::create(ib, loc);
-      });
-      commit(nb);
+      if (!early && !last) // After the last tile nothing is copied.
+        refill(nb);
     }
     return next;
   });
