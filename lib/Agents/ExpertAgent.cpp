@@ -587,6 +587,46 @@ private:
         block[inner] /= 2;
     }
 
+    // At most the target's threads per block: tiles of odd extents may
+    // take many threads (a 129 x 500 product: 43 x 25 = 1075). A loop
+    // whose block tile allows it, those with the most threads first, gives
+    // each thread a larger tile (a divisor of the block tile, up to 8);
+    // where none does, the loop with the most threads takes its next
+    // smaller block tile.
+    auto threadsAlong = [&](size_t p) { return block[p] / thread[p]; };
+    auto threadCount = [&]() {
+      int64_t n = 1;
+      for (size_t p : tiled)
+        n = mulSat(n, threadsAlong(p));
+      return n;
+    };
+    while (threadCount() > target.getMaxThreadsPerBlock()) {
+      SmallVector<size_t> order(tiled);
+      llvm::stable_sort(order, [&](size_t x, size_t y) {
+        return threadsAlong(x) > threadsAlong(y);
+      });
+      bool widened = false;
+      for (size_t p : order) {
+        if (p == tiled.front() && vector > 1)
+          continue; // Its thread tile is the vector.
+        int64_t t = thread[p] + 1;
+        while (t <= 8 && block[p] % t != 0)
+          ++t;
+        if (t <= 8) {
+          thread[p] = t;
+          widened = true;
+          break;
+        }
+      }
+      if (widened)
+        continue;
+      size_t most = order.front();
+      if (block[most] == 1)
+        break;
+      block[most] = largestDivisorAtMost(extents[most], block[most] - 1);
+      thread[most] = largestDivisorAtMost(block[most], thread[most]);
+    }
+
     SmallVector<int64_t> threads = impliedThreads(*loops, block, thread);
     while (threads.size() > 1 && threads.back() == 1)
       threads.pop_back();

@@ -35,6 +35,19 @@ func.func @small_gemm(%a: tensor<1024x64xf32>, %b: tensor<64x256xf32>, %c: tenso
 
 // -----
 
+// A batched product whose M and N (500, 129) no shared-memory tile divides
+// keeps direct tiles: 50 x 43 outputs per block. With 2 x 1 per thread
+// that was 25 x 43 = 1075 threads, over the CUDA limit (egg-opt stopped
+// with an error); the thread tile along M widens to 5: 10 x 43 threads.
+// CHECK-LABEL: func.func @odd_batched_gemm
+// CHECK: tuning = #egg.tuning<threads = [43, 10], block = [1, 50, 43], thread = [1, 5, 1]>
+func.func @odd_batched_gemm(%a: tensor<2x500x512xf32>, %b: tensor<2x512x129xf32>, %c: tensor<2x500x129xf32>) -> tensor<2x500x129xf32> {
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x500x512xf32>, tensor<2x512x129xf32>) outs(%c : tensor<2x500x129xf32>) -> tensor<2x500x129xf32>
+  return %r : tensor<2x500x129xf32>
+}
+
+// -----
+
 // Softmax rows stay whole (the reduced loop is never tiled): a warp per
 // row, four per block, 16-byte accesses along the row.
 // CHECK-LABEL: func.func @softmax
