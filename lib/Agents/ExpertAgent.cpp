@@ -220,10 +220,20 @@ private:
     struct Tile {
       int64_t bm, bn, wm, wn;
     };
-    const Tile tiles[] = {
+    SmallVector<Tile> tiles = {
         {128, 256, 128, 128}, {128, 128, 64, 128}, {64, 128, 64, 128}};
     int64_t extentM = GemmLoops::extent(gemm->mLoops, extents);
     int64_t extentN = GemmLoops::extent(gemm->nLoops, extents);
+    // N that no tile of 128 divides (a classifier's 1000 outputs): the
+    // widest multiple of 8 up to 256 that divides it, one warpgroup's
+    // instruction wide (wgmma's N steps by 8).
+    if (extentN % 128 != 0)
+      for (int64_t bn = 256; bn >= 64; bn -= 8)
+        if (extentN % bn == 0) {
+          tiles.push_back({128, bn, 64, bn});
+          tiles.push_back({64, bn, 64, bn});
+          break;
+        }
     for (const Tile &t : tiles) {
       std::optional<GemmTiles> tile =
           gemmTiles(*gemm, extents, t.bm, t.bn, t.wm, t.wn);

@@ -1251,12 +1251,13 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     // A vector stays within the innermost loop of its group (block tile
     // along M/N, whole loop along K).
     int64_t run = fast == mn ? blockOf[mn] : extents[gemm->innerK()];
+    // Pieces need not be a multiple of the threads: the last round of
+    // copies is guarded (a 200-row tile of 8-element pieces over 256).
     if (v * bytes > 16 || along % v != 0 || type.getShape().back() % v != 0 ||
-        run % v != 0 || (tileMN * bk) % (numThreads * v))
+        run % v != 0 || (tileMN * bk) % v)
       return emitError() << "vector = " << v << " does not fit the copies of "
                          << "input " << which << ": " << tileMN << "x" << bk
-                         << " elements over " << numThreads
-                         << " threads, at most 16 bytes per access";
+                         << " elements, at most 16 bytes per access";
     // Swizzled tiles: 16-byte pieces, rows of 128 bytes (64 16-bit
     // elements) along the contiguous dimension.
     // wgmma transposes 16-bit tiles only: TF32 tiles are stored K-major,

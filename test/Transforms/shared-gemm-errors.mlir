@@ -117,10 +117,10 @@ func.func @case6(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x1
 // -----
 
 func.func @case7(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
-  // expected-error @+1 {{vector = 4 does not fit the copies of input 0: 32x16 elements over 256 threads, at most 16 bytes per access}}
+  // expected-error @+1 {{vector = 8 does not fit the copies of input 0: 32x16 elements, at most 16 bytes per access}}
   %r = egg.kernel @k ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [16, 16], block = [32, 32], thread = [2, 2], reduction = [16], shared = [0, 1], vector = 4>} {
+                  tuning = #egg.tuning<threads = [16, 16], block = [32, 32], thread = [2, 2], reduction = [16], shared = [0, 1], vector = 8>} {
   ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x128xf32>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<128x128xf32>

@@ -375,9 +375,9 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
   int64_t bytes = x.bytes;
   int64_t extentK = GemmLoops::extent(plan.loops.kLoops, extents);
   Value kBase = arith::MulIOp::create(b, loc, kt, constIndex(b, loc, plan.bk));
-  for (int64_t c = 0; c < pieces / nt; ++c) {
-    Value piece =
-        arith::AddIOp::create(b, loc, tid, constIndex(b, loc, c * nt));
+  // A thread's pieces: tid + c * nt; a last round that not every thread
+  // has (pieces not a multiple of the threads) is guarded.
+  auto copyPiece = [&](OpBuilder &b, Value piece) {
     Value fast = arith::MulIOp::create(
         b, loc,
         arith::RemUIOp::create(b, loc, piece, constIndex(b, loc, along)),
@@ -426,7 +426,7 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
         nvgpu::DeviceAsyncCopyOp::create(
             b, loc, x.shared, sharedAt(0), x.global, src, b.getIndexAttr(v),
             readElements(v), v * bytes == 16 ? b.getUnitAttr() : UnitAttr());
-        continue;
+        return;
       }
       for (int64_t e = 0; e < v; ++e) {
         SmallVector<Value> srcE = src;
@@ -436,12 +436,12 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
                                          x.global, srcE, b.getIndexAttr(1),
                                          readElements(1), UnitAttr());
       }
-      continue;
+      return;
     }
     if (v == 1) {
       Value value = memref::LoadOp::create(b, loc, x.global, src);
       memref::StoreOp::create(b, loc, value, x.shared, sharedAt(0));
-      continue;
+      return;
     }
     auto vecType = VectorType::get({v}, element);
     auto load = vector::LoadOp::create(b, loc, vecType, x.global, src);
@@ -450,12 +450,26 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
       auto store = vector::StoreOp::create(b, loc, load.getResult(), x.shared,
                                            sharedAt(0));
       store.setAlignment(v * bytes);
-      continue;
+      return;
     }
     for (int64_t e = 0; e < v; ++e) {
       Value value = vector::ExtractOp::create(b, loc, load.getResult(), e);
       memref::StoreOp::create(b, loc, value, x.shared, sharedAt(e));
     }
+  };
+  for (int64_t c = 0; c * nt < pieces; ++c) {
+    Value piece =
+        arith::AddIOp::create(b, loc, tid, constIndex(b, loc, c * nt));
+    if ((c + 1) * nt <= pieces) {
+      copyPiece(b, piece);
+      continue;
+    }
+    Value has = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, piece,
+                                      constIndex(b, loc, pieces));
+    scf::IfOp::create(b, loc, has, [&](OpBuilder &ib, Location) {
+      copyPiece(ib, piece);
+      scf::YieldOp::create(ib, loc);
+    });
   }
 }
 

@@ -1,0 +1,28 @@
+// A linear layer with 1000 outputs (a classifier head), bf16: no tile of
+// 128 divides N, so the expert takes the widest multiple of 8 up to 256
+// that does (200) for one warpgroup's wgmma (m64n200k16), two warpgroups
+// along M. A 200 x 64 tile of B is 1600 16-byte pieces over 256 threads:
+// the last round of copies is guarded.
+// RUN: egg-opt %s --egg-pipeline="record=%t.json" -o %t.mlir
+// RUN: FileCheck %s --check-prefix=TUNING < %t.json
+// RUN: egg-opt %s --egg-pipeline --mlir-print-ir-after=egg-lower-shared-gemm -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
+// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// TUNING: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 200], warp = [64, 200], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
+// IR: %[[HAS:.*]] = arith.cmpi ult, %{{.*}}, %c1600
+// IR-NEXT: scf.if %[[HAS]] {
+// IR: nvgpu.device_async_copy
+// PTX: wgmma.mma_async.sync.aligned.m64n200k16.f32.bf16.bf16
+func.func @classifier(%x: tensor<4096x4096xbf16>, %w: tensor<1000x4096xbf16>) -> tensor<4096x1000xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4096x1000xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4096x1000xf32>) -> tensor<4096x1000xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : tensor<4096x4096xbf16>, tensor<1000x4096xbf16>) outs(%f : tensor<4096x1000xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %acc: f32):
+    %ae = arith.extf %a : bf16 to f32
+    %be = arith.extf %b : bf16 to f32
+    %t = arith.mulf %ae, %be : f32
+    %s = arith.addf %acc, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<4096x1000xf32>
+  return %g : tensor<4096x1000xf32>
+}
