@@ -56,11 +56,14 @@ KernelWork mlir::egg::measureWork(KernelOp kernel) {
   return work;
 }
 
+double mlir::egg::peakFlops(TargetAttr target, bool tensorCores, bool tf32) {
+  if (!tensorCores)
+    return double(target.getFp32Gflops()) * 1e9;
+  return double(target.getTensorGflops()) * 1e9 / (tf32 ? 2.0 : 1.0);
+}
+
 double mlir::egg::rooflineFloorMs(const KernelWork &work, TargetAttr target) {
   double bandwidth = double(target.getDramGbps()) * 1e9; // bytes/s
-  double peak = (work.tensorCores ? double(target.getTensorGflops()) /
-                                        (work.tf32 ? 2.0 : 1.0)
-                                  : double(target.getFp32Gflops())) *
-                1e9; // FLOP/s
+  double peak = peakFlops(target, work.tensorCores, work.tf32);
   return 1e3 * std::max(work.bytes / bandwidth, work.flops / peak);
 }

@@ -1262,7 +1262,7 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     // elements) along the contiguous dimension.
     // wgmma transposes 16-bit tiles only: TF32 tiles are stored K-major,
     // an M/N-contiguous operand copied one element at a time.
-    bool sharedMN = fast == mn && !(wgmma && bytes == 4);
+    bool sharedMN = gemmTileAlongMN(mma, wgmma, bytes, fast == mn);
     if (wgmma && bytes == 4 && fast == mn &&
         tuning.getCopy() == CopyEngine::tma)
       return emitError() << "input " << which << " is contiguous along M/N: "
@@ -1283,9 +1283,7 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                          << "the warp tile must be a multiple of "
                          << 128 / bytes << " (128-byte swizzled rows)";
     if (tuning.getCopy() == CopyEngine::cp_async) {
-      // Tensor-core tiles keep the global layout (ldmatrix transposes),
-      // except TF32's, stored K-major.
-      bool transposed = mma ? fast == mn && !sharedMN : fast != mn;
+      bool transposed = (fast == mn) != sharedMN;
       int64_t chunk = transposed ? bytes : v * bytes;
       if (chunk != 4 && chunk != 8 && chunk != 16)
         return emitError() << "copy = cp_async moves 4, 8 or 16 bytes at a "

@@ -43,10 +43,7 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
   // Tensor-core products (a warp tile) run at the matrix rate; f32 ones
   // (TF32, measureWork) at half of it.
   bool tensorCores = isMmaGemm(tuning);
-  double peak = (tensorCores ? double(target.getTensorGflops()) /
-                                   (est.work.tf32 ? 2.0 : 1.0)
-                             : double(target.getFp32Gflops())) *
-                1e9; // FLOP/s
+  double peak = peakFlops(target, tensorCores, est.work.tf32);
   est.floorMs = rooflineFloorMs(est.work, target);
 
   auto quiet = [&]() { return kernel.emitOpError(); };

@@ -24,6 +24,10 @@ struct KernelWork {
 };
 KernelWork measureWork(KernelOp kernel);
 
+/// FLOP/s of `target`: its tensor-core rate (half of it for TF32), else
+/// its fp32 rate.
+double peakFlops(TargetAttr target, bool tensorCores, bool tf32);
+
 /// The larger of bytes / DRAM bandwidth and FLOPs / peak, in ms; the peak
 /// is the tensor-core rate for products that may use them, else fp32's.
 double rooflineFloorMs(const KernelWork &work, TargetAttr target);

@@ -168,6 +168,17 @@ bool isMmaGemm(TuningAttr tuning);
 /// (docs/pipeline.md, "Warpgroup MMA").
 bool isWgmmaGemm(TuningAttr tuning);
 
+/// Whether a shared-memory GEMM stores an operand's tile contiguous along
+/// M/N (else along K): FMA tiles always (a thread reads its TM/TN values
+/// as vectors); tensor-core tiles keep the global layout (ldmatrix and
+/// wgmma transpose 16-bit tiles), except TF32's, always K-major.
+inline bool gemmTileAlongMN(bool tensorCores, bool wgmma, int64_t bytes,
+                            bool globalAlongMN) {
+  if (!tensorCores)
+    return true;
+  return globalAlongMN && !(wgmma && bytes == 4);
+}
+
 /// Registers per thread of a shared-memory GEMM launch: ptxas caps a launch
 /// of T threads at 64K / T registers each (in steps of 8, at most 255), and
 /// the block owns those. With TMA (`producer`, a warpgroup added to the

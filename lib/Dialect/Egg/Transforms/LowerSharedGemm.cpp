@@ -419,23 +419,12 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
       return {stage, mnAt, kAt};
     };
     if (plan.async) {
-      // Contiguous both sides: one copy of V elements; stored transposed:
-      // one 4-byte element at a time (checkLowerable).
-      if (contiguous) {
-        // 16-byte pieces skip L1 (cp.async.cg): the tile is read once.
-        nvgpu::DeviceAsyncCopyOp::create(
-            b, loc, x.shared, sharedAt(0), x.global, src, b.getIndexAttr(v),
-            readElements(v), v * bytes == 16 ? b.getUnitAttr() : UnitAttr());
-        return;
-      }
-      for (int64_t e = 0; e < v; ++e) {
-        SmallVector<Value> srcE = src;
-        srcE.back() =
-            arith::AddIOp::create(b, loc, src.back(), constIndex(b, loc, e));
-        nvgpu::DeviceAsyncCopyOp::create(b, loc, x.shared, sharedAt(e),
-                                         x.global, srcE, b.getIndexAttr(1),
-                                         readElements(1), UnitAttr());
-      }
+      // One copy of V elements (transposed: V is 1, a 4-byte element,
+      // checkLowerable). 16-byte pieces skip L1 (cp.async.cg): the tile is
+      // read once.
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, x.shared, sharedAt(0), x.global, src, b.getIndexAttr(v),
+          readElements(v), v * bytes == 16 ? b.getUnitAttr() : UnitAttr());
       return;
     }
     if (v == 1) {
@@ -1013,12 +1002,9 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
     // An input contiguous along neither (an NCHW input, read along
     // ow * s + kw) is copied an element at a time (checkLowerable).
     bool fastIsMN = contiguousLoop(map) == mnLoops.back();
-    // FMA tiles are read along M/N; tensor-core tiles keep the global
-    // layout (ldmatrix and wgmma transpose 16-bit tiles on the way to
-    // registers); TF32 tiles are K-major, copied transposed if need be.
     int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
     bool sharedFastIsMN =
-        plan.mma ? fastIsMN && !(plan.wgmma && bytes == 4) : true;
+        gemmTileAlongMN(plan.mma, plan.wgmma, bytes, fastIsMN);
     SmallVector<int64_t> shape =
         sharedFastIsMN
             ? SmallVector<int64_t>{plan.stages, plan.bk, tileMN + plan.padding}
@@ -1261,17 +1247,17 @@ SmallVector<Value> GemmBuilder::buildMainLoop(OpBuilder &b,
       gpu::BarrierOp::create(nb, loc);
       Value numStages = constIndex(nb, loc, stages);
       Value stage = arith::RemUIOp::create(nb, loc, kt, numStages);
-      auto refill = [&](OpBuilder &rb) {
+      auto refill = [&]() {
         Value tile =
-            arith::AddIOp::create(rb, loc, kt, constIndex(rb, loc, ahead));
+            arith::AddIOp::create(nb, loc, kt, constIndex(nb, loc, ahead));
         Value inRange =
-            arith::CmpIOp::create(rb, loc, arith::CmpIPredicate::ult, tile,
-                                  constIndex(rb, loc, numK));
-        scf::IfOp::create(rb, loc, inRange, [&](OpBuilder &ib, Location) {
+            arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult, tile,
+                                  constIndex(nb, loc, numK));
+        scf::IfOp::create(nb, loc, inRange, [&](OpBuilder &ib, Location) {
           copyBoth(ib, tile, arith::RemUIOp::create(ib, loc, tile, numStages));
           scf::YieldOp::create(ib, loc);
         });
-        commit(rb);
+        commit(nb);
       };
       // Products that complete within their step have freed the stage of
       // step kt-1 at the barrier: its refill goes out before this step's
@@ -1280,10 +1266,10 @@ SmallVector<Value> GemmBuilder::buildMainLoop(OpBuilder &b,
       // step: 10.6% of ncu's warp samples.)
       bool early = !wgmmaInFlight();
       if (early && !last)
-        refill(nb);
+        refill();
       next = computeStep(nb, stage, accs, last);
       if (!early && !last) // After the last tile nothing is copied.
-        refill(nb);
+        refill();
     }
     return next;
   });
