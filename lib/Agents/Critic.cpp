@@ -49,7 +49,7 @@ std::vector<std::string> mlir::egg::critique(KernelOp kernel, TuningAttr tuning,
   int64_t blocks = 1;
   for (auto [i, pos] : llvm::enumerate(loops->parallelPositions))
     if (i < block.size() && block[i] > 0)
-      blocks = mulSat(blocks, loops->extents[pos] / block[i]);
+      blocks = mulSat(blocks, llvm::divideCeil(loops->extents[pos], block[i]));
   int64_t sms = target ? target.getSmCount() : 0;
   int64_t work = 1;
   for (unsigned pos : loops->parallelPositions)

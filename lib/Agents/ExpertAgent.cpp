@@ -234,12 +234,20 @@ private:
           tiles.push_back({64, bn, 64, bn});
           break;
         }
-    for (const Tile &t : tiles) {
+    // Whole tiles first; where none fits, partial last tiles (an M or N of
+    // 1000 that no tile of 64 divides; docs/pipeline.md, "Partial tiles").
+    SmallVector<std::pair<bool, Tile>> tries;
+    for (bool partial : {false, true})
+      for (const Tile &t : tiles)
+        tries.push_back({partial, t});
+    for (auto [partial, t] : tries) {
       std::optional<GemmTiles> tile =
-          gemmTiles(*gemm, extents, t.bm, t.bn, t.wm, t.wn);
-      if (!tile)
+          gemmTiles(*gemm, extents, t.bm, t.bn, t.wm, t.wn, partial);
+      if (!tile || (partial && extentM % t.bm == 0 && extentN % t.bn == 0))
         continue;
-      int64_t blocks = mulSat(batches, (extentM / t.bm) * (extentN / t.bn));
+      int64_t blocks =
+          mulSat(batches, llvm::divideCeil(extentM, t.bm) *
+                              llvm::divideCeil(extentN, t.bn));
       if (blocks * 4 < target.getSmCount() * 3)
         continue;
       ArrayRef<int64_t> block = tile->block, warp = tile->inner;
@@ -310,12 +318,25 @@ private:
     int64_t bestBlocks = 0;
     int64_t extentM = GemmLoops::extent(gemm->mLoops, extents);
     int64_t extentN = GemmLoops::extent(gemm->nLoops, extents);
-    for (auto [bm, bn] : tiles) {
+    // Whole tiles first; partial last tiles only where no whole tile fits
+    // (docs/pipeline.md, "Partial tiles").
+    SmallVector<std::tuple<bool, int64_t, int64_t>> tries;
+    for (bool partial : {false, true})
+      for (auto [bm, bn] : tiles)
+        tries.push_back({partial, bm, bn});
+    bool wholeTried = false;
+    for (auto [partial, bm, bn] : tries) {
+      if (partial && !wholeTried) {
+        if (succeeded(best))
+          break;
+        wholeTried = true;
+      }
       std::optional<SmallVector<int64_t>> blockTile =
-          gemmTileList(*gemm, extents, bm, bn);
-      if (!blockTile)
+          gemmTileList(*gemm, extents, bm, bn, partial);
+      if (!blockTile || (partial && extentM % bm == 0 && extentN % bn == 0))
         continue;
-      int64_t blocks = mulSat(batches, (extentM / bm) * (extentN / bn));
+      int64_t blocks = mulSat(batches, llvm::divideCeil(extentM, bm) *
+                                           llvm::divideCeil(extentN, bn));
       // Larger tiles first; a smaller one only for more blocks while the
       // larger leaves SMs idle.
       if (succeeded(best) &&
@@ -330,9 +351,9 @@ private:
       int64_t tm = std::max<int64_t>(bm / 16, 4),
               tn = std::max<int64_t>(bn / 16, 4);
       std::optional<GemmTiles> warpTiles =
-          gemmTiles(*gemm, extents, bm, bn, wm, wn);
+          gemmTiles(*gemm, extents, bm, bn, wm, wn, partial);
       std::optional<GemmTiles> threadTiles =
-          gemmTiles(*gemm, extents, bm, bn, tm, tn);
+          gemmTiles(*gemm, extents, bm, bn, tm, tn, partial);
       ArrayRef<int64_t> block = *blockTile;
       ArrayRef<int64_t> warp, thread;
       if (warpTiles)

@@ -507,7 +507,9 @@ int64_t GemmLoops::extent(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents) {
 
 std::optional<SmallVector<int64_t>>
 mlir::egg::splitRowMajor(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
-                         int64_t count) {
+                         int64_t count, bool partial) {
+  if (partial && loops.size() == 1 && count < extents[loops[0]])
+    return SmallVector<int64_t>{count};
   SmallVector<int64_t> split(loops.size(), 1);
   for (int64_t i = loops.size() - 1; i >= 0 && count > 1; --i) {
     int64_t e = extents[loops[i]];
@@ -530,11 +532,11 @@ mlir::egg::splitRowMajor(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
 
 std::optional<SmallVector<int64_t>>
 mlir::egg::gemmTileList(const GemmLoops &gemm, ArrayRef<int64_t> within,
-                        int64_t m, int64_t n) {
+                        int64_t m, int64_t n, bool partial) {
   std::optional<SmallVector<int64_t>> ms =
-      splitRowMajor(gemm.mLoops, within, m);
+      splitRowMajor(gemm.mLoops, within, m, partial);
   std::optional<SmallVector<int64_t>> ns =
-      splitRowMajor(gemm.nLoops, within, n);
+      splitRowMajor(gemm.nLoops, within, n, partial);
   if (!ms || !ns)
     return std::nullopt;
   SmallVector<int64_t> tile;
@@ -565,8 +567,9 @@ std::optional<unsigned> mlir::egg::contiguousLoop(AffineMap map) {
 std::optional<GemmTiles> mlir::egg::gemmTiles(const GemmLoops &gemm,
                                               ArrayRef<int64_t> extents,
                                               int64_t m, int64_t n, int64_t om,
-                                              int64_t on) {
-  std::optional<SmallVector<int64_t>> block = gemmTileList(gemm, extents, m, n);
+                                              int64_t on, bool partial) {
+  std::optional<SmallVector<int64_t>> block =
+      gemmTileList(gemm, extents, m, n, partial);
   if (!block)
     return std::nullopt;
   // The block's extent of each loop, for the split among its owners.
@@ -1101,7 +1104,10 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                        << " tiles for each of the " << parallel.size()
                        << " parallel loops";
   // Per loop: block tiles that divide the loops, inner tiles that divide
-  // the block tiles; batch loops take 1.
+  // the block tiles; batch loops take 1. A block tile that does not divide
+  // an M or N group of one loop leaves a partial last tile, whose copies,
+  // loads and stores past the loop's end are skipped (docs/pipeline.md,
+  // "Partial tiles"); a convolution's groups keep whole tiles.
   SmallVector<int64_t> blockOf(extents.size(), 1);
   int64_t gridLoops = 0;
   for (auto [p, d] : llvm::enumerate(parallel)) {
@@ -1115,9 +1121,14 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
       continue;
     }
     int64_t b = block[p], t = inner[p];
-    if (b < 1 || extents[d] % b != 0)
+    ArrayRef<unsigned> group = inM ? gemm->mLoops : gemm->nLoops;
+    if (b < 1 || b > extents[d])
+      return emitError() << "block tile " << b << " of loop " << d
+                         << " is not between 1 and its extent " << extents[d];
+    if (extents[d] % b != 0 && group.size() != 1)
       return emitError() << "block tile " << b << " does not divide loop " << d
-                         << " of extent " << extents[d];
+                         << " of extent " << extents[d] << ": a partial tile "
+                         << "is implemented for an M or N of one loop only";
     if (t < 1 || b % t != 0)
       return emitError() << level << " tile " << t
                          << " does not divide the block tile " << b
@@ -1148,7 +1159,7 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     SmallVector<int64_t> blocks = groupTiles(loops, block, b);
     SmallVector<int64_t> inners = groupTiles(loops, inner, t);
     std::optional<SmallVector<int64_t>> wantBlock =
-        splitRowMajor(loops, extents, b);
+        splitRowMajor(loops, extents, b, /*partial=*/true);
     std::optional<SmallVector<int64_t>> wantInner =
         splitRowMajor(loops, blockOf, t);
     if (!wantBlock || *wantBlock != blocks || !wantInner ||
@@ -1642,8 +1653,8 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
                       int64_t perN, int64_t bk, int64_t padding,
                       Swizzle swizzle, int64_t vector, CopyEngine copy,
                       int64_t stages) {
-    std::optional<GemmTiles> tiles =
-        gemmTiles(*gemm, extents, bm, bn, bm / perM, bn / perN);
+    std::optional<GemmTiles> tiles = gemmTiles(
+        *gemm, extents, bm, bn, bm / perM, bn / perN, /*partial=*/true);
     if (!tiles)
       return;
     TuningAttr tuning = TuningAttr::getChecked(

@@ -64,7 +64,7 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
   ArrayRef<int64_t> block = tuning.getBlock(), thread = tuning.getThread();
   for (auto [p, pos] : llvm::enumerate(loops->parallelPositions))
     if (p < block.size() && block[p] > 0)
-      blocks *= double(loops->extents[pos] / block[p]);
+      blocks *= double(llvm::divideCeil(loops->extents[pos], block[p]));
   int64_t residentBlocks = std::max<int64_t>(
       1, std::min(kBlocksPerSm, kThreadsPerSm / threadsPerBlock));
   // Shared-memory GEMM tiles also limit residency: `stages` K steps of

@@ -36,11 +36,11 @@ func.func @small_gemm(%a: tensor<1024x64xf32>, %b: tensor<64x256xf32>, %c: tenso
 // -----
 
 // A batched product whose M and N (500, 129) no shared-memory tile divides
-// keeps direct tiles: 50 x 43 outputs per block. With 2 x 1 per thread
-// that was 25 x 43 = 1075 threads, over the CUDA limit (egg-opt stopped
-// with an error); the thread tile along M widens to 5: 10 x 43 threads.
+// takes partial last tiles through shared memory (cp.async zero-fills past
+// the edge). Before partial tiles it kept direct tiles of 50 x 43 outputs,
+// where 2 x 1 per thread once gave 1075 threads, over the CUDA limit.
 // CHECK-LABEL: func.func @odd_batched_gemm
-// CHECK: tuning = #egg.tuning<threads = [43, 10], block = [1, 50, 43], thread = [1, 5, 1]>
+// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [1, 128, 128], thread = [1, 8, 8], reduction = [16], shared = [0, 1], padding = 4, copy = cp_async, pipeline = 2>
 func.func @odd_batched_gemm(%a: tensor<2x500x512xf32>, %b: tensor<2x512x129xf32>, %c: tensor<2x500x129xf32>) -> tensor<2x500x129xf32> {
   %r = linalg.batch_matmul ins(%a, %b : tensor<2x500x512xf32>, tensor<2x512x129xf32>) outs(%c : tensor<2x500x129xf32>) -> tensor<2x500x129xf32>
   return %r : tensor<2x500x129xf32>

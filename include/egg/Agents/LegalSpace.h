@@ -102,10 +102,13 @@ std::optional<unsigned> contiguousLoop(AffineMap map);
 /// loop) row-major: the innermost loop's whole extent before the next
 /// loop's, so that the split covers one contiguous range of the row-major
 /// numbering. Returns the per-loop counts (in the order of `loops`), or
-/// nullopt when the extents do not divide so.
+/// nullopt when the extents do not divide so. With `partial`, a group of
+/// one loop also takes a count that does not divide it (the last tile is
+/// partial; docs/pipeline.md, "Partial tiles").
 std::optional<SmallVector<int64_t>> splitRowMajor(ArrayRef<unsigned> loops,
                                                   ArrayRef<int64_t> extents,
-                                                  int64_t count);
+                                                  int64_t count,
+                                                  bool partial = false);
 
 /// A tile list (one entry per parallel loop of a product with `numLoops`
 /// loops) holding `m` positions over the M loops and `n` over the N loops
@@ -113,18 +116,21 @@ std::optional<SmallVector<int64_t>> splitRowMajor(ArrayRef<unsigned> loops,
 /// by loop) and 1 on batch loops; nullopt when a group does not split so.
 std::optional<SmallVector<int64_t>> gemmTileList(const GemmLoops &gemm,
                                                  ArrayRef<int64_t> within,
-                                                 int64_t m, int64_t n);
+                                                 int64_t m, int64_t n,
+                                                 bool partial = false);
 
 /// A product's block tile list of `m` x `n` positions within the loop
 /// `extents`, and its owners' (warps', warpgroups' or threads') lists of
 /// `om` x `on` each within the block; nullopt where a group does not split
-/// so (gemmTileList).
+/// so (gemmTileList). With `partial`, block tiles of a one-loop group need
+/// not divide it (the owners' tiles still divide the block's).
 struct GemmTiles {
   SmallVector<int64_t> block, inner;
 };
 std::optional<GemmTiles> gemmTiles(const GemmLoops &gemm,
                                    ArrayRef<int64_t> extents, int64_t m,
-                                   int64_t n, int64_t om, int64_t on);
+                                   int64_t n, int64_t om, int64_t on,
+                                   bool partial = false);
 
 /// The reduced loop of a column reduction (`reduce_two_stage`,
 /// docs/pipeline.md "Column reductions"): a reduction kernel whose one

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -63,39 +64,54 @@ static SmallVector<Attribute> mappingFor(MLIRContext *ctx, unsigned numLoops,
   return mapping;
 }
 
-/// Number of tiles per loop of `root` (0 = not tiled) for a per-parallel-loop
-/// tile list over loops of extent `extents`. Tiling by tile count rather
-/// than tile size gives normalized loops (0 to count, step 1), which the GPU
-/// mapping requires; checkLowerable guarantees whole tiles.
-static SmallVector<OpFoldResult>
-tileCountsFor(OpBuilder &b, const RootLoops &loops, ArrayRef<int64_t> extents,
-              ArrayRef<int64_t> perParallel, unsigned &numTiled) {
-  SmallVector<OpFoldResult> counts(loops.extents.size(), b.getIndexAttr(0));
+/// How one level tiles the loops of `root`, for a per-parallel-loop tile
+/// list over loops of extent `extents`: the number of tiles per loop (0 =
+/// not tiled), or, where a tile does not divide its loop (a shared-memory
+/// GEMM's partial last tile, which checkLowerable allows), the tile sizes.
+struct LevelTiling {
+  SmallVector<OpFoldResult> perLoop;
+  bool bySize = false;
+  unsigned numTiled = 0;
+};
+
+/// Tiling by tile count rather than tile size gives normalized loops (0 to
+/// count, step 1), which the GPU mapping requires; tiling by size (partial
+/// tiles) normalizes its loop afterwards (tileAndFuse).
+static LevelTiling tilingFor(OpBuilder &b, const RootLoops &loops,
+                             ArrayRef<int64_t> extents,
+                             ArrayRef<int64_t> perParallel) {
+  LevelTiling tiling;
+  tiling.perLoop.assign(loops.extents.size(), b.getIndexAttr(0));
   // More than three tiled loops (a convolution's n, oh, ow, f) fit the
   // grid when the tiles that span their whole loop are left untiled.
   SmallVector<bool> tiled = tiledLoops(loops, extents, perParallel);
-  numTiled = 0;
+  for (auto [p, pos] : llvm::enumerate(loops.parallelPositions))
+    tiling.bySize |= tiled[p] && extents[pos] % perParallel[p] != 0;
   for (auto [p, pos] : llvm::enumerate(loops.parallelPositions)) {
     if (!tiled[p])
       continue;
-    counts[pos] = b.getIndexAttr(extents[pos] / perParallel[p]);
-    ++numTiled;
+    tiling.perLoop[pos] = b.getIndexAttr(
+        tiling.bySize ? perParallel[p] : extents[pos] / perParallel[p]);
+    ++tiling.numTiled;
   }
-  return counts;
+  return tiling;
 }
 
 /// Tiles `root` into an scf.forall mapped to blocks or threads and fuses its
 /// producers into it. Values used outside the loop nest are yielded.
 static FailureOr<Operation *> tileAndFuse(RewriterBase &rewriter,
                                           TilingInterface root,
-                                          ArrayRef<OpFoldResult> counts,
-                                          unsigned numTiled, Level level) {
-  if (numTiled == 0)
+                                          const LevelTiling &tiling,
+                                          Level level) {
+  if (tiling.numTiled == 0)
     return root.getOperation();
   scf::SCFTileAndFuseOptions options;
-  options.tilingOptions.setNumThreads(counts)
-      .setLoopType(scf::SCFTilingOptions::LoopType::ForallOp)
-      .setMapping(mappingFor(rewriter.getContext(), numTiled, level));
+  if (tiling.bySize)
+    options.tilingOptions.setTileSizes(tiling.perLoop);
+  else
+    options.tilingOptions.setNumThreads(tiling.perLoop);
+  options.tilingOptions.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp)
+      .setMapping(mappingFor(rewriter.getContext(), tiling.numTiled, level));
   Region *scope = root->getParentRegion();
   options.setFusionControlFn(
       [&](tensor::ExtractSliceOp, OpResult producer,
@@ -111,11 +127,16 @@ static FailureOr<Operation *> tileAndFuse(RewriterBase &rewriter,
       scf::tileConsumerAndFuseProducersUsingSCF(rewriter, root, options);
   if (failed(result))
     return root->emitOpError("could not be tiled and fused");
+  Operation *loop = result->loops.front().getOperation();
   for (auto [original, replacement] : result->replacements)
     rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
-      Operation *loop = result->loops.front().getOperation();
       return !loop->isAncestor(use.getOwner());
     });
+  // Steps of a tile size: back to 0 to count, step 1 (the body moves into
+  // the new loop, so the tiled op stays valid).
+  if (tiling.bySize &&
+      failed(mlir::normalizeForallOp(rewriter, cast<scf::ForallOp>(loop))))
+    return root->emitOpError("could not normalize its loop of partial tiles");
   return result->tiledAndFusedOps.front();
 }
 
@@ -248,15 +269,14 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
 
   // Blocks, then threads. Loop extents are unchanged by the body rewrites
   // above (fusion keeps the root's iteration space).
-  unsigned numTiled;
-  SmallVector<OpFoldResult> blockCounts = tileCountsFor(
-      rewriter, *loops, loops->extents, tuning.getBlock(), numTiled);
-  if (numTiled == 0)
+  LevelTiling blockTiling =
+      tilingFor(rewriter, *loops, loops->extents, tuning.getBlock());
+  if (blockTiling.numTiled == 0)
     return func.emitError("the block tile tiles no loop: a kernel needs at "
                           "least one block loop");
   rewriter.setInsertionPoint(root);
   FailureOr<Operation *> blockRoot =
-      tileAndFuse(rewriter, root, blockCounts, numTiled, Level::Blocks);
+      tileAndFuse(rewriter, root, blockTiling, Level::Blocks);
   if (failed(blockRoot))
     return failure();
   // Inside a block, each loop spans its block tile (or all of it if untiled).
@@ -274,12 +294,12 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   // (egg-lower-shared-gemm, egg-lower-column-reductions).
   bool wholeBlockOps = lowersBlockOpsWhole(structure, tuning);
   if ((!cooperative || perWarp) && !wholeBlockOps) {
-    SmallVector<OpFoldResult> threadCounts = tileCountsFor(
-        rewriter, *loops, blockExtents,
-        perWarp ? tuning.getWarp() : tuning.getThread(), numTiled);
+    LevelTiling threadTiling =
+        tilingFor(rewriter, *loops, blockExtents,
+                  perWarp ? tuning.getWarp() : tuning.getThread());
     rewriter.setInsertionPoint(*blockRoot);
     if (failed(tileAndFuse(rewriter, cast<TilingInterface>(*blockRoot),
-                           threadCounts, numTiled,
+                           threadTiling,
                            perWarp ? Level::Warps : Level::Threads)))
       return failure();
   }

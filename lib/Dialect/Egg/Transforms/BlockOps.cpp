@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -177,11 +178,33 @@ bool mlir::egg::hasAlignedLayout(Value buffer, int64_t g) {
          hasAlignedLayout(subview.getSource(), g);
 }
 
+Value mlir::egg::guardedLoad(OpBuilder &b, Location loc, Value buffer,
+                             ValueRange indices, Value inside) {
+  if (!inside)
+    return memref::LoadOp::create(b, loc, buffer, indices);
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  auto load = scf::IfOp::create(
+      b, loc, inside,
+      [&](OpBuilder &tb, Location) {
+        scf::YieldOp::create(
+            tb, loc,
+            memref::LoadOp::create(tb, loc, buffer, indices).getResult());
+      },
+      [&](OpBuilder &eb, Location) {
+        scf::YieldOp::create(
+            eb, loc,
+            arith::ConstantOp::create(eb, loc, eb.getZeroAttr(element))
+                .getResult());
+      });
+  return load.getResult(0);
+}
+
 LogicalResult mlir::egg::applyEpilogueInRegisters(
     OpBuilder &b, gpu::LaunchOp launch, Value result,
     ArrayRef<SmallVector<Value>> accIndices, ArrayRef<Value> values,
     ArrayRef<linalg::LinalgOp> epilogue, ArrayRef<Operation *> producers,
-    std::optional<GroupedStores> grouped, StoreHook storeHook) {
+    std::optional<GroupedStores> grouped, StoreHook storeHook,
+    ArrayRef<Value> inside) {
   Location loc = launch.getLoc();
   int64_t count = values.size();
   // Each buffer held in registers maps its dimensions to the result's.
@@ -201,20 +224,33 @@ LogicalResult mlir::egg::applyEpilogueInRegisters(
                       ArrayRef<unsigned> fromResult) {
     if (storeHook && storeHook(sb, buffer, values, fromResult))
       return;
+    // (An aligned layout makes the grouped extent a multiple of the group,
+    // so with partial tiles a group is wholly inside or outside.)
     int64_t width = storesGroups(buffer, fromResult) ? grouped->width : 1;
     for (int64_t e = 0; e < count; e += width) {
       SmallVector<Value> idx;
       for (unsigned r : fromResult)
         idx.push_back(accIndices[e][r]);
-      if (width == 1) {
-        memref::StoreOp::create(sb, loc, values[e], buffer, idx);
+      auto store = [&](OpBuilder &sb) {
+        if (width == 1) {
+          memref::StoreOp::create(sb, loc, values[e], buffer, idx);
+          return;
+        }
+        Type element = values[e].getType();
+        Value group = vector::FromElementsOp::create(
+            sb, loc, VectorType::get({width}, element), values.slice(e, width));
+        auto store = vector::StoreOp::create(sb, loc, group, buffer, idx);
+        store.setAlignment(width *
+                           ((element.getIntOrFloatBitWidth() + 7) / 8));
+      };
+      if (inside.empty() || !inside[e]) {
+        store(sb);
         continue;
       }
-      Type element = values[e].getType();
-      Value group = vector::FromElementsOp::create(
-          sb, loc, VectorType::get({width}, element), values.slice(e, width));
-      auto store = vector::StoreOp::create(sb, loc, group, buffer, idx);
-      store.setAlignment(width * ((element.getIntOrFloatBitWidth() + 7) / 8));
+      scf::IfOp::create(sb, loc, inside[e], [&](OpBuilder &ib, Location) {
+        store(ib);
+        scf::YieldOp::create(ib, loc);
+      });
     }
   };
   SmallVector<unsigned> identity = llvm::to_vector(
@@ -287,8 +323,8 @@ LogicalResult mlir::egg::applyEpilogueInRegisters(
         if (isTemporary(v, launch))
           return op.emitOpError("reads a block temporary not computed in "
                                 "registers");
-        map.map(arg, memref::LoadOp::create(b, loc, v, applyMap(m, loopIdx))
-                         .getResult());
+        map.map(arg, guardedLoad(b, loc, v, applyMap(m, loopIdx),
+                                 inside.empty() ? Value() : inside[e]));
       }
       for (Operation &bop : ebody->without_terminator()) {
         if (auto index = dyn_cast<linalg::IndexOp>(bop)) {

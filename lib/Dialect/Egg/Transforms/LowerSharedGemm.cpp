@@ -34,6 +34,7 @@
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -130,6 +131,12 @@ public:
   std::optional<std::pair<int64_t, int64_t>> registerSplit() const;
   /// Thread coordinates, computed once at the top of the launch.
   void buildThreadIds(OpBuilder &b);
+  /// The extent within the block of each M or N loop whose last block tile
+  /// is partial (its loop range is dynamic), at `b`'s insertion point.
+  void buildBounds(OpBuilder &b);
+  /// Whether loop indices `loopIdx` of the product fall inside the block's
+  /// extents (null where no loop has a partial tile).
+  Value inBounds(OpBuilder &b, ArrayRef<Value> loopIdx);
 
   /// The (M, N) position of each accumulator, in accumulator order.
   SmallVector<std::pair<Value, Value>> accumulatorPositions(OpBuilder &b);
@@ -214,6 +221,8 @@ private:
     Value row, lowOffset, highOffset;
   } lane;
   SmallVector<Operand, 2> operands;
+  // Per loop: the block's extent where its tile is partial (else null).
+  SmallVector<Value> bounds;
   // TMA: the dynamic shared memory (bytes) and the stages' mbarriers:
   // "full" completes when a stage's copies land, "empty" when every
   // consumer warpgroup is done reading it.
@@ -267,6 +276,29 @@ void GemmBuilder::buildThreadIds(OpBuilder &b) {
           b, loc, row,
           constIndex(b, loc, plan.mma ? plan.group() : plan.threadsN())),
       tx);
+}
+
+void GemmBuilder::buildBounds(OpBuilder &b) {
+  SmallVector<int64_t> extents = gemm.getStaticLoopRanges();
+  bounds.assign(extents.size(), Value());
+  if (llvm::none_of(extents, ShapedType::isDynamic))
+    return;
+  SmallVector<Range, 4> ranges = cast<linalg::LinalgOp>(gemm.getOperation()).createLoopRanges(b, loc);
+  for (unsigned d = 0; d < extents.size(); ++d)
+    if (ShapedType::isDynamic(extents[d]))
+      bounds[d] = getValueOrCreateConstantIndexOp(b, loc, ranges[d].size);
+}
+
+Value GemmBuilder::inBounds(OpBuilder &b, ArrayRef<Value> loopIdx) {
+  Value inside;
+  for (auto [bound, idx] : llvm::zip(bounds, loopIdx)) {
+    if (!bound)
+      continue;
+    Value in =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, idx, bound);
+    inside = inside ? arith::AndIOp::create(b, loc, inside, in) : in;
+  }
+  return inside;
 }
 
 SmallVector<std::pair<Value, Value>>
@@ -388,20 +420,35 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
     Value k = x.fastIsMN ? slow : fast;
     SmallVector<Value> loopIdx(gemm.getNumLoops(), constIndex(b, loc, 0));
     decode(b, x.mnLoops, plan.blockExtents, mn, loopIdx);
+    // Past the block's M/N extent (a partial block tile) a piece reads
+    // nothing: cp.async reads 0 bytes of it and zero-fills the stage (no
+    // branch, so the copies keep their common base address; on 1025 x 1024
+    // x 1536 f32, branches took 173 registers against 127); other copies
+    // skip it, as its rows (columns) only feed accumulators that are never
+    // stored. (The M/N extents are multiples of the vector width along the
+    // contiguous dimension, checkLowerable, so a piece is wholly inside or
+    // outside.)
+    Value inside = inBounds(b, loopIdx);
+    OpBuilder::InsertionGuard guard(b);
+    if (inside && !plan.async) {
+      auto skip = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(skip.thenBlock());
+      inside = Value();
+    }
     Value kAt = arith::AddIOp::create(b, loc, kBase, k);
     // Past K (a partial last tile), a piece reads nothing and is zero-filled
     // from a valid address (K itself is a multiple of the vector width,
     // checkLowerable, so a piece is wholly inside or outside).
-    Value inK;
     if (extentK % plan.bk != 0) {
-      inK = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kAt,
-                                  constIndex(b, loc, extentK));
+      Value inK = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kAt,
+                                        constIndex(b, loc, extentK));
       kAt = arith::SelectOp::create(b, loc, inK, kAt, constIndex(b, loc, 0));
+      inside = inside ? arith::AndIOp::create(b, loc, inside, inK) : inK;
     }
     auto readElements = [&](int64_t count) -> Value {
-      if (!inK)
+      if (!inside)
         return Value();
-      return arith::SelectOp::create(b, loc, inK, constIndex(b, loc, count),
+      return arith::SelectOp::create(b, loc, inside, constIndex(b, loc, count),
                                      constIndex(b, loc, 0));
     };
     decode(b, plan.loops.kLoops, extents, kAt, loopIdx);
@@ -846,11 +893,23 @@ bool GemmBuilder::stageStores(OpBuilder &b, Value buffer,
         b, loc, arith::RemUIOp::create(b, loc, chunk, c(perRow)), c(v));
     auto data = vector::LoadOp::create(b, loc, piece, staged, ValueRange{m, n});
     data.setAlignment(16);
-    SmallVector<Value> at = applyMap(outMap, productIndices(b, m, n));
+    SmallVector<Value> loopIdx = productIndices(b, m, n);
+    SmallVector<Value> at = applyMap(outMap, loopIdx);
     SmallVector<Value> idx;
     for (unsigned r : fromResult)
       idx.push_back(at[r]);
-    vector::StoreOp::create(b, loc, data, buffer, idx).setAlignment(16);
+    // A partial tile: pieces past the block's extent are not stored (the
+    // buffer's aligned layout makes N a multiple of the piece, so a piece
+    // is wholly inside or outside).
+    Value inside = inBounds(b, loopIdx);
+    if (!inside) {
+      vector::StoreOp::create(b, loc, data, buffer, idx).setAlignment(16);
+      continue;
+    }
+    scf::IfOp::create(b, loc, inside, [&](OpBuilder &ib, Location) {
+      vector::StoreOp::create(ib, loc, data, buffer, idx).setAlignment(16);
+      scf::YieldOp::create(ib, loc);
+    });
   }
   return true;
 }
@@ -1332,6 +1391,15 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
     return gemm.emitOpError("a partial last K tile (K step ")
            << plan.bk << ", K " << extentK
            << ") needs cp.async copies to zero-fill it";
+  // Partial M/N tiles (dynamic loop ranges within the block) guard their
+  // copies, loads and stores per loop; K and batch loops must be static.
+  SmallVector<int64_t> ranges = gemm.getStaticLoopRanges();
+  for (unsigned d = 0; d < ranges.size(); ++d)
+    if (ShapedType::isDynamic(ranges[d]) &&
+        !llvm::is_contained(plan.loops.mLoops, d) &&
+        !llvm::is_contained(plan.loops.nLoops, d))
+      return gemm.emitOpError("has a dynamic range on loop ")
+             << d << ", which is neither an M nor an N loop";
   return plan;
 }
 
@@ -1352,8 +1420,6 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   if (failed(plan))
     return failure();
   Value acc = gemm.getDpsInitOperand(0)->get();
-  if (llvm::any_of(gemm.getStaticLoopRanges(), ShapedType::isDynamic))
-    return gemm.emitOpError("has dynamic loop ranges");
 
   linalg::LinalgOp init;
   FailureOr<std::optional<Value>> initValue =
@@ -1365,6 +1431,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   OpBuilder b(&body, body.begin());
   builder.buildThreadIds(b);
   b.setInsertionPoint(gemm);
+  builder.buildBounds(b);
   Location loc = gemm.getLoc();
   // TMA: the producer warpgroup's part comes first; all that follows is the
   // computing threads' (wrapped below).
@@ -1375,17 +1442,22 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
     producerEnd = gemm->getPrevNode();
   }
   AffineMap outMap = gemm.getMatchingIndexingMap(gemm.getDpsInitOperand(0));
+  // Where each accumulator sits in the result. With partial tiles, one past
+  // the block's extent neither loads nor stores (accInside: its guard).
   SmallVector<SmallVector<Value>> accIndices;
+  SmallVector<Value> accInside;
   SmallVector<std::pair<Value, Value>> positions =
       builder.accumulatorPositions(b);
-  for (auto [m, n] : positions)
-    accIndices.push_back(applyMap(outMap, builder.productIndices(b, m, n)));
+  for (auto [m, n] : positions) {
+    SmallVector<Value> loopIdx = builder.productIndices(b, m, n);
+    accInside.push_back(builder.inBounds(b, loopIdx));
+    accIndices.push_back(applyMap(outMap, loopIdx));
+  }
   SmallVector<Value> initial;
   for (size_t e = 0; e < accIndices.size(); ++e)
-    initial.push_back(
-        *initValue
-            ? **initValue
-            : memref::LoadOp::create(b, loc, acc, accIndices[e]).getResult());
+    initial.push_back(*initValue ? **initValue
+                                 : guardedLoad(b, loc, acc, accIndices[e],
+                                               accInside[e]));
   if (!plan->tma && failed(builder.prepare(b)))
     return failure();
   SmallVector<Value> finals = builder.buildMainLoop(b, initial);
@@ -1426,7 +1498,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   };
   if (failed(applyEpilogueInRegisters(b, launch, acc, accIndices, finals,
                                       ArrayRef(std::next(gemmIt), ops.end()),
-                                      producers, grouped, stage)))
+                                      producers, grouped, stage, accInside)))
     return failure();
   if (!plan->tma)
     return success();
