@@ -112,6 +112,35 @@ VARIANTS = {
         {"copy": "sync", "pipeline": "1"},
         {"vector": "2", "padding": "16"},
     ],
+    # Partial last tiles (M, N of 1000, 500, 300, 520): every copy engine
+    # and product form, guarded stores, the staged wgmma epilogue.
+    "matmul_odd_mn_bf16": [
+        # TMA boxes past the edge, zero-filled by the copy engine.
+        dict(WGMMA, threads="[128, 1, 2]", block="[128, 128]", warp="[64, 128]",
+             reduction="[64]", copy="tma", pipeline="4"),
+        dict(WGMMA, threads="[128, 2, 1]", block="[128, 256]", warp="[128, 128]",
+             reduction="[64]", pipeline="4"),
+        dict(WGMMA, threads="[128, 1, 1]", block="[64, 128]", warp="[64, 128]",
+             reduction="[64]", copy="sync", pipeline="1"),
+        {"threads": "[32, 2, 2]", "block": "[128, 128]", "warp": "[64, 64]",
+         "reduction": "[32]", "swizzle": None, "padding": "8",
+         "pipeline": "3"},
+        {"threads": "[32, 2, 2]", "block": "[64, 64]", "warp": "[32, 32]",
+         "reduction": "[32]", "swizzle": None, "padding": "8", "copy": "sync",
+         "pipeline": "1"},
+    ],
+    "linear_odd_relu_f32": [
+        {"copy": "sync", "pipeline": "1"},
+        {"threads": "[16, 16]", "block": "[128, 128]", "thread": "[8, 8]",
+         "pipeline": "2"},
+    ],
+    "matmul_odd_acc_f16": [
+        {"copy": "sync", "pipeline": "1"},
+        dict(WGMMA, threads="[128, 1, 1]", block="[64, 128]", warp="[64, 128]",
+             reduction="[64]", pipeline="3"),
+        dict(WGMMA, threads="[128, 1, 1]", block="[64, 128]", warp="[64, 128]",
+             reduction="[64]", copy="tma", pipeline="3"),
+    ],
     # Large products (bench/gemm problems' MLIR): tile, warp and stage
     # choices for the expert's rule (earlier probes: docs/benchmarks.md).
     "matmul_bf16_2048": [

@@ -36,11 +36,12 @@ func.func @small_gemm(%a: tensor<1024x64xf32>, %b: tensor<64x256xf32>, %c: tenso
 // -----
 
 // A batched product whose M and N (500, 129) no shared-memory tile divides
-// takes partial last tiles through shared memory (cp.async zero-fills past
-// the edge). Before partial tiles it kept direct tiles of 50 x 43 outputs,
-// where 2 x 1 per thread once gave 1075 threads, over the CUDA limit.
+// takes partial last tiles through shared memory, 32 x 32 so that its 2 x
+// 16 x 5 blocks fill the SMs (128 x 128 tiles would make 16). Before
+// partial tiles it kept direct tiles of 50 x 43 outputs, where 2 x 1 per
+// thread once gave 1075 threads, over the CUDA limit.
 // CHECK-LABEL: func.func @odd_batched_gemm
-// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [1, 128, 128], thread = [1, 8, 8], reduction = [16], shared = [0, 1], padding = 4, copy = cp_async, pipeline = 2>
+// CHECK: tuning = #egg.tuning<threads = [8, 8], block = [1, 32, 32], thread = [1, 4, 4], reduction = [16], shared = [0, 1], padding = 4, copy = cp_async, pipeline = 3>
 func.func @odd_batched_gemm(%a: tensor<2x500x512xf32>, %b: tensor<2x512x129xf32>, %c: tensor<2x500x129xf32>) -> tensor<2x500x129xf32> {
   %r = linalg.batch_matmul ins(%a, %b : tensor<2x500x512xf32>, tensor<2x512x129xf32>) outs(%c : tensor<2x500x129xf32>) -> tensor<2x500x129xf32>
   return %r : tensor<2x500x129xf32>

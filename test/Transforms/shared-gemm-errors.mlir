@@ -780,3 +780,42 @@ func.func @tf32_attr() attributes {egg.allow_tf32} {
   // expected-error @-1 {{'egg.allow_tf32' must be a unit attribute of a module}}
   return
 }
+
+// -----
+
+// Partial tiles are implemented for an M or N of one loop: a convolution's
+// M group (n, oh, ow) = (1, 4, 30) keeps whole tiles (24 does not divide
+// its 30 output columns).
+func.func @conv_partial_tile(%a: tensor<1x6x32x32xf32>, %b: tensor<3x3x32x64xf32>) -> tensor<1x4x30x64xf32> {
+  // expected-error @+1 {{block tile 24 does not divide loop 2 of extent 30: a partial tile is implemented for an M or N of one loop only}}
+  %r = egg.kernel @k ins(%a, %b : tensor<1x6x32x32xf32>, tensor<3x3x32x64xf32>) -> tensor<1x4x30x64xf32>
+      attributes {structure = #egg.structure<conv_implicit_gemm>,
+                  tuning = #egg.tuning<threads = [16, 6], block = [1, 1, 24, 64], thread = [1, 1, 4, 4], reduction = [16], shared = [0, 1], vector = 4, copy = cp_async, pipeline = 2>} {
+  ^bb0(%x: tensor<1x6x32x32xf32>, %y: tensor<3x3x32x64xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<1x4x30x64xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x30x64xf32>) -> tensor<1x4x30x64xf32>
+    %c = linalg.conv_2d_nhwc_hwcf ins(%x, %y : tensor<1x6x32x32xf32>, tensor<3x3x32x64xf32>) outs(%f : tensor<1x4x30x64xf32>) -> tensor<1x4x30x64xf32>
+    egg.yield %c : tensor<1x4x30x64xf32>
+  }
+  return %r : tensor<1x4x30x64xf32>
+}
+
+// -----
+
+// A block tile larger than its loop (a partial tile that would be mostly
+// outside the product).
+func.func @tile_past_loop(%a: tensor<100x64xf32>, %b: tensor<64x128xf32>) -> tensor<100x128xf32> {
+  // expected-error @+1 {{block tile 128 of loop 0 is not between 1 and its extent 100}}
+  %r = egg.kernel @k ins(%a, %b : tensor<100x64xf32>, tensor<64x128xf32>) -> tensor<100x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [16], shared = [0, 1], vector = 4, copy = cp_async, pipeline = 2>} {
+  ^bb0(%x: tensor<100x64xf32>, %y: tensor<64x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<100x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<100x128xf32>) -> tensor<100x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<100x64xf32>, tensor<64x128xf32>) outs(%f : tensor<100x128xf32>) -> tensor<100x128xf32>
+    egg.yield %m : tensor<100x128xf32>
+  }
+  return %r : tensor<100x128xf32>
+}

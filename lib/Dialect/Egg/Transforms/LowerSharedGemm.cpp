@@ -135,8 +135,10 @@ public:
   /// is partial (its loop range is dynamic), at `b`'s insertion point.
   void buildBounds(OpBuilder &b);
   /// Whether loop indices `loopIdx` of the product fall inside the block's
-  /// extents (null where no loop has a partial tile).
-  Value inBounds(OpBuilder &b, ArrayRef<Value> loopIdx);
+  /// extents, along `loops` (all loops if empty); null where none of them
+  /// has a partial tile.
+  Value inBounds(OpBuilder &b, ArrayRef<Value> loopIdx,
+                 ArrayRef<unsigned> loops = {});
 
   /// The (M, N) position of each accumulator, in accumulator order.
   SmallVector<std::pair<Value, Value>> accumulatorPositions(OpBuilder &b);
@@ -289,10 +291,11 @@ void GemmBuilder::buildBounds(OpBuilder &b) {
       bounds[d] = getValueOrCreateConstantIndexOp(b, loc, ranges[d].size);
 }
 
-Value GemmBuilder::inBounds(OpBuilder &b, ArrayRef<Value> loopIdx) {
+Value GemmBuilder::inBounds(OpBuilder &b, ArrayRef<Value> loopIdx,
+                            ArrayRef<unsigned> loops) {
   Value inside;
-  for (auto [bound, idx] : llvm::zip(bounds, loopIdx)) {
-    if (!bound)
+  for (auto [d, bound, idx] : llvm::enumerate(bounds, loopIdx)) {
+    if (!bound || (!loops.empty() && !llvm::is_contained(loops, d)))
       continue;
     Value in =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, idx, bound);
@@ -428,7 +431,7 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
     // stored. (The M/N extents are multiples of the vector width along the
     // contiguous dimension, checkLowerable, so a piece is wholly inside or
     // outside.)
-    Value inside = inBounds(b, loopIdx);
+    Value inside = inBounds(b, loopIdx, x.mnLoops);
     OpBuilder::InsertionGuard guard(b);
     if (inside && !plan.async) {
       auto skip = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
