@@ -178,33 +178,12 @@ bool mlir::egg::hasAlignedLayout(Value buffer, int64_t g) {
          hasAlignedLayout(subview.getSource(), g);
 }
 
-Value mlir::egg::guardedLoad(OpBuilder &b, Location loc, Value buffer,
-                             ValueRange indices, Value inside) {
-  if (!inside)
-    return memref::LoadOp::create(b, loc, buffer, indices);
-  Type element = cast<MemRefType>(buffer.getType()).getElementType();
-  auto load = scf::IfOp::create(
-      b, loc, inside,
-      [&](OpBuilder &tb, Location) {
-        scf::YieldOp::create(
-            tb, loc,
-            memref::LoadOp::create(tb, loc, buffer, indices).getResult());
-      },
-      [&](OpBuilder &eb, Location) {
-        scf::YieldOp::create(
-            eb, loc,
-            arith::ConstantOp::create(eb, loc, eb.getZeroAttr(element))
-                .getResult());
-      });
-  return load.getResult(0);
-}
-
 LogicalResult mlir::egg::applyEpilogueInRegisters(
     OpBuilder &b, gpu::LaunchOp launch, Value result,
     ArrayRef<SmallVector<Value>> accIndices, ArrayRef<Value> values,
     ArrayRef<linalg::LinalgOp> epilogue, ArrayRef<Operation *> producers,
     std::optional<GroupedStores> grouped, StoreHook storeHook,
-    ArrayRef<Value> inside) {
+    ArrayRef<Value> inside, ArrayRef<SmallVector<Value>> loadIndices) {
   Location loc = launch.getLoc();
   int64_t count = values.size();
   // Each buffer held in registers maps its dimensions to the result's.
@@ -293,9 +272,12 @@ LogicalResult mlir::egg::applyEpilogueInRegisters(
       outFrom.push_back((*loopFrom)[outMapE.getDimPosition(r)]);
     SmallVector<Value> results;
     for (int64_t e = 0; e < count; ++e) {
-      SmallVector<Value> loopIdx;
-      for (unsigned d = 0; d < generic.getNumLoops(); ++d)
+      SmallVector<Value> loopIdx, loadIdx;
+      for (unsigned d = 0; d < generic.getNumLoops(); ++d) {
         loopIdx.push_back(accIndices[e][(*loopFrom)[d]]);
+        loadIdx.push_back(
+            (loadIndices.empty() ? accIndices : loadIndices)[e][(*loopFrom)[d]]);
+      }
       IRMapping map;
       for (OpOperand &operand : generic->getOpOperands()) {
         BlockArgument arg = generic.getMatchingBlockArgument(&operand);
@@ -323,8 +305,8 @@ LogicalResult mlir::egg::applyEpilogueInRegisters(
         if (isTemporary(v, launch))
           return op.emitOpError("reads a block temporary not computed in "
                                 "registers");
-        map.map(arg, guardedLoad(b, loc, v, applyMap(m, loopIdx),
-                                 inside.empty() ? Value() : inside[e]));
+        map.map(arg, memref::LoadOp::create(b, loc, v, applyMap(m, loadIdx))
+                         .getResult());
       }
       for (Operation &bop : ebody->without_terminator()) {
         if (auto index = dyn_cast<linalg::IndexOp>(bop)) {

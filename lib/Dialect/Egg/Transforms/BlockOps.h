@@ -63,9 +63,11 @@ accumulatorStart(gpu::LaunchOp launch, ArrayRef<linalg::LinalgOp> before,
 /// `storeHook`, when given, may take over storing a buffer (returning true):
 /// it receives the buffer, the values in accumulator order and the result
 /// dimension of each buffer dimension.
-/// `inside`, when given, holds per element an i1 (or null: always) that
-/// guards its loads and stores (partial tiles); a group is stored when its
-/// first element is inside.
+/// Partial tiles: `inside`, when given, holds per element an i1 (or null:
+/// always) that guards its stores, a group stored when its first element
+/// is inside; `loadIndices`, when given, are the result indices the
+/// epilogue's loads use instead of `indices` (clamped into the tile, so
+/// that an element past its edge reads a valid one and stores nothing).
 struct GroupedStores {
   unsigned dim;
   int64_t width;
@@ -77,12 +79,8 @@ LogicalResult applyEpilogueInRegisters(
     ArrayRef<SmallVector<Value>> indices, ArrayRef<Value> values,
     ArrayRef<linalg::LinalgOp> epilogue, ArrayRef<Operation *> producers,
     std::optional<GroupedStores> grouped = std::nullopt,
-    StoreHook storeHook = nullptr, ArrayRef<Value> inside = {});
-
-/// `buffer[indices]`, or where `inside` (an i1, if given) is false, zero
-/// without reading (an element past a partial tile's edge).
-Value guardedLoad(OpBuilder &b, Location loc, Value buffer, ValueRange indices,
-                  Value inside);
+    StoreHook storeHook = nullptr, ArrayRef<Value> inside = {},
+    ArrayRef<SmallVector<Value>> loadIndices = {});
 
 /// Whether `buffer`'s element offset is provably a multiple of `g` and its
 /// layout has a unit innermost stride and outer strides that are multiples

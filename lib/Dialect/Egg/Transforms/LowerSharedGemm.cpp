@@ -134,6 +134,18 @@ public:
   /// The extent within the block of each M or N loop whose last block tile
   /// is partial (its loop range is dynamic), at `b`'s insertion point.
   void buildBounds(OpBuilder &b);
+  /// Accumulators per thread.
+  int64_t numAccumulators() const {
+    if (!plan.mma)
+      return plan.tm * plan.tn;
+    return (plan.tm / (plan.wgmma ? 64 : 16)) * (plan.tn / 8) * 4;
+  }
+  bool hasPartialTiles() const {
+    return llvm::any_of(bounds, [](Value bound) { return bound != nullptr; });
+  }
+  /// Clamps the indices of loops with partial tiles into the block, so that
+  /// a load past the edge reads a valid element (which nothing stores).
+  void clampToBounds(OpBuilder &b, SmallVector<Value> &loopIdx);
   /// Whether loop indices `loopIdx` of the product fall inside the block's
   /// extents, along `loops` (all loops if empty); null where none of them
   /// has a partial tile.
@@ -302,6 +314,14 @@ Value GemmBuilder::inBounds(OpBuilder &b, ArrayRef<Value> loopIdx,
     inside = inside ? arith::AndIOp::create(b, loc, inside, in) : in;
   }
   return inside;
+}
+
+void GemmBuilder::clampToBounds(OpBuilder &b, SmallVector<Value> &loopIdx) {
+  for (auto [bound, idx] : llvm::zip(bounds, loopIdx))
+    if (bound)
+      idx = arith::MinUIOp::create(
+          b, loc, idx,
+          arith::SubIOp::create(b, loc, bound, constIndex(b, loc, 1)));
 }
 
 SmallVector<std::pair<Value, Value>>
@@ -894,23 +914,29 @@ bool GemmBuilder::stageStores(OpBuilder &b, Value buffer,
     Value m = arith::DivUIOp::create(b, loc, chunk, c(perRow));
     Value n = arith::MulIOp::create(
         b, loc, arith::RemUIOp::create(b, loc, chunk, c(perRow)), c(v));
-    auto data = vector::LoadOp::create(b, loc, piece, staged, ValueRange{m, n});
-    data.setAlignment(16);
     SmallVector<Value> loopIdx = productIndices(b, m, n);
     SmallVector<Value> at = applyMap(outMap, loopIdx);
     SmallVector<Value> idx;
     for (unsigned r : fromResult)
       idx.push_back(at[r]);
-    // A partial tile: pieces past the block's extent are not stored (the
-    // buffer's aligned layout makes N a multiple of the piece, so a piece
-    // is wholly inside or outside).
+    auto copy = [&](OpBuilder &cb) {
+      auto data =
+          vector::LoadOp::create(cb, loc, piece, staged, ValueRange{m, n});
+      data.setAlignment(16);
+      vector::StoreOp::create(cb, loc, data, buffer, idx).setAlignment(16);
+    };
+    // A partial tile: pieces past the block's extent are neither read nor
+    // stored (the buffer's aligned layout makes N a multiple of the piece,
+    // so a piece is wholly inside or outside). The read goes inside the
+    // guard too: read ahead of the guarded stores, the pieces of a 128 x
+    // 256 tile would take 128 registers at once.
     Value inside = inBounds(b, loopIdx);
     if (!inside) {
-      vector::StoreOp::create(b, loc, data, buffer, idx).setAlignment(16);
+      copy(b);
       continue;
     }
     scf::IfOp::create(b, loc, inside, [&](OpBuilder &ib, Location) {
-      vector::StoreOp::create(ib, loc, data, buffer, idx).setAlignment(16);
+      copy(ib);
       scf::YieldOp::create(ib, loc);
     });
   }
@@ -1446,21 +1472,40 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   }
   AffineMap outMap = gemm.getMatchingIndexingMap(gemm.getDpsInitOperand(0));
   // Where each accumulator sits in the result. With partial tiles, one past
-  // the block's extent neither loads nor stores (accInside: its guard).
-  SmallVector<SmallVector<Value>> accIndices;
+  // the block's extent stores nothing (accInside: its guard) and loads at
+  // indices clamped into the tile (accLoadIndices: plain loads, which
+  // accumulators of one column share); the epilogue locates them again
+  // after the K loop, so that none of this lives across it (linear 3000 x
+  // 1000 x 1024 f32 + ReLU: 156 registers with guarded loads located
+  // before the loop, 124 so).
+  SmallVector<SmallVector<Value>> accIndices, accLoadIndices;
   SmallVector<Value> accInside;
-  SmallVector<std::pair<Value, Value>> positions =
-      builder.accumulatorPositions(b);
-  for (auto [m, n] : positions) {
-    SmallVector<Value> loopIdx = builder.productIndices(b, m, n);
-    accInside.push_back(builder.inBounds(b, loopIdx));
-    accIndices.push_back(applyMap(outMap, loopIdx));
-  }
+  SmallVector<std::pair<Value, Value>> positions;
+  auto locate = [&] {
+    accIndices.clear();
+    accLoadIndices.clear();
+    accInside.clear();
+    positions = builder.accumulatorPositions(b);
+    for (auto [m, n] : positions) {
+      SmallVector<Value> loopIdx = builder.productIndices(b, m, n);
+      accIndices.push_back(applyMap(outMap, loopIdx));
+      accInside.push_back(builder.inBounds(b, loopIdx));
+      if (accInside.back())
+        builder.clampToBounds(b, loopIdx);
+      accLoadIndices.push_back(applyMap(outMap, loopIdx));
+    }
+  };
+  // (Before the loop only for the accumulators' first loads, where the
+  // product does not start from a fill.)
+  if (!builder.hasPartialTiles() || !*initValue)
+    locate();
   SmallVector<Value> initial;
-  for (size_t e = 0; e < accIndices.size(); ++e)
-    initial.push_back(*initValue ? **initValue
-                                 : guardedLoad(b, loc, acc, accIndices[e],
-                                               accInside[e]));
+  int64_t numAccumulators = builder.numAccumulators();
+  for (int64_t e = 0; e < numAccumulators; ++e)
+    initial.push_back(
+        *initValue
+            ? **initValue
+            : memref::LoadOp::create(b, loc, acc, accLoadIndices[e]).getResult());
   if (!plan->tma && failed(builder.prepare(b)))
     return failure();
   SmallVector<Value> finals = builder.buildMainLoop(b, initial);
@@ -1468,6 +1513,8 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   // The epilogue: before the launch's end, where every operand it reads
   // is defined.
   b.setInsertionPoint(body.getTerminator());
+  if (builder.hasPartialTiles())
+    locate();
   SmallVector<Operation *> producers;
   if (init)
     producers.push_back(init);
@@ -1501,7 +1548,8 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   };
   if (failed(applyEpilogueInRegisters(b, launch, acc, accIndices, finals,
                                       ArrayRef(std::next(gemmIt), ops.end()),
-                                      producers, grouped, stage, accInside)))
+                                      producers, grouped, stage, accInside,
+                                      accLoadIndices)))
     return failure();
   if (!plan->tma)
     return success();
