@@ -19,13 +19,15 @@
 // The copies of x: a row inside the block's (dynamic) rows reads its
 // element, one past them reads none.
 // IR: %[[ROWSV:.*]] = affine.min
-// IR: %[[ROW:.*]] = arith.divui
-// IR: %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %[[ROWSV]] : index
+// IR-NEXT: %[[COLSV:.*]] = affine.min
+// IR: %[[IN:.*]] = arith.cmpi ult, %[[ROW:.*]], %[[ROWSV]] : index
 // IR: %[[READ:.*]] = arith.select %[[IN]], %c1{{.*}}, %c0{{.*}} : index
 // IR: nvgpu.device_async_copy %{{.*}}[%[[ROW]], %{{.*}}], %{{.*}}, 1, %[[READ]]
-// The epilogue: the bias read and the 4-wide stores guarded per element.
-// IR: scf.if %{{.*}} -> (f32) {
-// IR-NEXT: memref.load
+// The epilogue: the bias read at columns clamped into the tile, the 4-wide
+// stores guarded.
+// IR: %[[LAST:.*]] = arith.subi %[[COLSV]], %c1{{.*}} : index
+// IR-NEXT: %[[COL:.*]] = arith.minui %{{.*}}, %[[LAST]] : index
+// IR: memref.load %{{.*}}[%[[COL]]] : memref<?xf32
 // IR: {{scf.if %[0-9]+ \{$}}
 // IR-NEXT: vector.from_elements
 // IR-NEXT: vector.store

@@ -884,7 +884,8 @@ bool GemmBuilder::stageStores(OpBuilder &b, Value buffer,
   int64_t chunks = plan.bm * plan.bn / v;
   if (16 % bytes != 0 || plan.blockExtents[plan.loops.innerN()] % v != 0 ||
       !hasAlignedLayout(buffer, v) || plan.bm * rowElems * bytes > tilesBytes ||
-      chunks % plan.numThreads() != 0)
+      chunks % plan.numThreads() != 0 ||
+      (hasPartialTiles() && plan.numThreads() % (plan.bn / v) != 0))
     return false;
   auto c = [&](int64_t value) { return constIndex(b, loc, value); };
   auto barrier = [&] { computingBarrier(b); };
@@ -909,37 +910,66 @@ bool GemmBuilder::stageStores(OpBuilder &b, Value buffer,
   barrier();
   auto piece = VectorType::get({v}, element);
   int64_t perRow = plan.bn / v;
-  for (int64_t i = 0; i < chunks / plan.numThreads(); ++i) {
-    Value chunk = arith::AddIOp::create(b, loc, tid, c(i * plan.numThreads()));
-    Value m = arith::DivUIOp::create(b, loc, chunk, c(perRow));
+  int64_t rounds = chunks / plan.numThreads();
+  // Piece `chunk` of the staged tile: row chunk / perRow, 16-byte column
+  // chunk % perRow; its row is read from shared memory and stored.
+  auto copy = [&](OpBuilder &cb, Value chunk) {
+    Value m = arith::DivUIOp::create(cb, loc, chunk, c(perRow));
     Value n = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, chunk, c(perRow)), c(v));
-    SmallVector<Value> loopIdx = productIndices(b, m, n);
-    SmallVector<Value> at = applyMap(outMap, loopIdx);
+        cb, loc, arith::RemUIOp::create(cb, loc, chunk, c(perRow)), c(v));
+    auto data = vector::LoadOp::create(cb, loc, piece, staged, ValueRange{m, n});
+    data.setAlignment(16);
+    SmallVector<Value> at = applyMap(outMap, productIndices(cb, m, n));
     SmallVector<Value> idx;
     for (unsigned r : fromResult)
       idx.push_back(at[r]);
-    auto copy = [&](OpBuilder &cb) {
-      auto data =
-          vector::LoadOp::create(cb, loc, piece, staged, ValueRange{m, n});
-      data.setAlignment(16);
-      vector::StoreOp::create(cb, loc, data, buffer, idx).setAlignment(16);
-    };
-    // A partial tile: pieces past the block's extent are neither read nor
-    // stored (the buffer's aligned layout makes N a multiple of the piece,
-    // so a piece is wholly inside or outside). The read goes inside the
-    // guard too: read ahead of the guarded stores, the pieces of a 128 x
-    // 256 tile would take 128 registers at once.
-    Value inside = inBounds(b, loopIdx);
-    if (!inside) {
-      copy(b);
-      continue;
-    }
-    scf::IfOp::create(b, loc, inside, [&](OpBuilder &ib, Location) {
-      copy(ib);
-      scf::YieldOp::create(ib, loc);
-    });
+    vector::StoreOp::create(cb, loc, data, buffer, idx).setAlignment(16);
+  };
+  if (!hasPartialTiles()) {
+    for (int64_t i = 0; i < rounds; ++i)
+      copy(b, arith::AddIOp::create(b, loc, tid, c(i * plan.numThreads())));
+    return true;
   }
+  // A partial tile: a thread's pieces share a column (the threads cover
+  // whole rows per round), which is inside the block's N extent or not
+  // (the buffer's aligned layout makes N a multiple of the piece), and its
+  // rows inside the M extent are the first `count` rounds. Guarding each
+  // piece instead made ptxas hold them all at once (4000 x 4096 x 640
+  // bf16, 128 x 256 tiles: 255 registers and a spill, against 206).
+  Value mBound = bounds[plan.loops.mLoops.front()];
+  Value nBound = bounds[plan.loops.nLoops.front()];
+  int64_t rowsPerRound = plan.numThreads() / perRow;
+  Value m0 = arith::DivUIOp::create(b, loc, tid, c(perRow));
+  Value count = c(rounds);
+  if (mBound) {
+    Value left = arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, mBound, m0),
+        arith::SubIOp::create(b, loc, mBound, m0), c(0));
+    count = arith::MinUIOp::create(
+        b, loc, count, arith::CeilDivUIOp::create(b, loc, left, c(rowsPerRound)));
+  }
+  auto rows = [&](OpBuilder &rb) {
+    scf::ForOp::create(rb, loc, c(0), count, c(1), ValueRange{},
+                       [&](OpBuilder &lb, Location, Value i, ValueRange) {
+                         copy(lb, arith::AddIOp::create(
+                                      lb, loc, tid,
+                                      arith::MulIOp::create(
+                                          lb, loc, i, c(plan.numThreads()))));
+                         scf::YieldOp::create(lb, loc);
+                       });
+  };
+  if (!nBound) {
+    rows(b);
+    return true;
+  }
+  Value n = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, tid, c(perRow)), c(v));
+  Value inN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n, nBound);
+  scf::IfOp::create(b, loc, inN, [&](OpBuilder &ib, Location) {
+    rows(ib);
+    scf::YieldOp::create(ib, loc);
+  });
   return true;
 }
 
