@@ -239,9 +239,8 @@ private:
           gemmTiles(*gemm, extents, t.bm, t.bn, t.wm, t.wn, partial);
       if (!tile || (partial && extentM % t.bm == 0 && extentN % t.bn == 0))
         continue;
-      int64_t blocks =
-          mulSat(batches, llvm::divideCeil(extentM, t.bm) *
-                              llvm::divideCeil(extentN, t.bn));
+      int64_t blocks = mulSat(batches, llvm::divideCeil(extentM, t.bm) *
+                                           llvm::divideCeil(extentN, t.bn));
       if (blocks * 4 < target.getSmCount() * 3)
         continue;
       ArrayRef<int64_t> block = tile->block, warp = tile->inner;

@@ -508,7 +508,8 @@ int64_t GemmLoops::extent(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents) {
 std::optional<SmallVector<int64_t>>
 mlir::egg::splitRowMajor(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
                          int64_t count, bool partial) {
-  if (partial && loops.size() == 1 && count < extents[loops[0]])
+  if (partial && loops.size() == 1 && count != extents[loops[0]] &&
+      count <= 2 * extents[loops[0]])
     return SmallVector<int64_t>{count};
   SmallVector<int64_t> split(loops.size(), 1);
   for (int64_t i = loops.size() - 1; i >= 0 && count > 1; --i) {
@@ -1122,9 +1123,11 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     }
     int64_t b = block[p], t = inner[p];
     ArrayRef<unsigned> group = inM ? gemm->mLoops : gemm->nLoops;
-    if (b < 1 || b > extents[d])
+    if (b < 1 || b > 2 * extents[d])
       return emitError() << "block tile " << b << " of loop " << d
-                         << " is not between 1 and its extent " << extents[d];
+                         << " is not between 1 and twice its extent "
+                         << extents[d]
+                         << " (a partial tile at least half inside the loop)";
     if (extents[d] % b != 0 && group.size() != 1)
       return emitError() << "block tile " << b << " does not divide loop " << d
                          << " of extent " << extents[d] << ": a partial tile "

@@ -241,3 +241,22 @@ func.func @narrow_channels_last_pad(%x: tensor<2x10x12x8xf16>) -> tensor<2x12x14
   } : tensor<2x10x12x8xf16> to tensor<2x12x14x8xf16>
   return %p : tensor<2x12x14x8xf16>
 }
+
+// -----
+
+// Sixteen rows of bf16 (a decode step's tokens): below every tile, so one
+// partial 32-row tile holds them on mma.sync, with deep K steps (one block
+// per 32 columns); before partial tiles, direct FMA tiles.
+// CHECK-LABEL: func.func @skinny_m16
+// CHECK: tuning = #egg.tuning<threads = [32, 2, 2], block = [32, 32], warp = [16, 16], reduction = [128], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 4>
+func.func @skinny_m16(%a: tensor<16x4096xbf16>, %b: tensor<4096x4096xbf16>, %c: tensor<16x4096xf32>) -> tensor<16x4096xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<16x4096xbf16>, tensor<4096x4096xbf16>) outs(%c : tensor<16x4096xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xe = arith.extf %x : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16x4096xf32>
+  return %r : tensor<16x4096xf32>
+}

@@ -803,19 +803,19 @@ func.func @conv_partial_tile(%a: tensor<1x6x32x32xf32>, %b: tensor<3x3x32x64xf32
 
 // -----
 
-// A block tile larger than its loop (a partial tile that would be mostly
-// outside the product).
-func.func @tile_past_loop(%a: tensor<100x64xf32>, %b: tensor<64x128xf32>) -> tensor<100x128xf32> {
-  // expected-error @+1 {{block tile 128 of loop 0 is not between 1 and its extent 100}}
-  %r = egg.kernel @k ins(%a, %b : tensor<100x64xf32>, tensor<64x128xf32>) -> tensor<100x128xf32>
+// A block tile more than twice its loop (a partial tile mostly outside the
+// product; 32 rows for M = 16 is the most).
+func.func @tile_past_loop(%a: tensor<60x64xf32>, %b: tensor<64x128xf32>) -> tensor<60x128xf32> {
+  // expected-error @+1 {{block tile 128 of loop 0 is not between 1 and twice its extent 60 (a partial tile at least half inside the loop)}}
+  %r = egg.kernel @k ins(%a, %b : tensor<60x64xf32>, tensor<64x128xf32>) -> tensor<60x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
                   tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [16], shared = [0, 1], vector = 4, copy = cp_async, pipeline = 2>} {
-  ^bb0(%x: tensor<100x64xf32>, %y: tensor<64x128xf32>):
+  ^bb0(%x: tensor<60x64xf32>, %y: tensor<64x128xf32>):
     %zero = arith.constant 0.0 : f32
-    %e = tensor.empty() : tensor<100x128xf32>
-    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<100x128xf32>) -> tensor<100x128xf32>
-    %m = linalg.matmul ins(%x, %y : tensor<100x64xf32>, tensor<64x128xf32>) outs(%f : tensor<100x128xf32>) -> tensor<100x128xf32>
-    egg.yield %m : tensor<100x128xf32>
+    %e = tensor.empty() : tensor<60x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<60x128xf32>) -> tensor<60x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<60x64xf32>, tensor<64x128xf32>) outs(%f : tensor<60x128xf32>) -> tensor<60x128xf32>
+    egg.yield %m : tensor<60x128xf32>
   }
-  return %r : tensor<100x128xf32>
+  return %r : tensor<60x128xf32>
 }

@@ -103,8 +103,8 @@ std::optional<unsigned> contiguousLoop(AffineMap map);
 /// loop's, so that the split covers one contiguous range of the row-major
 /// numbering. Returns the per-loop counts (in the order of `loops`), or
 /// nullopt when the extents do not divide so. With `partial`, a group of
-/// one loop also takes a count that does not divide it (the last tile is
-/// partial; docs/pipeline.md, "Partial tiles").
+/// one loop also takes a count that does not divide it, up to twice its
+/// extent (the last tile is partial; docs/pipeline.md, "Partial tiles").
 std::optional<SmallVector<int64_t>> splitRowMajor(ArrayRef<unsigned> loops,
                                                   ArrayRef<int64_t> extents,
                                                   int64_t count,

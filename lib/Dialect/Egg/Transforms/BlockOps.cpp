@@ -219,8 +219,7 @@ LogicalResult mlir::egg::applyEpilogueInRegisters(
         Value group = vector::FromElementsOp::create(
             sb, loc, VectorType::get({width}, element), values.slice(e, width));
         auto store = vector::StoreOp::create(sb, loc, group, buffer, idx);
-        store.setAlignment(width *
-                           ((element.getIntOrFloatBitWidth() + 7) / 8));
+        store.setAlignment(width * ((element.getIntOrFloatBitWidth() + 7) / 8));
       };
       if (inside.empty() || !inside[e]) {
         store(sb);
@@ -275,8 +274,8 @@ LogicalResult mlir::egg::applyEpilogueInRegisters(
       SmallVector<Value> loopIdx, loadIdx;
       for (unsigned d = 0; d < generic.getNumLoops(); ++d) {
         loopIdx.push_back(accIndices[e][(*loopFrom)[d]]);
-        loadIdx.push_back(
-            (loadIndices.empty() ? accIndices : loadIndices)[e][(*loopFrom)[d]]);
+        loadIdx.push_back((
+            loadIndices.empty() ? accIndices : loadIndices)[e][(*loopFrom)[d]]);
       }
       IRMapping map;
       for (OpOperand &operand : generic->getOpOperands()) {

@@ -295,12 +295,22 @@ void GemmBuilder::buildThreadIds(OpBuilder &b) {
 void GemmBuilder::buildBounds(OpBuilder &b) {
   SmallVector<int64_t> extents = gemm.getStaticLoopRanges();
   bounds.assign(extents.size(), Value());
-  if (llvm::none_of(extents, ShapedType::isDynamic))
-    return;
-  SmallVector<Range, 4> ranges = cast<linalg::LinalgOp>(gemm.getOperation()).createLoopRanges(b, loc);
-  for (unsigned d = 0; d < extents.size(); ++d)
-    if (ShapedType::isDynamic(extents[d]))
+  SmallVector<Range, 4> ranges;
+  if (llvm::any_of(extents, ShapedType::isDynamic))
+    ranges =
+        cast<linalg::LinalgOp>(gemm.getOperation()).createLoopRanges(b, loc);
+  for (unsigned d = 0; d < extents.size(); ++d) {
+    if (ShapedType::isDynamic(extents[d])) {
       bounds[d] = getValueOrCreateConstantIndexOp(b, loc, ranges[d].size);
+      continue;
+    }
+    // A tile larger than its whole loop (M = 16 in a 32-row tile): the
+    // one block's extent is the loop's.
+    bool mn = llvm::is_contained(plan.loops.mLoops, d) ||
+              llvm::is_contained(plan.loops.nLoops, d);
+    if (mn && extents[d] < plan.blockExtents[d])
+      bounds[d] = constIndex(b, loc, extents[d]);
+  }
 }
 
 Value GemmBuilder::inBounds(OpBuilder &b, ArrayRef<Value> loopIdx,
@@ -917,7 +927,8 @@ bool GemmBuilder::stageStores(OpBuilder &b, Value buffer,
     Value m = arith::DivUIOp::create(cb, loc, chunk, c(perRow));
     Value n = arith::MulIOp::create(
         cb, loc, arith::RemUIOp::create(cb, loc, chunk, c(perRow)), c(v));
-    auto data = vector::LoadOp::create(cb, loc, piece, staged, ValueRange{m, n});
+    auto data =
+        vector::LoadOp::create(cb, loc, piece, staged, ValueRange{m, n});
     data.setAlignment(16);
     SmallVector<Value> at = applyMap(outMap, productIndices(cb, m, n));
     SmallVector<Value> idx;
@@ -947,7 +958,8 @@ bool GemmBuilder::stageStores(OpBuilder &b, Value buffer,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, mBound, m0),
         arith::SubIOp::create(b, loc, mBound, m0), c(0));
     count = arith::MinUIOp::create(
-        b, loc, count, arith::CeilDivUIOp::create(b, loc, left, c(rowsPerRound)));
+        b, loc, count,
+        arith::CeilDivUIOp::create(b, loc, left, c(rowsPerRound)));
   }
   auto rows = [&](OpBuilder &rb) {
     scf::ForOp::create(rb, loc, c(0), count, c(1), ValueRange{},
@@ -965,7 +977,8 @@ bool GemmBuilder::stageStores(OpBuilder &b, Value buffer,
   }
   Value n = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, tid, c(perRow)), c(v));
-  Value inN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n, nBound);
+  Value inN =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, n, nBound);
   scf::IfOp::create(b, loc, inN, [&](OpBuilder &ib, Location) {
     rows(ib);
     scf::YieldOp::create(ib, loc);
@@ -1533,9 +1546,9 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   int64_t numAccumulators = builder.numAccumulators();
   for (int64_t e = 0; e < numAccumulators; ++e)
     initial.push_back(
-        *initValue
-            ? **initValue
-            : memref::LoadOp::create(b, loc, acc, accLoadIndices[e]).getResult());
+        *initValue ? **initValue
+                   : memref::LoadOp::create(b, loc, acc, accLoadIndices[e])
+                         .getResult());
   if (!plan->tma && failed(builder.prepare(b)))
     return failure();
   SmallVector<Value> finals = builder.buildMainLoop(b, initial);
