@@ -241,3 +241,43 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
     return
   }
 }
+
+// -----
+
+// Partial tiles clip M and N only: a product whose K range inside the
+// block is dynamic is a located error.
+#map = affine_map<(d0) -> (d0 * 32)>
+#map1 = affine_map<(d0, d1) -> (d0, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map3 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map4 = affine_map<(d0, d1, d2) -> (d0, d1)>
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+  func.func private @k(%arg0: memref<64x32xf32>, %arg1: memref<32x64xf32>, %arg3: memref<64x64xf32> {bufferize.result}, %kk: index) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [8, 8], block = [32, 32], thread = [4, 4], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2>} {
+    %cst = arith.constant 0.000000e+00 : f32
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c2 = arith.constant 2 : index
+    gpu.launch blocks(%arg4, %arg5, %arg6) in (%arg10 = %c2, %arg11 = %c2, %arg12 = %c1) threads(%arg7, %arg8, %arg9) in (%arg13 = %c8, %arg14 = %c8, %arg15 = %c1) {
+      %block_id_x = gpu.block_id  x
+      %block_id_y = gpu.block_id  y
+      %0 = affine.apply #map(%block_id_x)
+      %1 = affine.apply #map(%block_id_y)
+      %subview = memref.subview %arg0[%1, 0] [32, %kk] [1, 1] : memref<64x32xf32> to memref<32x?xf32, strided<[32, 1], offset: ?>>
+      %subview_0 = memref.subview %arg1[0, %0] [%kk, 32] [1, 1] : memref<32x64xf32> to memref<?x32xf32, strided<[64, 1], offset: ?>>
+      %subview_2 = memref.subview %arg3[%1, %0] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+      linalg.generic {indexing_maps = [#map1], iterator_types = ["parallel", "parallel"]} outs(%subview_2 : memref<32x32xf32, strided<[64, 1], offset: ?>>) {
+      ^bb0(%out: f32):
+        linalg.yield %cst : f32
+      }
+      // expected-error @+1 {{has a dynamic range on loop 2, which is neither an M nor an N loop}}
+      linalg.generic {indexing_maps = [#map2, #map3, #map4], iterator_types = ["parallel", "parallel", "reduction"]} ins(%subview, %subview_0 : memref<32x?xf32, strided<[32, 1], offset: ?>>, memref<?x32xf32, strided<[64, 1], offset: ?>>) outs(%subview_2 : memref<32x32xf32, strided<[64, 1], offset: ?>>) {
+      ^bb0(%in: f32, %in_3: f32, %out: f32):
+        %2 = arith.mulf %in, %in_3 : f32
+        %3 = arith.addf %out, %2 : f32
+        linalg.yield %3 : f32
+      }
+      gpu.terminator
+    }
+    return
+  }
+}

@@ -131,8 +131,9 @@ public:
   std::optional<std::pair<int64_t, int64_t>> registerSplit() const;
   /// Thread coordinates, computed once at the top of the launch.
   void buildThreadIds(OpBuilder &b);
-  /// The extent within the block of each M or N loop whose last block tile
-  /// is partial (its loop range is dynamic), at `b`'s insertion point.
+  /// The extent within the block of each M or N loop whose block tile is
+  /// partial (its loop range is dynamic, or smaller than the tile), at
+  /// `b`'s insertion point.
   void buildBounds(OpBuilder &b);
   /// Accumulators per thread.
   int64_t numAccumulators() const {
@@ -1454,15 +1455,6 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
     plan.splitN =
         plan.tn % 2 == 0 && (plan.tn / 2) * bytesOf(plan.loops.rhs) >= 16;
   }
-  int64_t extentK =
-      GemmLoops::extent(plan.loops.kLoops, gemm.getStaticLoopRanges());
-  if (plan.tma && (!plan.wgmma || plan.stages < 2))
-    return gemm.emitOpError("copy = tma needs warpgroup MMA and two stages "
-                            "or more");
-  if (plan.bk < 1 || (extentK % plan.bk != 0 && !plan.async && !plan.tma))
-    return gemm.emitOpError("a partial last K tile (K step ")
-           << plan.bk << ", K " << extentK
-           << ") needs cp.async copies to zero-fill it";
   // Partial M/N tiles (dynamic loop ranges within the block) guard their
   // copies, loads and stores per loop; K and batch loops must be static.
   SmallVector<int64_t> ranges = gemm.getStaticLoopRanges();
@@ -1472,6 +1464,14 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
         !llvm::is_contained(plan.loops.nLoops, d))
       return gemm.emitOpError("has a dynamic range on loop ")
              << d << ", which is neither an M nor an N loop";
+  int64_t extentK = GemmLoops::extent(plan.loops.kLoops, ranges);
+  if (plan.tma && (!plan.wgmma || plan.stages < 2))
+    return gemm.emitOpError("copy = tma needs warpgroup MMA and two stages "
+                            "or more");
+  if (plan.bk < 1 || (extentK % plan.bk != 0 && !plan.async && !plan.tma))
+    return gemm.emitOpError("a partial last K tile (K step ")
+           << plan.bk << ", K " << extentK
+           << ") needs cp.async copies to zero-fill it";
   return plan;
 }
 
