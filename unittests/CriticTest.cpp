@@ -193,3 +193,25 @@ TEST_F(CriticTest, TheFloorOfAProductIsAtTheTensorCoreRate) {
                 std::max(computeMs, 1e3 * w.bytes / 4250e9), 1e-9);
   }
 }
+
+TEST(GemmTiles, PartialTilesOnlyForOneLoopAndAtMostTwiceIt) {
+  // Loops 0 (M) and 1 (N) of a plain product, extents 1000 x 4096.
+  SmallVector<int64_t> extents = {1000, 4096, 512};
+  SmallVector<unsigned> m = {0};
+  // Whole tiles: 128 does not divide 1000.
+  EXPECT_FALSE(splitRowMajor(m, extents, 128).has_value());
+  // Partial: a 128-row tile, the last one 1000 - 7 * 128 = 104 rows.
+  EXPECT_EQ(splitRowMajor(m, extents, 128, /*partial=*/true),
+            SmallVector<int64_t>{128});
+  // A tile larger than the loop, up to twice it (M = 16 in 32 rows).
+  SmallVector<int64_t> skinny = {16, 4096, 512};
+  EXPECT_EQ(splitRowMajor(m, skinny, 32, /*partial=*/true),
+            SmallVector<int64_t>{32});
+  EXPECT_FALSE(splitRowMajor(m, skinny, 64, /*partial=*/true).has_value());
+  // A group of several loops (a convolution's n, oh, ow) keeps whole tiles.
+  SmallVector<int64_t> conv = {1, 30, 30, 64};
+  SmallVector<unsigned> group = {0, 1, 2};
+  EXPECT_FALSE(splitRowMajor(group, conv, 64, /*partial=*/true).has_value());
+  EXPECT_EQ(splitRowMajor(group, conv, 60, /*partial=*/true),
+            (SmallVector<int64_t>{1, 2, 30}));
+}
