@@ -220,7 +220,7 @@ private:
     struct Tile {
       int64_t bm, bn, wm, wn;
     };
-    SmallVector<Tile> tiles = {
+    const Tile tiles[] = {
         {128, 256, 128, 128}, {128, 128, 64, 128}, {64, 128, 64, 128}};
     int64_t extentM = GemmLoops::extent(gemm->mLoops, extents);
     int64_t extentN = GemmLoops::extent(gemm->nLoops, extents);
@@ -230,32 +230,31 @@ private:
     // one warpgroup per 64 rows, but on the H200 the classifier head 4096
     // x 1000 x 4096 bf16 took 0.0855 ms so, against 0.0488 with partial
     // 128 x 256 tiles; cuBLAS 0.0477.)
-    SmallVector<std::pair<bool, Tile>> tries;
     for (bool partial : {false, true})
-      for (const Tile &t : tiles)
-        tries.push_back({partial, t});
-    for (auto [partial, t] : tries) {
-      std::optional<GemmTiles> tile =
-          gemmTiles(*gemm, extents, t.bm, t.bn, t.wm, t.wn, partial);
-      if (!tile || (partial && extentM % t.bm == 0 && extentN % t.bn == 0))
-        continue;
-      int64_t blocks = mulSat(batches, llvm::divideCeil(extentM, t.bm) *
-                                           llvm::divideCeil(extentN, t.bn));
-      if (blocks * 4 < target.getSmCount() * 3)
-        continue;
-      ArrayRef<int64_t> block = tile->block, warp = tile->inner;
-      for (int64_t stages : {4, 3}) {
-        TuningAttr tuning = TuningAttr::getChecked(
-            function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-            ArrayRef<int64_t>{128, t.bn / t.wn, t.bm / t.wm},
-            ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
-            ArrayRef<int64_t>{}, ArrayRef<int64_t>{128 / bytes},
-            ArrayRef<int64_t>{0, 1}, ArrayRef<int64_t>{}, int64_t(0),
-            Swizzle::xor128, int64_t(16 / bytes), CopyEngine::cp_async, stages);
-        if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
-          return tuning;
+      for (const Tile &t : tiles) {
+        std::optional<GemmTiles> tile =
+            gemmTiles(*gemm, extents, t.bm, t.bn, t.wm, t.wn, partial);
+        if (!tile || (partial && extentM % t.bm == 0 && extentN % t.bn == 0))
+          continue;
+        int64_t blocks = mulSat(batches, llvm::divideCeil(extentM, t.bm) *
+                                             llvm::divideCeil(extentN, t.bn));
+        if (blocks * 4 < target.getSmCount() * 3)
+          continue;
+        ArrayRef<int64_t> block = tile->block, warp = tile->inner;
+        for (int64_t stages : {4, 3}) {
+          TuningAttr tuning = TuningAttr::getChecked(
+              function_ref<InFlightDiagnostic()>(emitError),
+              kernel.getContext(),
+              ArrayRef<int64_t>{128, t.bn / t.wn, t.bm / t.wm},
+              ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
+              ArrayRef<int64_t>{}, ArrayRef<int64_t>{128 / bytes},
+              ArrayRef<int64_t>{0, 1}, ArrayRef<int64_t>{}, int64_t(0),
+              Swizzle::xor128, int64_t(16 / bytes), CopyEngine::cp_async,
+              stages);
+          if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
+            return tuning;
+        }
       }
-    }
     return failure();
   }
 
@@ -313,100 +312,95 @@ private:
     int64_t extentN = GemmLoops::extent(gemm->nLoops, extents);
     // Whole tiles first; partial last tiles only where no whole tile fits
     // (docs/pipeline.md, "Partial tiles").
-    SmallVector<std::tuple<bool, int64_t, int64_t>> tries;
-    for (bool partial : {false, true})
-      for (auto [bm, bn] : tiles)
-        tries.push_back({partial, bm, bn});
-    bool wholeTried = false;
-    for (auto [partial, bm, bn] : tries) {
-      if (partial && !wholeTried) {
-        if (succeeded(best))
-          break;
-        wholeTried = true;
-      }
-      std::optional<SmallVector<int64_t>> blockTile =
-          gemmTileList(*gemm, extents, bm, bn, partial);
-      if (!blockTile || (partial && extentM % bm == 0 && extentN % bn == 0))
-        continue;
-      int64_t blocks = mulSat(batches, llvm::divideCeil(extentM, bm) *
-                                           llvm::divideCeil(extentN, bn));
-      // Larger tiles first; a smaller one only for more blocks while the
-      // larger leaves SMs idle.
-      if (succeeded(best) &&
-          (bestBlocks >= target.getSmCount() || blocks <= bestBlocks))
-        continue;
-      // Tensor cores first (f16/bf16 products): four warps, each a half
-      // of the block tile along M and N (at most 64x64). Otherwise FMAs:
-      // 16x16 threads; small tiles keep 4x4 per thread (fewer threads) so
-      // that each value read from shared memory feeds 4 FMAs.
-      int64_t wm = std::min<int64_t>(bm / 2, 64),
-              wn = std::min<int64_t>(bn / 2, 64);
-      int64_t tm = std::max<int64_t>(bm / 16, 4),
-              tn = std::max<int64_t>(bn / 16, 4);
-      std::optional<GemmTiles> warpTiles =
-          gemmTiles(*gemm, extents, bm, bn, wm, wn, partial);
-      std::optional<GemmTiles> threadTiles =
-          gemmTiles(*gemm, extents, bm, bn, tm, tn, partial);
-      ArrayRef<int64_t> block = *blockTile;
-      ArrayRef<int64_t> warp, thread;
-      if (warpTiles)
-        warp = warpTiles->inner;
-      if (threadTiles)
-        thread = threadTiles->inner;
-      struct Mapping {
-        SmallVector<int64_t> threads;
+    for (bool partial : {false, true}) {
+      if (partial && succeeded(best))
+        break;
+      for (auto [bm, bn] : tiles) {
+        std::optional<SmallVector<int64_t>> blockTile =
+            gemmTileList(*gemm, extents, bm, bn, partial);
+        if (!blockTile || (partial && extentM % bm == 0 && extentN % bn == 0))
+          continue;
+        int64_t blocks = mulSat(batches, llvm::divideCeil(extentM, bm) *
+                                             llvm::divideCeil(extentN, bn));
+        // Larger tiles first; a smaller one only for more blocks while the
+        // larger leaves SMs idle.
+        if (succeeded(best) &&
+            (bestBlocks >= target.getSmCount() || blocks <= bestBlocks))
+          continue;
+        // Tensor cores first (f16/bf16 products): four warps, each a half
+        // of the block tile along M and N (at most 64x64). Otherwise FMAs:
+        // 16x16 threads; small tiles keep 4x4 per thread (fewer threads) so
+        // that each value read from shared memory feeds 4 FMAs.
+        int64_t wm = std::min<int64_t>(bm / 2, 64),
+                wn = std::min<int64_t>(bn / 2, 64);
+        int64_t tm = std::max<int64_t>(bm / 16, 4),
+                tn = std::max<int64_t>(bn / 16, 4);
+        std::optional<GemmTiles> warpTiles =
+            gemmTiles(*gemm, extents, bm, bn, wm, wn, partial);
+        std::optional<GemmTiles> threadTiles =
+            gemmTiles(*gemm, extents, bm, bn, tm, tn, partial);
+        ArrayRef<int64_t> block = *blockTile;
         ArrayRef<int64_t> warp, thread;
-        ArrayRef<Copy> copies;
-      };
-      // At most a block per SM (a skinny product): its copies alone hide
-      // the memory latency, so its K steps deepen until four stages keep
-      // 48 KB in flight (M = 32, N = K = 4096 bf16 on the H200: 32-deep
-      // steps 0.054 ms, 64 0.031, 128 0.026; docs/benchmarks.md).
-      SmallVector<Copy> tensorCopies(std::begin(mmaCopies),
-                                     std::end(mmaCopies));
-      int64_t inFlight = 3 * (bm + bn) * (bits / 8);
-      if (blocks <= target.getSmCount() && inFlight * 32 < kDeepCopyBytes) {
-        int64_t deep = 64;
-        while (inFlight * deep < kDeepCopyBytes)
-          deep *= 2;
-        if (extentK >= 8 * deep)
-          tensorCopies.insert(tensorCopies.begin(),
-                              Copy{CopyEngine::cp_async, 4, deep});
-      }
-      const Mapping mappings[] = {
-          {{32, bn / wn, bm / wm}, warp, {}, tensorCopies},
-          {{bn / tn, bm / tm}, {}, thread, copies}};
-      for (const Mapping &mapping : mappings) {
-        if (mapping.warp.empty() && mapping.thread.empty())
-          continue; // The owners' tiles do not split the loops.
-        for (const Copy &copy : mapping.copies) {
-          // FMA tiles stay within 48 KB of static shared memory: deeper
-          // pipelines in dynamic memory are legal, and egg-tune measures
-          // them, but none has been measured better yet.
-          if (!mapping.thread.empty() &&
-              sharedGemmBytes(bm, bn, copy.bk, padding, copy.stages, lhsType,
-                              rhsType, false, false) > kStaticSharedLimit)
-            continue;
-          FailureOr<TuningAttr> found = failure();
-          for (int64_t v = 128 / bits; v >= 1 && failed(found); v /= 2) {
-            TuningAttr tuning = TuningAttr::getChecked(
-                function_ref<InFlightDiagnostic()>(emitError),
-                kernel.getContext(), ArrayRef<int64_t>(mapping.threads),
-                ArrayRef<int64_t>(block), mapping.warp, mapping.thread,
-                ArrayRef<int64_t>{copy.bk}, ArrayRef<int64_t>{0, 1},
-                ArrayRef<int64_t>{}, padding, Swizzle::none, v, copy.engine,
-                copy.stages);
-            if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
-              found = tuning;
-          }
-          if (succeeded(found)) {
-            best = found;
-            bestBlocks = blocks;
-            break;
-          }
+        if (warpTiles)
+          warp = warpTiles->inner;
+        if (threadTiles)
+          thread = threadTiles->inner;
+        struct Mapping {
+          SmallVector<int64_t> threads;
+          ArrayRef<int64_t> warp, thread;
+          ArrayRef<Copy> copies;
+        };
+        // At most a block per SM (a skinny product): its copies alone hide
+        // the memory latency, so its K steps deepen until four stages keep
+        // 48 KB in flight (M = 32, N = K = 4096 bf16 on the H200: 32-deep
+        // steps 0.054 ms, 64 0.031, 128 0.026; docs/benchmarks.md).
+        SmallVector<Copy> tensorCopies(std::begin(mmaCopies),
+                                       std::end(mmaCopies));
+        int64_t inFlight = 3 * (bm + bn) * (bits / 8);
+        if (blocks <= target.getSmCount() && inFlight * 32 < kDeepCopyBytes) {
+          int64_t deep = 64;
+          while (inFlight * deep < kDeepCopyBytes)
+            deep *= 2;
+          if (extentK >= 8 * deep)
+            tensorCopies.insert(tensorCopies.begin(),
+                                Copy{CopyEngine::cp_async, 4, deep});
         }
-        if (succeeded(best) && bestBlocks == blocks)
-          break;
+        const Mapping mappings[] = {
+            {{32, bn / wn, bm / wm}, warp, {}, tensorCopies},
+            {{bn / tn, bm / tm}, {}, thread, copies}};
+        for (const Mapping &mapping : mappings) {
+          if (mapping.warp.empty() && mapping.thread.empty())
+            continue; // The owners' tiles do not split the loops.
+          for (const Copy &copy : mapping.copies) {
+            // FMA tiles stay within 48 KB of static shared memory: deeper
+            // pipelines in dynamic memory are legal, and egg-tune measures
+            // them, but none has been measured better yet.
+            if (!mapping.thread.empty() &&
+                sharedGemmBytes(bm, bn, copy.bk, padding, copy.stages, lhsType,
+                                rhsType, false, false) > kStaticSharedLimit)
+              continue;
+            FailureOr<TuningAttr> found = failure();
+            for (int64_t v = 128 / bits; v >= 1 && failed(found); v /= 2) {
+              TuningAttr tuning = TuningAttr::getChecked(
+                  function_ref<InFlightDiagnostic()>(emitError),
+                  kernel.getContext(), ArrayRef<int64_t>(mapping.threads),
+                  ArrayRef<int64_t>(block), mapping.warp, mapping.thread,
+                  ArrayRef<int64_t>{copy.bk}, ArrayRef<int64_t>{0, 1},
+                  ArrayRef<int64_t>{}, padding, Swizzle::none, v, copy.engine,
+                  copy.stages);
+              if (tuning &&
+                  succeeded(checkLowerable(kernel, tuning, emitError)))
+                found = tuning;
+            }
+            if (succeeded(found)) {
+              best = found;
+              bestBlocks = blocks;
+              break;
+            }
+          }
+          if (succeeded(best) && bestBlocks == blocks)
+            break;
+        }
       }
     }
     return best;

@@ -80,6 +80,10 @@ struct GemmLoops {
   SmallVector<unsigned> mLoops, nLoops, kLoops; // In loop order.
   unsigned lhs = 0, rhs = 1; // Input operand numbers of A and B.
   bool isReduction(unsigned d) const { return llvm::is_contained(kLoops, d); }
+  /// Whether loop `d` is an M or N loop (neither batch nor reduction).
+  bool isMN(unsigned d) const {
+    return llvm::is_contained(mLoops, d) || llvm::is_contained(nLoops, d);
+  }
   /// The loop of `kLoops`, `mLoops` or `nLoops` that varies fastest.
   unsigned innerK() const { return kLoops.back(); }
   unsigned innerM() const { return mLoops.back(); }

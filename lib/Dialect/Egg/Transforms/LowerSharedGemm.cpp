@@ -307,9 +307,7 @@ void GemmBuilder::buildBounds(OpBuilder &b) {
     }
     // A tile larger than its whole loop (M = 16 in a 32-row tile): the
     // one block's extent is the loop's.
-    bool mn = llvm::is_contained(plan.loops.mLoops, d) ||
-              llvm::is_contained(plan.loops.nLoops, d);
-    if (mn && extents[d] < plan.blockExtents[d])
+    if (plan.loops.isMN(d) && extents[d] < plan.blockExtents[d])
       bounds[d] = constIndex(b, loc, extents[d]);
   }
 }
@@ -1459,9 +1457,7 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   // copies, loads and stores per loop; K and batch loops must be static.
   SmallVector<int64_t> ranges = gemm.getStaticLoopRanges();
   for (unsigned d = 0; d < ranges.size(); ++d)
-    if (ShapedType::isDynamic(ranges[d]) &&
-        !llvm::is_contained(plan.loops.mLoops, d) &&
-        !llvm::is_contained(plan.loops.nLoops, d))
+    if (ShapedType::isDynamic(ranges[d]) && !plan.loops.isMN(d))
       return gemm.emitOpError("has a dynamic range on loop ")
              << d << ", which is neither an M nor an N loop";
   int64_t extentK = GemmLoops::extent(plan.loops.kLoops, ranges);
