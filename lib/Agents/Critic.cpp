@@ -46,7 +46,9 @@ std::vector<std::string> mlir::egg::critique(KernelOp kernel, TuningAttr tuning,
   }
 
   // Occupancy: at least half the SMs busy when the problem allows it.
-  int64_t blocks = 1;
+  // A product split along K runs a block per tile and slice.
+  StructureAttr structure = kernel.getStructureAttr();
+  int64_t blocks = structure ? structure.getSplitK() : 1;
   for (auto [i, pos] : llvm::enumerate(loops->parallelPositions))
     if (i < block.size() && block[i] > 0)
       blocks = mulSat(blocks, llvm::divideCeil(loops->extents[pos], block[i]));

@@ -7,6 +7,7 @@
 
 #include "egg/Agents/Agent.h"
 #include "egg/Agents/LegalSpace.h"
+#include "egg/Agents/SplitK.h"
 #include "egg/Support/Saturating.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -97,6 +98,9 @@ public:
       return StructureAttr::get(kernel.getContext(), Formulation::conv_direct,
                                 1);
     }
+    if (target)
+      if (StructureAttr split = chooseSplit(kernel, legal, target))
+        return split;
     return legal.front();
   }
 
@@ -107,6 +111,22 @@ public:
     if (kernel.getStructureAttr().getFormulation() ==
         Formulation::reduce_two_stage)
       return chooseColumns(kernel, target);
+    // A product split along K: the partial products' tiles, less the
+    // slice loop.
+    if (kernel.getStructureAttr().getFormulation() ==
+        Formulation::gemm_split_k) {
+      TuningAttr chosen;
+      if (failed(withSplitCopy(kernel, [&](SplitKernels split) {
+            FailureOr<TuningAttr> partial = chooseGemm(split.partial, target);
+            if (succeeded(partial))
+              chosen = splitTuning(*partial);
+            return success(chosen != nullptr);
+          })))
+        return kernel.emitOpError("the expert found no tiling for the "
+                                  "partial products of this split product: "
+                                  "choose gemm_direct");
+      return chosen;
+    }
     // Widest accesses first (16 bytes per thread, principle 7); if the
     // kernel cannot take them, the same choice with scalar accesses.
     if (classifyKernel(kernel) == KernelClass::Contraction) {
@@ -139,6 +159,81 @@ public:
   }
 
 private:
+  /// Split-K (principle 9 of structure.md): a product whose 128 x 128
+  /// output tiles (the tiles that run FMA and tensor cores at full rate;
+  /// the whole product would take smaller, slower ones to reach the SMs)
+  /// are fewer than the SMs runs as the fewest K slices (2, 4 or 8) that
+  /// give every SM a tile, or 8. A slice must be long enough to pay for
+  /// writing and summing its partial results (the sum is a launch of its
+  /// own, 3.5-6 us on the H200): at least 512 on tensor cores, 256 on FMA
+  /// with K at least 1024 (the slice's flops go 15x faster on tensor
+  /// cores; FMA slices of 128 gave 500 x 1000 outputs 8x8 thread tiles at
+  /// the register cap, which spilled). An M or N below 32 stays whole: its
+  /// one partial 32-row tile with deep K steps already runs well. Null
+  /// when no split applies. H200, session 18 (docs/benchmarks.md): 17
+  /// products split and whole in the same process.
+  StructureAttr chooseSplit(KernelOp kernel, ArrayRef<StructureAttr> legal,
+                            TargetAttr target) {
+    SmallVector<StructureAttr> splits;
+    for (StructureAttr s : legal)
+      if (s.getFormulation() == Formulation::gemm_split_k)
+        splits.push_back(s);
+    if (splits.empty())
+      return {};
+    auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
+    std::string why;
+    FailureOr<GemmLoops> gemm = analyzeGemmLoops(op, why);
+    if (failed(gemm))
+      return {};
+    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    int64_t k = GemmLoops::extent(gemm->kLoops, extents);
+
+    // Tries `structure` on the kernel: the expert's tuning for it, if any.
+    auto tryStructure = [&](StructureAttr structure) -> TuningAttr {
+      StructureAttr before = kernel.getStructureAttr();
+      kernel.setStructureAttr(structure);
+      ScopedDiagnosticHandler quiet(kernel.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      FailureOr<TuningAttr> tuning = chooseTuning(kernel, target);
+      if (before)
+        kernel.setStructureAttr(before);
+      else
+        kernel.removeStructureAttr();
+      return succeeded(tuning) ? *tuning : TuningAttr();
+    };
+    // Only products that run through shared memory: direct tiles have no
+    // K loop worth splitting.
+    TuningAttr direct = tryStructure(
+        StructureAttr::get(kernel.getContext(), Formulation::gemm_direct, 1));
+    if (!direct || direct.getShared().empty())
+      return {};
+    int64_t blocks = mulSat(
+        batchCount(*gemm, extents),
+        mulSat(
+            llvm::divideCeil(GemmLoops::extent(gemm->mLoops, extents), 128),
+            llvm::divideCeil(GemmLoops::extent(gemm->nLoops, extents), 128)));
+    int64_t want = target.getSmCount();
+    bool mma = isMmaGemm(direct);
+    if (blocks >= want || (!mma && k < 1024) ||
+        GemmLoops::extent(gemm->mLoops, extents) < 32 ||
+        GemmLoops::extent(gemm->nLoops, extents) < 32)
+      return {};
+    int64_t minSlice = mma ? 512 : 256;
+    llvm::sort(splits, [](StructureAttr a, StructureAttr b) {
+      return a.getSplitK() < b.getSplitK();
+    });
+    StructureAttr choice;
+    for (StructureAttr s : splits) {
+      if (k / s.getSplitK() < minSlice)
+        break;
+      choice = s;
+      if (mulSat(blocks, s.getSplitK()) >= want)
+        break;
+    }
+    // Only where the partial products have tiles.
+    return choice && tryStructure(choice) ? choice : StructureAttr();
+  }
+
   /// Transposes (principle 11 of tuning.md): a map that reads an input
   /// across the loop its results run along stages that input through
   /// shared memory, so that both the loads and the stores are coalesced:

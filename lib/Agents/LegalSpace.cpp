@@ -1,6 +1,7 @@
 //===- LegalSpace.cpp - What the compiler can build for a kernel ----------===//
 
 #include "egg/Agents/LegalSpace.h"
+#include "egg/Agents/SplitK.h"
 #include "egg/Support/Saturating.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -79,6 +80,22 @@ KernelClass mlir::egg::classifyKernel(KernelOp kernel) {
   return reductions > 1 ? KernelClass::Normalization : KernelClass::Reduction;
 }
 
+/// `legal` and the K splits `kernel` takes (docs/pipeline.md, "Split-K"):
+/// 2, 4 or 8 slices, unless the module keeps products whole.
+static SmallVector<StructureAttr> withSplits(KernelOp kernel,
+                                             SmallVector<StructureAttr> legal) {
+  if (!allowsSplitK(kernel))
+    return legal;
+  ScopedDiagnosticHandler silence(kernel.getContext(),
+                                  [](Diagnostic &) { return success(); });
+  for (int64_t slices : {2, 4, 8})
+    if (succeeded(checkSplitK(kernel, slices,
+                              [&]() { return kernel.emitOpError(); })))
+      legal.push_back(StructureAttr::get(kernel.getContext(),
+                                         Formulation::gemm_split_k, slices));
+  return legal;
+}
+
 SmallVector<StructureAttr> mlir::egg::enumerateStructures(KernelOp kernel) {
   MLIRContext *ctx = kernel.getContext();
   auto make = [&](Formulation f) { return StructureAttr::get(ctx, f, 1); };
@@ -92,7 +109,7 @@ SmallVector<StructureAttr> mlir::egg::enumerateStructures(KernelOp kernel) {
       return {make(Formulation::reduce_row_per_warp),
               make(Formulation::reduce_row_per_block),
               make(Formulation::gemm_direct)};
-    return {make(Formulation::gemm_direct)};
+    return withSplits(kernel, {make(Formulation::gemm_direct)});
   case KernelClass::Convolution: {
     // A convolution whose loops split into GEMM roles (not a depthwise one)
     // can also run as an implicit GEMM.
@@ -1383,6 +1400,15 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
                        << " yet";
   };
   StructureAttr structure = kernel.getStructureAttr();
+  // A split product is checked as its partial products (the sum over the
+  // slices is tuned by the expert when egg-split-k builds it).
+  if (structure && structure.getFormulation() == Formulation::gemm_split_k)
+    return withSplitCopy(kernel, [&](SplitKernels split) {
+      return checkLowerable(split.partial, partialTuning(tuning), [&]() {
+        return emitError() << "in its partial products (loop 0 is the K "
+                              "slice, the product's loops follow): ";
+      });
+    });
   if (isCooperativeRow(structure))
     return checkCooperativeRow(kernel, structure.getFormulation(), tuning,
                                emitError);

@@ -41,7 +41,9 @@ static std::string findCudaToolkit(StringRef option) {
 
 void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
                                          const EggPipelineOptions &options) {
-  // Decisions -> tiled tensor IR, one private function per kernel.
+  // Decisions -> tiled tensor IR, one private function per kernel (a
+  // product split along K becomes two kernels first).
+  pm.addPass(createEggSplitK());
   pm.addPass(createEggApplySchedule());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -127,6 +129,7 @@ void mlir::egg::buildEggPipeline(OpPassManager &pm,
   EggAttachTargetOptions attach;
   attach.chip = options.chip;
   attach.allowTf32 = options.allowTf32;
+  attach.splitK = options.splitK;
   pm.addPass(createEggAttachTarget(attach));
   pm.addNestedPass<func::FuncOp>(createEggFormKernels());
   EggAlgorithmStructureOptions stage1;

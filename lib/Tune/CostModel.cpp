@@ -60,7 +60,10 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
   int64_t threadsPerBlock = 1;
   for (int64_t n : tuning.getThreads())
     threadsPerBlock *= std::max<int64_t>(1, n);
-  double blocks = 1;
+  // A product split along K runs a block per tile and slice; the
+  // workspace and the sum are counted at the end.
+  StructureAttr structure = kernel.getStructureAttr();
+  double blocks = structure ? double(structure.getSplitK()) : 1;
   ArrayRef<int64_t> block = tuning.getBlock(), thread = tuning.getThread();
   for (auto [p, pos] : llvm::enumerate(loops->parallelPositions))
     if (p < block.size() && block[p] > 0)
@@ -163,5 +166,15 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
   est.timeMs = 1e3 * time + kLaunchMs;
   if (kLaunchMs > 1e3 * time)
     est.limiter = "launch";
+  // A split product also writes its S partial results and a second
+  // kernel reads them back: twice S results' bytes and a launch.
+  if (structure && structure.getSplitK() > 1)
+    if (auto result = dyn_cast<ShapedType>(
+            kernel.getAnchorOp()->getResult(0).getType())) {
+      double bytes = 2.0 * double(structure.getSplitK()) *
+                     double(result.getNumElements()) *
+                     double((result.getElementTypeBitWidth() + 7) / 8);
+      est.timeMs += 1e3 * bytes / bandwidth + kLaunchMs;
+    }
   return est;
 }

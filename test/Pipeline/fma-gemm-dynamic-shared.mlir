@@ -4,10 +4,10 @@
 // 64x64, three stages of 16); egg-tune proposes deeper pipelines. Replayed
 // as 128x128 tiles with four stages of 32: 4 x 32 x (128 + 4) x 4 bytes for
 // each operand, 135168 in all, which the manifest asks the driver for.
-// RUN: egg-opt %s --egg-pipeline="record=%t.json" -o /dev/null
+// RUN: egg-opt %s --egg-pipeline="split-k=false record=%t.json" -o /dev/null
 // RUN: FileCheck %s --check-prefix=EXPERT --input-file=%t.json
 // RUN: sed -e 's/block = \[64, 64\], thread = \[4, 4\], reduction = \[16\]/block = [128, 128], thread = [8, 8], reduction = [32]/' -e 's/pipeline = 3/pipeline = 4/' %t.json > %t.deep.json
-// RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.deep.json" -o %t.mlir
+// RUN: egg-opt %s --egg-pipeline="split-k=false agent=replay decisions=%t.deep.json" -o %t.mlir
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 // RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
 

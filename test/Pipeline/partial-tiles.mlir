@@ -4,10 +4,10 @@
 // block loop runs over ceil(500 / 64) x ceil(1000 / 32) tiles whose sizes
 // are clipped at the edge, copies past it read 0 bytes (cp.async with a
 // source size), and the bias loads and the stores past it are skipped.
-// RUN: egg-opt %s --egg-pipeline="record=%t.json" -o %t.mlir
+// RUN: egg-opt %s --egg-pipeline="split-k=false record=%t.json" -o %t.mlir
 // RUN: FileCheck %s --check-prefix=TUNING < %t.json
-// RUN: egg-opt %s --egg-pipeline --mlir-print-ir-after=egg-apply-schedule -o /dev/null 2>&1 | FileCheck %s --check-prefix=TILED
-// RUN: egg-opt %s --egg-pipeline --mlir-print-ir-after=egg-lower-shared-gemm -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
+// RUN: egg-opt %s --egg-pipeline="split-k=false" --mlir-print-ir-after=egg-apply-schedule -o /dev/null 2>&1 | FileCheck %s --check-prefix=TILED
+// RUN: egg-opt %s --egg-pipeline="split-k=false" --mlir-print-ir-after=egg-lower-shared-gemm -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
 // RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
 // TUNING: "tuning": "#egg.tuning<threads = [8, 16], block = [64, 32], thread = [4, 4], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 3>"
 // TILED-DAG: #[[ROWS:.*]] = affine_map<(d0) -> (-d0 + 500, 64)>

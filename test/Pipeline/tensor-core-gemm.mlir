@@ -5,9 +5,9 @@
 // 16-byte cp.async copies; products large enough to fill the SMs with
 // 128x256 tiles take warpgroup MMA (wgmma) on sm_90a. Replaying the
 // decisions gives the same module.
-// RUN: egg-opt %s --egg-pipeline="record=%t.decisions.json" -o %t.mlir
+// RUN: egg-opt %s --egg-pipeline="split-k=false record=%t.decisions.json" -o %t.mlir
 // RUN: FileCheck %s --check-prefix=DECISIONS --input-file=%t.decisions.json
-// RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.decisions.json" -o %t.replay.mlir
+// RUN: egg-opt %s --egg-pipeline="split-k=false agent=replay decisions=%t.decisions.json" -o %t.replay.mlir
 // RUN: diff %t.mlir %t.replay.mlir
 // RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST

@@ -81,6 +81,11 @@ static cl::opt<std::string>
               cl::init("expert"), cl::cat(tuneCategory));
 static cl::opt<std::string> chip("chip", cl::desc("Target chip"),
                                  cl::init("sm_90a"), cl::cat(tuneCategory));
+static cl::opt<bool>
+    splitK("split-k",
+           cl::desc("Let products split along K (false: candidates keep "
+                    "them whole, as --egg-pipeline=\"split-k=false\")"),
+           cl::init(true), cl::cat(tuneCategory));
 static cl::opt<std::string>
     evaluator("evaluator",
               cl::desc("gpu (egg-eval), model (analytic estimates) or auto "
@@ -252,6 +257,7 @@ CompileResult compileCandidate(const std::string &source,
   PassManager pm(&ctx);
   EggPipelineOptions options;
   options.chip = chip.getValue();
+  options.splitK = splitK;
   options.agent = "replay";
   options.decisions = decisionsPath;
   options.cudaPath = cudaPath.getValue();
@@ -346,6 +352,7 @@ LogicalResult Tuner::analyze() {
   PassManager pm(ctx.get());
   EggAttachTargetOptions attach;
   attach.chip = chip.getValue();
+  attach.splitK = splitK;
   pm.addPass(createEggAttachTarget(attach));
   pm.addNestedPass<func::FuncOp>(createEggFormKernels());
   if (failed(pm.run(*module)))

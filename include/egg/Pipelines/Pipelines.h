@@ -29,6 +29,11 @@ struct EggPipelineOptions : public PassPipelineOptions<EggPipelineOptions> {
       llvm::cl::desc("Allow f32 products to read their inputs as TF32 on "
                      "tensor cores (sets egg.allow_tf32)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> splitK{
+      *this, "split-k",
+      llvm::cl::desc("Let products with few output tiles split along K into "
+                     "a workspace (false sets egg.no_split_k)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> agent{
       *this, "agent", llvm::cl::desc("Who decides: expert or replay"),
       llvm::cl::init("expert")};

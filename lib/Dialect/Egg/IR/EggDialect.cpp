@@ -51,9 +51,10 @@ LogicalResult EggDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a dictionary of strings";
     return success();
   }
-  if (attr.getName() == getAllowTf32AttrName()) {
+  if (attr.getName() == getAllowTf32AttrName() ||
+      attr.getName() == getNoSplitKAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()) || !isa<ModuleOp>(op))
-      return op->emitError() << "'" << getAllowTf32AttrName()
+      return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a unit attribute of a module";
     return success();
   }

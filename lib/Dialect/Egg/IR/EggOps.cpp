@@ -28,6 +28,13 @@ bool mlir::egg::allowsTf32(Operation *op) {
   return false;
 }
 
+bool mlir::egg::allowsSplitK(Operation *op) {
+  for (Operation *cur = op; cur; cur = cur->getParentOp())
+    if (cur->hasAttr(EggDialect::getNoSplitKAttrName()))
+      return false;
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // KernelOp
 //===----------------------------------------------------------------------===//

@@ -217,6 +217,9 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
            << (structure ? "tuning" : "structure")
            << ": run the decision stages (egg-algorithm-structure, "
               "egg-hardware-tuning) first";
+  if (structure.getFormulation() == Formulation::gemm_split_k)
+    return kernel.emitOpError("is split along K: run egg-split-k first (it "
+                              "builds the partial products and their sum)");
   auto emitError = [&]() { return kernel.emitOpError(); };
   FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
   if (failed(loops) || failed(checkLowerable(kernel, tuning, emitError)))
@@ -358,6 +361,27 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   vector::populateVectorStepLoweringPatterns(patterns);
   if (failed(applyPatternsGreedily(func, std::move(patterns))))
     return func.emitError("could not simplify the tiled kernel");
+
+  // A slice of a kernel input taken in the kernel's body (the workspace
+  // slices of a split product's sum) stays outside the loops: a view at an
+  // offset, which a launch cannot take. Fold it into the tiles' slices.
+  SmallVector<Operation *> nested;
+  func.walk([&](tensor::ExtractSliceOp slice) {
+    auto outer = slice.getSource().getDefiningOp<tensor::ExtractSliceOp>();
+    if (outer && outer->getParentOp() == func.getOperation() &&
+        slice->getParentOp() != func.getOperation())
+      nested.push_back(slice);
+  });
+  if (!nested.empty()) {
+    RewritePatternSet merge(func.getContext());
+    tensor::populateMergeConsecutiveInsertExtractSlicePatterns(merge);
+    if (failed(applyOpPatternsGreedily(nested, std::move(merge))))
+      return func.emitError("could not fold the slices of its inputs");
+    func.walk([&](tensor::ExtractSliceOp slice) {
+      if (slice->getParentOp() == func.getOperation() && slice->use_empty())
+        rewriter.eraseOp(slice);
+    });
+  }
   return success();
 }
 

@@ -24,6 +24,9 @@ struct AttachTargetPass
     if (allowTf32)
       module->setAttr(EggDialect::getAllowTf32AttrName(),
                       UnitAttr::get(&getContext()));
+    if (!splitK)
+      module->setAttr(EggDialect::getNoSplitKAttrName(),
+                      UnitAttr::get(&getContext()));
     if (!overrideExisting && lookupTarget(module))
       return;
     TargetAttr target = getBuiltinTarget(&getContext(), chip);

@@ -49,6 +49,11 @@ def Egg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getAllowTf32AttrName() {
       return "egg.allow_tf32";
     }
+    /// Name of the module's unit attribute by which the user keeps products
+    /// whole along K (no gemm_split_k, whose workspace costs memory).
+    static constexpr ::llvm::StringLiteral getNoSplitKAttrName() {
+      return "egg.no_split_k";
+    }
   }];
 }
 

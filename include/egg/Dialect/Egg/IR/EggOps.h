@@ -24,6 +24,10 @@ TargetAttr lookupTarget(Operation *op);
 /// products (`egg.allow_tf32`).
 bool allowsTf32(Operation *op);
 
+/// Whether the module enclosing `op` lets products split along K (no
+/// `egg.no_split_k`).
+bool allowsSplitK(Operation *op);
+
 /// Bytes of shared memory that `tuning` asks for when applied to `anchor`:
 /// for every promoted operand, the tile its indexing map touches (block tile
 /// on parallel loops, reduction tile on reduction loops, whole extent where

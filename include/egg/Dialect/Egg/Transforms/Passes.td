@@ -13,12 +13,17 @@ def EggAttachTarget : Pass<"egg-attach-target", "::mlir::ModuleOp"> {
     profile keeps it unless `override` is set. An unknown chip is an error.
     `allow-tf32` sets the module's `egg.allow_tf32`: f32 products may then
     read their inputs as TF32 on tensor cores (never without it).
+    `split-k=false` sets `egg.no_split_k`: products then stay whole along K
+    (`gemm_split_k`, which needs a workspace of its slices' partial
+    results, leaves the legal space).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
            "Compute capability to target (sm_80, sm_90, sm_90a)">,
     Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
            "Allow f32 products on TF32 tensor cores (egg.allow_tf32)">,
+    Option<"splitK", "split-k", "bool", /*default=*/"true",
+           "Let products split along K (false sets egg.no_split_k)">,
     Option<"overrideExisting", "override", "bool", /*default=*/"false",
            "Replace a profile that is already attached">
   ];
@@ -100,6 +105,26 @@ def EggRecordDecisions : Pass<"egg-record-decisions", "::mlir::ModuleOp"> {
   let options = [
     Option<"path", "path", "std::string", /*default=*/"\"\"",
            "Where to write the decisions file">
+  ];
+}
+
+def EggSplitK : Pass<"egg-split-k", "::mlir::ModuleOp"> {
+  let summary = "Run each gemm_split_k kernel as partial products and a sum";
+  let description = [{
+    Replaces every decided kernel whose structure is `gemm_split_k` with
+    `split_k = S` by two kernels (docs/pipeline.md, "Split-K"): `@name`
+    computes the S partial products, one per slice of K, as a batched
+    product into an S x result workspace in the product's accumulator type
+    (`gemm_direct`, the kernel's tuning with the slice loop in front, tiled
+    by 1); `@name_sum` adds the slices to the product's initial value (its
+    fill or the input it accumulated into) and applies the kernel's
+    epilogue, as one elementwise kernel (`elementwise_flat`, tuned by the
+    built-in expert: the sum's mapping is part of the formulation, not a
+    decision of its own).
+  }];
+  let dependentDialects = [
+    "::mlir::egg::EggDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
   ];
 }
 

@@ -1,0 +1,373 @@
+//===- SplitK.cpp - The gemm_split_k formulation --------------------------===//
+
+#include "egg/Agents/SplitK.h"
+#include "egg/Agents/LegalSpace.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::egg;
+
+namespace {
+/// What checkSplitK found: the product, its K loop and its initial value.
+struct SplitPlan {
+  linalg::LinalgOp anchor;
+  unsigned k = 0;     ///< The K loop.
+  int64_t extent = 0; ///< K.
+  /// The fill that starts the accumulator, or null when it starts from a
+  /// kernel input.
+  linalg::FillOp fill;
+};
+} // namespace
+
+/// Whether `value` is `acc + x` or `x + acc` with `acc` the product's
+/// accumulator argument: slices can then be summed afterwards.
+static bool addsToAccumulator(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  if (yield.getNumOperands() != 1)
+    return false;
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  BlockArgument acc = body->getArguments().back();
+  return add && (add.getLhs() == acc || add.getRhs() == acc) &&
+         acc.hasOneUse() && add.getLhs() != add.getRhs();
+}
+
+static FailureOr<SplitPlan>
+planSplit(KernelOp kernel, int64_t splitK,
+          function_ref<InFlightDiagnostic()> emitError) {
+  auto anchor = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
+  if (!anchor || classifyKernel(kernel) != KernelClass::Contraction)
+    return emitError() << "gemm_split_k needs a product as the kernel's anchor";
+  std::string why;
+  FailureOr<GemmLoops> loops = analyzeGemmLoops(anchor, why);
+  if (failed(loops))
+    return emitError() << "gemm_split_k: " << why;
+  if (loops->kLoops.size() != 1)
+    return emitError() << "gemm_split_k splits a product with one K loop, "
+                          "not "
+                       << loops->kLoops.size();
+  SplitPlan plan;
+  plan.anchor = anchor;
+  plan.k = loops->kLoops.front();
+  SmallVector<int64_t> extents = anchor.getStaticLoopRanges();
+  if (llvm::any_of(extents, ShapedType::isDynamic))
+    return emitError() << "gemm_split_k needs static loop extents";
+  plan.extent = extents[plan.k];
+  if (splitK < 2 || plan.extent % splitK != 0 || plan.extent / splitK < 16)
+    return emitError() << "gemm_split_k: " << splitK
+                       << " slices do not divide K = " << plan.extent
+                       << " into slices of 16 or more";
+  if (anchor.getNumDpsInputs() != 2 || anchor.getNumDpsInits() != 1 ||
+      !isa<FloatType>(getElementTypeOrSelf(anchor->getResult(0).getType())))
+    return emitError() << "gemm_split_k needs a two-input product with one "
+                          "floating-point result";
+  if (!addsToAccumulator(anchor))
+    return emitError() << "gemm_split_k sums the slices: the product's body "
+                          "must add to its accumulator";
+  for (OpOperand *in : anchor.getDpsInputOperands())
+    if (!isa<BlockArgument>(in->get()))
+      return emitError() << "gemm_split_k needs the product's inputs to be "
+                            "kernel inputs (no fused prologue)";
+  // The result's dimensions are the parallel loops in order, so the tile
+  // lists of the kernel's root and of the partial product line up.
+  AffineMap out = anchor.getIndexingMapMatchingResult(anchor->getResult(0));
+  SmallVector<unsigned> parallel;
+  anchor.getParallelDims(parallel);
+  bool ordered = out.getNumResults() == parallel.size();
+  for (auto [expr, loop] : llvm::zip(out.getResults(), parallel))
+    ordered &= expr == getAffineDimExpr(loop, kernel.getContext());
+  Operation *root = kernel.getRootOp();
+  if (auto linalgRoot = dyn_cast_or_null<linalg::LinalgOp>(root);
+      root != anchor.getOperation() &&
+      !(linalgRoot && linalgRoot.getNumParallelLoops() == parallel.size() &&
+        linalgRoot.getNumReductionLoops() == 0 &&
+        llvm::all_of(linalgRoot.getIndexingMapsArray(),
+                     [](AffineMap m) { return m.isProjectedPermutation(); })))
+    ordered = false;
+  if (!ordered)
+    return emitError() << "gemm_split_k needs the product's result indexed "
+                          "by its parallel loops in order";
+  Value init = anchor.getDpsInitOperand(0)->get();
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    if (!fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() ||
+        !fill->hasOneUse())
+      return emitError() << "gemm_split_k: the product's fill must fill an "
+                            "empty tensor used only by the product";
+    plan.fill = fill;
+  } else if (!isa<BlockArgument>(init)) {
+    return emitError() << "gemm_split_k needs the product to start from a "
+                          "fill or a kernel input";
+  }
+  // Only what builds the accumulator may come before the product.
+  for (Operation &op : kernel.getBodyBlock()) {
+    if (&op == anchor.getOperation())
+      break;
+    if (!isa<arith::ConstantOp, tensor::EmptyOp, linalg::FillOp>(op))
+      return emitError() << "gemm_split_k: '" << op.getName()
+                         << "' before the product would be computed once "
+                            "per slice";
+  }
+  return plan;
+}
+
+LogicalResult
+mlir::egg::checkSplitK(KernelOp kernel, int64_t splitK,
+                       function_ref<InFlightDiagnostic()> emitError) {
+  return planSplit(kernel, splitK, emitError);
+}
+
+/// `list` with `value` in front, or empty when `list` is.
+static SmallVector<int64_t> prepend(int64_t value, ArrayRef<int64_t> list) {
+  SmallVector<int64_t> result;
+  if (list.empty())
+    return result;
+  result.push_back(value);
+  llvm::append_range(result, list);
+  return result;
+}
+
+static TuningAttr withLists(TuningAttr t, ArrayRef<int64_t> block,
+                            ArrayRef<int64_t> warp, ArrayRef<int64_t> thread) {
+  return TuningAttr::get(t.getContext(), t.getThreads(), block, warp, thread,
+                         t.getReduction(), t.getShared(), t.getRegisters(),
+                         t.getPadding(), t.getSwizzle(), t.getVector(),
+                         t.getCopy(), t.getPipeline());
+}
+
+TuningAttr mlir::egg::partialTuning(TuningAttr tuning) {
+  if (!tuning)
+    return tuning;
+  return withLists(tuning, prepend(1, tuning.getBlock()),
+                   prepend(1, tuning.getWarp()),
+                   prepend(1, tuning.getThread()));
+}
+
+TuningAttr mlir::egg::splitTuning(TuningAttr partial) {
+  if (!partial)
+    return partial;
+  auto dropFront = [](ArrayRef<int64_t> list) {
+    return list.empty() ? list : list.drop_front();
+  };
+  return withLists(partial, dropFront(partial.getBlock()),
+                   dropFront(partial.getWarp()),
+                   dropFront(partial.getThread()));
+}
+
+/// The partial products: `anchor`'s loops with the slice loop in front and
+/// K cut to one slice; A and B expanded so the slice is a dimension of
+/// theirs. Built into `partial`, whose body has A and B as arguments.
+static Value buildPartialProduct(OpBuilder &b, const SplitPlan &plan,
+                                 int64_t splitK, Value lhs, Value rhs) {
+  linalg::LinalgOp anchor = plan.anchor;
+  Location loc = anchor.getLoc();
+  MLIRContext *ctx = b.getContext();
+  unsigned numLoops = anchor.getNumLoops();
+  int64_t slice = plan.extent / splitK;
+  AffineExpr s = getAffineDimExpr(0, ctx);
+  auto shifted = [&](AffineExpr e) { return e.shiftDims(numLoops, 1); };
+
+  SmallVector<AffineMap> maps;
+  SmallVector<Value> inputs;
+  Value operands[] = {lhs, rhs};
+  SmallVector<OpOperand *> anchorInputs = anchor.getDpsInputOperands();
+  for (auto [value, operand] : llvm::zip(operands, anchorInputs)) {
+    AffineMap map = anchor.getMatchingIndexingMap(operand);
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<AffineExpr> results;
+    SmallVector<int64_t> shape;
+    SmallVector<ReassociationIndices> groups;
+    for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
+      ReassociationIndices group;
+      if (expr == getAffineDimExpr(plan.k, ctx)) {
+        group = {int64_t(shape.size()), int64_t(shape.size() + 1)};
+        results.append({s, shifted(expr)});
+        shape.append({splitK, slice});
+      } else {
+        group = {int64_t(shape.size())};
+        results.push_back(shifted(expr));
+        shape.push_back(type.getDimSize(dim));
+      }
+      groups.push_back(group);
+    }
+    maps.push_back(AffineMap::get(numLoops + 1, 0, results, ctx));
+    inputs.push_back(tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+        groups));
+  }
+
+  AffineMap out = anchor.getIndexingMapMatchingResult(anchor->getResult(0));
+  SmallVector<AffineExpr> outResults = {s};
+  for (AffineExpr e : out.getResults())
+    outResults.push_back(shifted(e));
+  maps.push_back(AffineMap::get(numLoops + 1, 0, outResults, ctx));
+  auto resultType = cast<RankedTensorType>(anchor->getResult(0).getType());
+  SmallVector<int64_t> shape = {splitK};
+  llvm::append_range(shape, resultType.getShape());
+  Type element = resultType.getElementType();
+  Value zero =
+      arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+  Value empty = tensor::EmptyOp::create(b, loc, shape, element);
+  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+
+  SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel};
+  llvm::append_range(iterators, anchor.getIteratorTypesArray());
+  auto generic = linalg::GenericOp::create(b, loc, init.getType(), inputs,
+                                           ValueRange{init}, maps, iterators);
+  IRMapping mapping;
+  anchor->getRegion(0).cloneInto(&generic.getRegion(), mapping);
+  return generic.getResult(0);
+}
+
+FailureOr<SplitKernels> mlir::egg::splitKernel(RewriterBase &rewriter,
+                                               KernelOp kernel) {
+  StructureAttr structure = kernel.getStructureAttr();
+  if (!structure || structure.getFormulation() != Formulation::gemm_split_k)
+    return kernel.emitOpError("is not a gemm_split_k kernel");
+  int64_t splitK = structure.getSplitK();
+  FailureOr<SplitPlan> plan =
+      planSplit(kernel, splitK, [&]() { return kernel.emitOpError(); });
+  if (failed(plan))
+    return failure();
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = kernel.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(kernel);
+
+  // The partial products take A and B (one input when they are the same).
+  SmallVector<Value> partialInputs;
+  SmallVector<unsigned> argOf;
+  for (OpOperand *in : plan->anchor.getDpsInputOperands()) {
+    Value outer =
+        kernel.getInputs()[cast<BlockArgument>(in->get()).getArgNumber()];
+    auto it = llvm::find(partialInputs, outer);
+    argOf.push_back(it - partialInputs.begin());
+    if (it == partialInputs.end())
+      partialInputs.push_back(outer);
+  }
+  auto resultType =
+      cast<RankedTensorType>(plan->anchor->getResult(0).getType());
+  SmallVector<int64_t> shape = {splitK};
+  llvm::append_range(shape, resultType.getShape());
+  auto partialType = RankedTensorType::get(shape, resultType.getElementType());
+  auto partial = KernelOp::create(rewriter, loc, kernel.getSymName(),
+                                  TypeRange{partialType}, partialInputs);
+  {
+    OpBuilder::InsertionGuard bodyGuard(rewriter);
+    Block &body = partial.getBodyBlock();
+    rewriter.setInsertionPointToStart(&body);
+    Value product =
+        buildPartialProduct(rewriter, *plan, splitK, body.getArgument(argOf[0]),
+                            body.getArgument(argOf[1]));
+    YieldOp::create(rewriter, loc, product);
+  }
+  partial.setStructureAttr(
+      StructureAttr::get(ctx, Formulation::gemm_direct, 1));
+  if (TuningAttr tuning = kernel.getTuningAttr())
+    partial.setTuningAttr(partialTuning(tuning));
+
+  // The sum: the kernel itself with the product replaced by the product's
+  // initial value plus the S slices, an elementwise kernel (16-byte
+  // accesses, as any map), so the epilogue is untouched.
+  auto sum = cast<KernelOp>(rewriter.clone(*kernel));
+  sum.setSymName((kernel.getSymName() + "_sum").str());
+  sum.setStructureAttr(
+      StructureAttr::get(ctx, Formulation::elementwise_flat, 1));
+  sum.removeTuningAttr();
+  sum.getInputsMutable().append(partial.getResult(0));
+  Block &body = sum.getBodyBlock();
+  BlockArgument slices = body.addArgument(partialType, loc);
+  auto product = cast<linalg::LinalgOp>(sum.getAnchorOp());
+  {
+    OpBuilder::InsertionGuard bodyGuard(rewriter);
+    rewriter.setInsertionPoint(product);
+    unsigned rank = resultType.getRank();
+    // Slice s of the workspace, shaped as the result (egg-apply-schedule
+    // folds these into the tiles' slices, so each launch takes the whole
+    // workspace).
+    SmallVector<Value> parts;
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1)};
+    for (int64_t d : resultType.getShape())
+      sizes.push_back(rewriter.getIndexAttr(d));
+    SmallVector<OpFoldResult> strides(rank + 1, rewriter.getIndexAttr(1));
+    for (int64_t s = 0; s < splitK; ++s) {
+      SmallVector<OpFoldResult> offsets(rank + 1, rewriter.getIndexAttr(0));
+      offsets[0] = rewriter.getIndexAttr(s);
+      parts.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, resultType, slices, offsets, sizes, strides));
+    }
+    // The initial value is read as an input: a fill's value then starts
+    // the sum in registers instead of being stored first.
+    Value init = product.getDpsInitOperand(0)->get();
+    Value start;
+    if (auto fill = init.getDefiningOp<linalg::FillOp>())
+      start = fill.getInputs()[0];
+    else
+      parts.insert(parts.begin(), init);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                          resultType.getElementType());
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    SmallVector<AffineMap> maps(parts.size() + 1, identity);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto add = linalg::GenericOp::create(
+        rewriter, loc, resultType, parts, ValueRange{empty}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          ValueRange in = args.drop_back();
+          Value acc = start ? start : in.front();
+          for (Value part : start ? in : in.drop_front())
+            acc = arith::AddFOp::create(b, l, acc, part);
+          linalg::YieldOp::create(b, l, acc);
+        });
+    rewriter.replaceOp(product, add.getResults());
+    if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+      Operation *empty = fill.getOutputs()[0].getDefiningOp();
+      rewriter.eraseOp(fill);
+      if (empty->use_empty())
+        rewriter.eraseOp(empty);
+    }
+  }
+  // Drop the inputs only the product read.
+  for (unsigned i = body.getNumArguments(); i-- > 0;) {
+    if (!body.getArgument(i).use_empty())
+      continue;
+    body.eraseArgument(i);
+    sum.getInputsMutable().erase(i);
+  }
+  rewriter.replaceOp(kernel, sum.getResults());
+  return SplitKernels{partial, sum};
+}
+
+LogicalResult
+mlir::egg::withSplitCopy(KernelOp kernel,
+                         function_ref<LogicalResult(SplitKernels)> fn) {
+  MLIRContext *ctx = kernel.getContext();
+  ctx->getOrLoadDialect<func::FuncDialect>();
+  Location loc = kernel.getLoc();
+  OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
+  if (auto module = kernel->getParentOfType<ModuleOp>())
+    (*scratch)->setAttrs(module->getAttrDictionary());
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(scratch->getBody());
+  auto func =
+      func::FuncOp::create(b, loc, "split_copy",
+                           b.getFunctionType(kernel.getInputs().getTypes(),
+                                             kernel.getResultTypes()));
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  IRMapping mapping;
+  mapping.map(kernel.getInputs(), entry->getArguments());
+  auto copy = cast<KernelOp>(b.clone(*kernel, mapping));
+  func::ReturnOp::create(b, loc, copy.getResults());
+  IRRewriter rewriter(ctx);
+  FailureOr<SplitKernels> split = splitKernel(rewriter, copy);
+  if (failed(split))
+    return failure();
+  return fn(*split);
+}

@@ -1,0 +1,65 @@
+// RUN: egg-opt %s -split-input-file -egg-attach-target -egg-split-k -verify-diagnostics
+// RUN: not egg-opt %s -split-input-file -egg-attach-target -egg-apply-schedule 2>&1 | FileCheck %s --check-prefix=SCHEDULE
+
+// egg-apply-schedule builds no split kernel itself:
+// SCHEDULE: split-k-invalid.mlir:[[@LINE+5]]:8: error: 'egg.kernel' op is split along K: run egg-split-k first (it builds the partial products and their sum)
+
+// Slices must divide K.
+func.func @uneven(%a: tensor<64x1000xf32>, %b: tensor<1000x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{gemm_split_k: 3 slices do not divide K = 1000 into slices of 16 or more}}
+  %r = egg.kernel @uneven_k0 ins(%a, %b, %c : tensor<64x1000xf32>, tensor<1000x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+      attributes {structure = #egg.structure<gemm_split_k, split_k = 3>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [32, 32], thread = [4, 4], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 3>} {
+  ^bb0(%x: tensor<64x1000xf32>, %y: tensor<1000x64xf32>, %z: tensor<64x64xf32>):
+    %m = linalg.matmul ins(%x, %y : tensor<64x1000xf32>, tensor<1000x64xf32>) outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+    egg.yield %m : tensor<64x64xf32>
+  }
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+// The sum is tuned when the kernel is split, after the decision stages.
+func.func @untuned(%a: tensor<64x1024xf32>, %b: tensor<1024x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{is split along K but has no tuning: run the decision stages first}}
+  %r = egg.kernel @untuned_k0 ins(%a, %b, %c : tensor<64x1024xf32>, tensor<1024x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+      attributes {structure = #egg.structure<gemm_split_k, split_k = 2>} {
+  ^bb0(%x: tensor<64x1024xf32>, %y: tensor<1024x64xf32>, %z: tensor<64x64xf32>):
+    %m = linalg.matmul ins(%x, %y : tensor<64x1024xf32>, tensor<1024x64xf32>) outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+    egg.yield %m : tensor<64x64xf32>
+  }
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+// A prologue fused before the product would run once per slice.
+func.func @prologue(%a: tensor<64x1024xf32>, %b: tensor<1024x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{gemm_split_k needs the product's inputs to be kernel inputs (no fused prologue)}}
+  %r = egg.kernel @prologue_k0 ins(%a, %b, %c : tensor<64x1024xf32>, tensor<1024x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+      attributes {structure = #egg.structure<gemm_split_k, split_k = 2>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [32, 32], thread = [4, 4], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 3>} {
+  ^bb0(%x: tensor<64x1024xf32>, %y: tensor<1024x64xf32>, %z: tensor<64x64xf32>):
+    %e = tensor.empty() : tensor<64x1024xf32>
+    %n = linalg.negf ins(%x : tensor<64x1024xf32>) outs(%e : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+    %m = linalg.matmul ins(%n, %y : tensor<64x1024xf32>, tensor<1024x64xf32>) outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+    egg.yield %m : tensor<64x64xf32>
+  }
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+// Only products split (the verifier says so).
+func.func @map(%a: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+  // expected-error @+1 {{structure gemm_split_k needs a contraction (matmul-like) anchor op}}
+  %r = egg.kernel @map_k0 ins(%a : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+      attributes {structure = #egg.structure<gemm_split_k, split_k = 2>,
+                  tuning = #egg.tuning<threads = [256], block = [1, 1024], thread = [1, 4], vector = 4>} {
+  ^bb0(%x: tensor<64x1024xf32>):
+    %e = tensor.empty() : tensor<64x1024xf32>
+    %n = linalg.negf ins(%x : tensor<64x1024xf32>) outs(%e : tensor<64x1024xf32>) -> tensor<64x1024xf32>
+    egg.yield %n : tensor<64x1024xf32>
+  }
+  return %r : tensor<64x1024xf32>
+}
