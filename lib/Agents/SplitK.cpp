@@ -80,6 +80,13 @@ planSplit(KernelOp kernel, int64_t splitK,
   AffineMap out = anchor.getIndexingMapMatchingResult(anchor->getResult(0));
   SmallVector<unsigned> parallel;
   anchor.getParallelDims(parallel);
+  // The slice loop comes in front of the product's parallel loops, and a
+  // grid has three dimensions.
+  if (parallel.size() > 2)
+    return emitError() << "gemm_split_k splits products of two parallel "
+                          "loops (M and N), not "
+                       << parallel.size()
+                       << ": the slices would need a fourth grid dimension";
   bool ordered = out.getNumResults() == parallel.size();
   for (auto [expr, loop] : llvm::zip(out.getResults(), parallel))
     ordered &= expr == getAffineDimExpr(loop, kernel.getContext());

@@ -63,3 +63,18 @@ func.func @map(%a: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
   }
   return %r : tensor<64x1024xf32>
 }
+
+// -----
+
+// A batched product: the slice loop would make four parallel loops.
+func.func @batched(%a: tensor<2x256x4096xf32>, %b: tensor<2x4096x256xf32>, %c: tensor<2x256x256xf32>) -> tensor<2x256x256xf32> {
+  // expected-error @+1 {{gemm_split_k splits products of two parallel loops (M and N), not 3: the slices would need a fourth grid dimension}}
+  %r = egg.kernel @batched_k0 ins(%a, %b, %c : tensor<2x256x4096xf32>, tensor<2x4096x256xf32>, tensor<2x256x256xf32>) -> tensor<2x256x256xf32>
+      attributes {structure = #egg.structure<gemm_split_k, split_k = 2>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [1, 32, 32], thread = [1, 4, 4], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 3>} {
+  ^bb0(%x: tensor<2x256x4096xf32>, %y: tensor<2x4096x256xf32>, %z: tensor<2x256x256xf32>):
+    %m = linalg.batch_matmul ins(%x, %y : tensor<2x256x4096xf32>, tensor<2x4096x256xf32>) outs(%z : tensor<2x256x256xf32>) -> tensor<2x256x256xf32>
+    egg.yield %m : tensor<2x256x256xf32>
+  }
+  return %r : tensor<2x256x256xf32>
+}

@@ -23,7 +23,8 @@ class RewriterBase;
 namespace mlir::egg {
 
 /// Checks that `kernel` can run as `splitK` K slices: a product (not a
-/// matrix-vector one) with one static K loop that `splitK` divides, whose
+/// matrix-vector one) of two parallel loops with one static K loop that
+/// `splitK` divides, whose
 /// body adds to its accumulator, whose inputs are kernel inputs and whose
 /// initial value is a kernel input or a fill; everything else in the body
 /// is its epilogue.
