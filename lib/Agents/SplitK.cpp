@@ -57,8 +57,12 @@ planSplit(KernelOp kernel, int64_t splitK,
   plan.anchor = anchor;
   plan.k = loops->kLoops.front();
   SmallVector<int64_t> extents = anchor.getStaticLoopRanges();
-  if (llvm::any_of(extents, ShapedType::isDynamic))
-    return emitError() << "gemm_split_k needs static loop extents";
+  if (llvm::any_of(extents, ShapedType::isDynamic) ||
+      llvm::any_of(anchor->getOperandTypes(), [](Type t) {
+        auto shaped = dyn_cast<ShapedType>(t);
+        return !shaped || !shaped.hasStaticShape();
+      }))
+    return emitError() << "gemm_split_k needs static shapes";
   plan.extent = extents[plan.k];
   if (splitK < 2 || plan.extent % splitK != 0 || plan.extent / splitK < 16)
     return emitError() << "gemm_split_k: " << splitK
@@ -107,6 +111,10 @@ planSplit(KernelOp kernel, int64_t splitK,
         !fill->hasOneUse())
       return emitError() << "gemm_split_k: the product's fill must fill an "
                             "empty tensor used only by the product";
+    if (fill.getInputs()[0].getType() !=
+        getElementTypeOrSelf(fill.getOutputs()[0].getType()))
+      return emitError() << "gemm_split_k: the product's fill must fill "
+                            "with a value of its element type";
     plan.fill = fill;
   } else if (!isa<BlockArgument>(init)) {
     return emitError() << "gemm_split_k needs the product to start from a "
@@ -334,10 +342,10 @@ FailureOr<SplitKernels> mlir::egg::splitKernel(RewriterBase &rewriter,
         });
     rewriter.replaceOp(product, add.getResults());
     if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-      Operation *empty = fill.getOutputs()[0].getDefiningOp();
+      Operation *filled = fill.getOutputs()[0].getDefiningOp();
       rewriter.eraseOp(fill);
-      if (empty->use_empty())
-        rewriter.eraseOp(empty);
+      if (filled->use_empty())
+        rewriter.eraseOp(filled);
     }
   }
   // Drop the inputs only the product read.
@@ -355,11 +363,15 @@ LogicalResult
 mlir::egg::withSplitCopy(KernelOp kernel,
                          function_ref<LogicalResult(SplitKernels)> fn) {
   MLIRContext *ctx = kernel.getContext();
-  ctx->getOrLoadDialect<func::FuncDialect>();
   Location loc = kernel.getLoc();
   OwningOpRef<ModuleOp> scratch = ModuleOp::create(loc);
   if (auto module = kernel->getParentOfType<ModuleOp>())
     (*scratch)->setAttrs(module->getAttrDictionary());
+  // What an enclosing op other than the nearest module holds, too.
+  if (TargetAttr target = lookupTarget(kernel))
+    (*scratch)->setAttr(EggDialect::getTargetAttrName(), target);
+  if (allowsTf32(kernel))
+    (*scratch)->setAttr(EggDialect::getAllowTf32AttrName(), UnitAttr::get(ctx));
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(scratch->getBody());
   auto func =

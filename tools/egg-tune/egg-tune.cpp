@@ -573,11 +573,15 @@ void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
   c.record.functionMs = timing->getNumber("median_ms").value_or(-1);
   double mine = 0;
   bool found = false;
+  // A product split along K launches its partial products and their sum
+  // (`<name>_sum`): both are the kernel's time.
   std::string launched = kernels[c.kernel].name + "_kernel";
+  std::string sum = kernels[c.kernel].name + "_sum_kernel";
   if (const json::Array *per = timing->getArray("per_kernel"))
     for (const json::Value &v : *per)
       if (const json::Object *o = v.getAsObject();
-          o && o->getString("kernel") == StringRef(launched)) {
+          o && (o->getString("kernel") == StringRef(launched) ||
+                o->getString("kernel") == StringRef(sum))) {
         mine += o->getNumber("median_ms").value_or(0);
         found = true;
       }

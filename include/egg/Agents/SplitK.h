@@ -2,7 +2,8 @@
 //
 // A product split along K (`#egg.structure<gemm_split_k, split_k = S>`)
 // runs as two kernels: the S partial products, one per K slice, as a
-// batched product into an f32 workspace (S x the result), then a sum over
+// batched product into a workspace in the accumulator type (S x the
+// result; f32 for every product the front end forms), then a sum over
 // the slices that also applies the kernel's epilogue (docs/pipeline.md,
 // "Split-K"). The decisions stay on the one kernel the user's IR formed:
 // its tuning is the partial product's, minus the slice loop, so decisions

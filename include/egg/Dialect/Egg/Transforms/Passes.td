@@ -74,7 +74,12 @@ def EggAlgorithmStructure : Pass<"egg-algorithm-structure", "::mlir::ModuleOp"> 
     Option<"overrideExisting", "override", "bool", /*default=*/"false",
            "Decide again for kernels that already have a structure">
   ];
-  let dependentDialects = ["::mlir::egg::EggDialect"];
+  // Split-K legality builds a split copy of a kernel (lib/Agents/SplitK.cpp).
+  let dependentDialects = [
+    "::mlir::egg::EggDialect", "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
 }
 
 def EggHardwareTuning : Pass<"egg-hardware-tuning", "::mlir::ModuleOp"> {
@@ -93,7 +98,12 @@ def EggHardwareTuning : Pass<"egg-hardware-tuning", "::mlir::ModuleOp"> {
     Option<"overrideExisting", "override", "bool", /*default=*/"false",
            "Decide again for kernels that already have a tuning">
   ];
-  let dependentDialects = ["::mlir::egg::EggDialect"];
+  // Split-K legality builds a split copy of a kernel (lib/Agents/SplitK.cpp).
+  let dependentDialects = [
+    "::mlir::egg::EggDialect", "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
 }
 
 def EggRecordDecisions : Pass<"egg-record-decisions", "::mlir::ModuleOp"> {
