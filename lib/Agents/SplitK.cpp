@@ -111,10 +111,6 @@ planSplit(KernelOp kernel, int64_t splitK,
         !fill->hasOneUse())
       return emitError() << "gemm_split_k: the product's fill must fill an "
                             "empty tensor used only by the product";
-    if (fill.getInputs()[0].getType() !=
-        getElementTypeOrSelf(fill.getOutputs()[0].getType()))
-      return emitError() << "gemm_split_k: the product's fill must fill "
-                            "with a value of its element type";
     plan.fill = fill;
   } else if (!isa<BlockArgument>(init)) {
     return emitError() << "gemm_split_k needs the product to start from a "

@@ -78,3 +78,4 @@ func.func @batched(%a: tensor<2x256x4096xf32>, %b: tensor<2x4096x256xf32>, %c: t
   }
   return %r : tensor<2x256x256xf32>
 }
+
