@@ -167,8 +167,11 @@ private:
   /// writing and summing its partial results (the sum is a launch of its
   /// own, 3.5-6 us on the H200): at least 512 on tensor cores, 256 on FMA
   /// with K at least 1024 (the slice's flops go 15x faster on tensor
-  /// cores; FMA slices of 128 gave 500 x 1000 outputs 8x8 thread tiles at
-  /// the register cap, which spilled). An M or N below 32 stays whole: its
+  /// cores), or 128 where the partial products keep thread tiles of at
+  /// most 4x4 (egg-tune, session 18: 512 x 256 x 1024 f32 at S = 8 0.0165
+  /// ms against 0.0187 at S = 4; slices of 128 gave 500 x 1000 outputs
+  /// 8x8 thread tiles at the register cap, which spilled). An M or N
+  /// below 32 stays whole: its
   /// one partial 32-row tile with deep K steps already runs well. Null
   /// when no split applies. H200, session 18 (docs/benchmarks.md): 17
   /// products split and whole in the same process.
@@ -218,14 +221,26 @@ private:
         GemmLoops::extent(gemm->mLoops, extents) < 32 ||
         GemmLoops::extent(gemm->nLoops, extents) < 32)
       return {};
-    int64_t minSlice = mma ? 512 : 256;
+    int64_t minSlice = mma ? 512 : 128;
     llvm::sort(splits, [](StructureAttr a, StructureAttr b) {
       return a.getSplitK() < b.getSplitK();
     });
     StructureAttr choice;
     for (StructureAttr s : splits) {
-      if (k / s.getSplitK() < minSlice)
+      int64_t slice = k / s.getSplitK();
+      if (slice < minSlice)
         break;
+      // FMA slices below 256 only where the partial products keep thread
+      // tiles of at most 4x4: 8x8 ones at the register cap spilled.
+      if (!mma && slice < 256) {
+        TuningAttr partial = tryStructure(s);
+        int64_t perThread = 1;
+        if (partial)
+          for (int64_t t : partial.getThread())
+            perThread = mulSat(perThread, std::max<int64_t>(t, 1));
+        if (!partial || perThread > 16)
+          break;
+      }
       choice = s;
       if (mulSat(blocks, s.getSplitK()) >= want)
         break;
