@@ -72,11 +72,15 @@ public:
       // thread's part of the row in registers across the passes (egg-tune
       // on the H200: softmax 4096x4096 0.040 ms against 0.078 ms per warp).
       // A kernel whose output runs along the row (a norm, a softmax) reads
-      // the row more than once; a plain reduction reads it once and gains
-      // nothing per block (row sums and maxima measured the same or slower).
+      // the row more than once. A plain reduction reads it once; for rows of
+      // 4096 and more a block per row still wins, by keeping more loads in
+      // flight than a warp per row's 0.48 waves (H200, session 19, 64 MB:
+      // row_sum 0.0191 -> 0.0183 ms, matvec_bf16 0.0207 -> 0.0188,
+      // row_mean_bf16 0.0189 -> 0.0183, row_max_f16 the same; rows of 1500
+      // the same either way).
       bool multiPass = succeeded(loops) &&
                        llvm::is_contained(loops->reducedByProducer, true);
-      if ((multiPass && *row >= 2048) ||
+      if ((multiPass && *row >= 2048) || (!multiPass && *row >= 4096) ||
           (rows < 16 * target.getSmCount() && *row >= 1024))
         return StructureAttr::get(kernel.getContext(),
                                   Formulation::reduce_row_per_block, 1);
@@ -616,6 +620,13 @@ private:
       threads = 32;
       while (threads < 1024 && threads * vector * 4 < *row)
         threads *= 2;
+      // A plain reduction of a long row holds nothing between passes: at
+      // least 256 threads (session 19: matvec_bf16, rows of 4096 bf16,
+      // 0.0193 ms with 128 threads, 0.0188 with 256; 512 threads for rows
+      // of 8192 f32 by the rule above, the fastest of 128-1024 at 256 MB).
+      bool plain = !llvm::is_contained(loops->reducedByProducer, true);
+      if (plain && *row >= 4096)
+        threads = std::max<int64_t>(threads, 256);
     }
     TuningAttr tuning = TuningAttr::getChecked(
         function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),

@@ -109,6 +109,8 @@ def main(argv=None):
         roof = result.get("roofline", {})
         row["floor_ms"] = max(roof.get("memory_floor_ms", 0), roof.get("compute_floor_ms", 0)) or None
         row["bytes"] = roof.get("bytes")
+        # A copy of the same bytes, timed alike: what this size allows.
+        row["copy_ms"] = roof.get("same_size_copy_ms")
         if args.tune and row["status"] == "ok":
             r = subprocess.run([find_tool("egg-tune"), str(source), "-o", str(work / "tune"),
                                 f"--max-candidates={args.tune}", "--quiet",
@@ -155,10 +157,19 @@ def floor_pct(r, key):
     return f"{100 * f / t:.0f}%" if f and t else "-"
 
 
+def copy_pct(r):
+    """Best time against a device-to-device copy of the same bytes at the
+    same size (egg-eval's same_size_copy_ms): the floor less the ramp-up
+    and drain that a short run pays."""
+    c, t = r.get("copy_ms"), r.get("best_ms")
+    return f"{100 * c / t:.0f}%" if c and t else "-"
+
+
 def print_table(rows, summary):
     print("\n| problem | status | egg ms | tuned ms | eager ms | torch.compile ms | floor ms | "
-          "egg GB/s | egg / floor | eager / floor | compile / floor | vs eager | vs compile |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "egg GB/s | egg / floor | same-size copy ms | egg / copy | eager / floor | compile / floor | "
+          "vs eager | vs compile |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         b = r.get("best_ms")
         ve = f"{r['eager_ms'] / b:.2f}x" if b and r.get("eager_ms") else "-"
@@ -167,7 +178,7 @@ def print_table(rows, summary):
         tf32 = " (TF32 allowed)" if r.get("tf32") else ""
         print(f"| {r['problem']}{tf32} | {r.get('status')} | {fmt(r.get('egg_ms'))} | {fmt(r.get('tuned_ms'))} | "
               f"{fmt(r.get('eager_ms'))} | {fmt(r.get('compile_ms'))} | {fmt(r.get('floor_ms'))} | {gbps} | "
-              f"{floor_pct(r, 'best_ms')} | {floor_pct(r, 'eager_ms')} | {floor_pct(r, 'compile_ms')} | {ve} | {vc} |")
+              f"{floor_pct(r, 'best_ms')} | {fmt(r.get('copy_ms'))} | {copy_pct(r)} | {floor_pct(r, 'eager_ms')} | {floor_pct(r, 'compile_ms')} | {ve} | {vc} |")
     s = summary
     fast = ", ".join(f"{k} = {v:.2f}" for k, v in s.items() if k.startswith("fast_"))
     ge = s.get("geomean_vs_eager")

@@ -61,6 +61,38 @@ func.func @softmax(%x: tensor<8192x1024xf32>) -> tensor<8192x1024xf32> {
 
 // -----
 
+// A plain reduction of many rows of 4096: a block per row (more loads in
+// flight than a warp per row gives) of at least 256 threads.
+// CHECK-LABEL: func.func @row_sum_4096
+// CHECK: structure = #egg.structure<reduce_row_per_block>
+// CHECK-SAME: tuning = #egg.tuning<threads = [256], block = [1], vector = 8>
+func.func @row_sum_4096(%x: tensor<8192x4096xbf16>, %acc: tensor<8192xf32>) -> tensor<8192xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8192x4096xbf16>) outs(%acc : tensor<8192xf32>) {
+  ^bb0(%a: bf16, %b: f32):
+    %e = arith.extf %a : bf16 to f32
+    %s = arith.addf %e, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8192xf32>
+  return %r : tensor<8192xf32>
+}
+
+// -----
+
+// Many shorter rows (1500 elements) of a plain reduction: a warp per row.
+// CHECK-LABEL: func.func @row_sum_1500
+// CHECK: structure = #egg.structure<reduce_row_per_warp>
+// CHECK-SAME: tuning = #egg.tuning<threads = [128], block = [4], warp = [1], vector = 4>
+func.func @row_sum_1500(%x: tensor<6000x1500xf32>, %acc: tensor<6000xf32>) -> tensor<6000xf32> {
+  %r = linalg.reduce ins(%x : tensor<6000x1500xf32>) outs(%acc : tensor<6000xf32>) dimensions = [1]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<6000xf32>
+}
+
+// -----
+
 // Rows of 4096: a block per row, four 16-byte vectors per thread (held in
 // registers across the passes).
 // CHECK-LABEL: func.func @softmax_4096
