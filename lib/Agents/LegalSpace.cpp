@@ -841,8 +841,10 @@ bool mlir::egg::isStagedMap(StructureAttr structure, TuningAttr tuning) {
 /// Maps staged through shared memory: a kernel of one elementwise op whose
 /// `shared` inputs it reads transposed; block tiles only (whole tiles, at
 /// most three tiled loops), threads a whole number of warps dividing the
-/// block's elements and each staged tile, scalar accesses, and staged tiles
-/// (rows padded by `padding` elements) within static shared memory.
+/// block's elements and each staged tile (in runs of `vector`, which must
+/// divide the tiles along the results' innermost loop and the staged
+/// inputs' contiguous dimensions), and staged tiles (rows padded by
+/// `padding` elements) within static shared memory.
 static LogicalResult
 checkStagedMap(KernelOp kernel, TuningAttr tuning,
                function_ref<InFlightDiagnostic()> emitError) {
@@ -856,9 +858,9 @@ checkStagedMap(KernelOp kernel, TuningAttr tuning,
       !tuning.getReduction().empty() || !tuning.getRegisters().empty())
     return emitError() << "a map staged through shared memory takes block "
                           "tiles, threads, shared inputs and padding only";
-  if (tuning.getVector() != 1)
-    return emitError() << "vector accesses are not implemented for maps "
-                          "staged through shared memory";
+  int64_t v = tuning.getVector();
+  if (v < 1 || !llvm::isPowerOf2_64(v))
+    return emitError() << "vector = " << v << " is not a power of two";
   if (tuning.getCopy() != CopyEngine::sync || tuning.getPipeline() != 1 ||
       tuning.getSwizzle() != Swizzle::none)
     return emitError() << "a map staged through shared memory copies with "
@@ -898,12 +900,42 @@ checkStagedMap(KernelOp kernel, TuningAttr tuning,
     return emitError() << threads
                        << " threads: a staged map takes whole warps, at most "
                           "1024 threads";
+  // Vectors run along the results' innermost loop (stage 2) and along each
+  // staged input's contiguous dimension (stage 1): both tiles must hold
+  // whole vectors, and the results must be contiguous along that loop.
+  unsigned inner = op.getNumLoops() - 1;
+  if (v > 1) {
+    for (OpOperand &operand : op->getOpOperands())
+      if (auto type = dyn_cast<ShapedType>(operand.get().getType());
+          type && type.getElementTypeBitWidth() * v > 128)
+        return emitError() << "vector = " << v << " of "
+                           << type.getElementType()
+                           << " exceeds 16-byte accesses";
+    if (tile[inner] % v != 0)
+      return emitError() << "vector = " << v
+                         << " does not divide the block tile " << tile[inner]
+                         << " of the innermost loop";
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      AffineMap map = op.getMatchingIndexingMap(&init);
+      if (map.getNumResults() == 0 ||
+          map.getResult(map.getNumResults() - 1) !=
+              getAffineDimExpr(inner, op.getContext()))
+        return emitError() << "vector accesses need the results to be "
+                              "contiguous along the innermost loop";
+    }
+  }
+  // "N elements", or "N vectors of V" where accesses are vectors.
+  auto pieces = [&](int64_t count) {
+    return v == 1
+               ? std::to_string(count) + " elements"
+               : std::to_string(count / v) + " vectors of " + std::to_string(v);
+  };
   int64_t elements = 1;
   for (int64_t t : tile)
     elements = mulSat(elements, t);
-  if (elements % threads != 0)
+  if ((elements / v) % threads != 0)
     return emitError() << threads << " threads do not divide the block's "
-                       << elements << " elements";
+                       << pieces(elements);
   int64_t bytes = 0;
   for (int64_t k : tuning.getShared()) {
     OpOperand &input = op->getOpOperand(k);
@@ -915,9 +947,14 @@ checkStagedMap(KernelOp kernel, TuningAttr tuning,
       if (r + 1 < map.getNumResults())
         rows = mulSat(rows, extent);
     }
-    if (count % threads != 0)
-      return emitError() << threads << " threads do not divide the " << count
-                         << " elements of input " << k << "'s tile";
+    int64_t contiguous = tile[map.getDimPosition(map.getNumResults() - 1)];
+    if (contiguous % v != 0)
+      return emitError() << "vector = " << v << " does not divide input " << k
+                         << "'s tile " << contiguous
+                         << " along its contiguous dimension";
+    if ((count / v) % threads != 0)
+      return emitError() << threads << " threads do not divide the "
+                         << pieces(count) << " of input " << k << "'s tile";
     Type element = getElementTypeOrSelf(input.get().getType());
     bytes += mulSat(count + mulSat(rows, tuning.getPadding()),
                     (element.getIntOrFloatBitWidth() + 7) / 8);
@@ -1598,7 +1635,8 @@ enumerateColumnTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
 
 /// Maps staged through shared memory: tiles of 16-128 along the results'
 /// innermost loop and the staged inputs' contiguous loops (other tiles as
-/// the anchor's), 64-512 threads, padding 0 or the anchor's; then the same
+/// the anchor's), 64-512 threads, padding 0 or the anchor's, the anchor's
+/// vector width or scalar accesses; then the same
 /// map unstaged (the generic lowering's tiles around the anchor's block).
 static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
                                                       TargetAttr target,
@@ -1618,16 +1656,22 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
   while (true) {
     for (auto [i, p] : llvm::enumerate(varied))
       block[p] = sizes[index[i]];
+    SmallVector<int64_t, 2> vectors = {anchor.getVector()};
+    if (anchor.getVector() != 1)
+      vectors.push_back(1);
     for (int64_t threads = 64; threads <= 512; threads *= 2) {
       for (int64_t padding : {int64_t(0), anchor.getPadding()}) {
-        TuningAttr tuning = TuningAttr::getChecked(
-            function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-            ArrayRef<int64_t>{threads}, ArrayRef<int64_t>(block),
-            ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-            anchor.getShared(), ArrayRef<int64_t>{}, padding, Swizzle::none,
-            int64_t(1), CopyEngine::sync, int64_t(1));
-        if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
-          found.push_back({tuningDistance(tuning, anchor), tuning});
+        for (int64_t vector : vectors) {
+          TuningAttr tuning = TuningAttr::getChecked(
+              function_ref<InFlightDiagnostic()>(emitError),
+              kernel.getContext(), ArrayRef<int64_t>{threads},
+              ArrayRef<int64_t>(block), ArrayRef<int64_t>{},
+              ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, anchor.getShared(),
+              ArrayRef<int64_t>{}, padding, Swizzle::none, vector,
+              CopyEngine::sync, int64_t(1));
+          if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
+            found.push_back({tuningDistance(tuning, anchor), tuning});
+        }
       }
     }
     size_t i = 0;

@@ -72,3 +72,47 @@ module {
     return
   }
 }
+
+// -----
+
+// A bf16 transpose with runs of eight (vector = 8): stage 1 loads each run
+// of x's contiguous dimension with one 16-byte vector load and stores its
+// elements into the [64][65] buffer; stage 2 reads a run's eight elements
+// across the buffer's rows and stores them with one 16-byte vector store.
+// CHECK-LABEL: func.func private @runs
+// CHECK: gpu.launch
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<64x65xbf16, #gpu.address_space<workgroup>>)
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<64x64xbf16, strided<[128, 1], offset: ?>>, vector<8xbf16>
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: memref.load %[[BUF]]
+// CHECK: vector.from_elements
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<64x64xbf16, strided<[128, 1], offset: ?>>, vector<8xbf16>
+// CHECK-NOT: linalg.generic
+#map2 = affine_map<(d0) -> (d0 * 64)>
+#mx2 = affine_map<(d0, d1) -> (d1, d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+module {
+  func.func private @runs(%x: memref<64x128xbf16>, %out: memref<128x128xbf16> {bufferize.result})
+      attributes {egg.structure = #egg.structure<elementwise_flat>,
+                  egg.tuning = #egg.tuning<threads = [256], block = [64, 64], shared = [0], padding = 1, vector = 8>} {
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c2, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+      %block_id_y = gpu.block_id  y
+      %0 = affine.apply #map2(%block_id_y)
+      %xs = memref.subview %x[0, %0] [64, 64] [1, 1] : memref<64x128xbf16> to memref<64x64xbf16, strided<[128, 1], offset: ?>>
+      %os = memref.subview %out[%0, 0] [64, 64] [1, 1] : memref<128x128xbf16> to memref<64x64xbf16, strided<[128, 1], offset: ?>>
+      linalg.generic {indexing_maps = [#mx2, #id2], iterator_types = ["parallel", "parallel"]}
+          ins(%xs : memref<64x64xbf16, strided<[128, 1], offset: ?>>)
+          outs(%os : memref<64x64xbf16, strided<[128, 1], offset: ?>>) {
+      ^bb0(%a: bf16, %o: bf16):
+        linalg.yield %a : bf16
+      }
+      gpu.terminator
+    }
+    return
+  }
+}

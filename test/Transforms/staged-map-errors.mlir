@@ -34,17 +34,47 @@ func.func @two_ops(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
 
 // -----
 
-func.func @vector(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  // expected-error @+1 {{vector accesses are not implemented for maps staged through shared memory}}
+func.func @vector_too_wide(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{vector = 8 of 'f32' exceeds 16-byte accesses}}
   %r = egg.kernel @k ins(%x : tensor<64x64xf32>) -> tensor<64x64xf32>
       attributes {structure = #egg.structure<elementwise_flat>,
-                  tuning = #egg.tuning<threads = [256], block = [64, 64], shared = [0], padding = 1, vector = 4>} {
+                  tuning = #egg.tuning<threads = [256], block = [64, 64], shared = [0], padding = 1, vector = 8>} {
   ^bb0(%a: tensor<64x64xf32>):
     %e = tensor.empty() : tensor<64x64xf32>
     %t = linalg.transpose ins(%a : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) permutation = [1, 0]
     egg.yield %t : tensor<64x64xf32>
   }
   return %r : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @vector_across_tile(%x: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
+  // expected-error @+1 {{vector = 8 does not divide the block tile 4 of the innermost loop}}
+  %r = egg.kernel @k ins(%x : tensor<64x64xbf16>) -> tensor<64x64xbf16>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [32], block = [64, 4], shared = [0], padding = 1, vector = 8>} {
+  ^bb0(%a: tensor<64x64xbf16>):
+    %e = tensor.empty() : tensor<64x64xbf16>
+    %t = linalg.transpose ins(%a : tensor<64x64xbf16>) outs(%e : tensor<64x64xbf16>) permutation = [1, 0]
+    egg.yield %t : tensor<64x64xbf16>
+  }
+  return %r : tensor<64x64xbf16>
+}
+
+// -----
+
+func.func @vector_threads(%x: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
+  // expected-error @+1 {{1024 threads do not divide the block's 512 vectors of 8}}
+  %r = egg.kernel @k ins(%x : tensor<64x64xbf16>) -> tensor<64x64xbf16>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [1024], block = [64, 64], shared = [0], padding = 1, vector = 8>} {
+  ^bb0(%a: tensor<64x64xbf16>):
+    %e = tensor.empty() : tensor<64x64xbf16>
+    %t = linalg.transpose ins(%a : tensor<64x64xbf16>) outs(%e : tensor<64x64xbf16>) permutation = [1, 0]
+    egg.yield %t : tensor<64x64xbf16>
+  }
+  return %r : tensor<64x64xbf16>
 }
 
 // -----

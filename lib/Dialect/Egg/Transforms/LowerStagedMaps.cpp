@@ -16,7 +16,12 @@
 //            inputs from the buffers.
 //
 // In both stages a thread issues the loads of up to 8 elements before it
-// uses them, so that several loads per thread are in flight.
+// uses them, so that several loads per thread are in flight. With `vector`
+// = V > 1 a thread's element is a run of V consecutive elements: stage 1
+// loads V of the input's contiguous dimension at once, stage 2 computes V
+// of the innermost loop and stores them at once (16-byte global accesses
+// for 16-bit types); the staged buffer is read and written by element,
+// since its padded rows are not aligned for vectors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +35,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::egg {
@@ -66,14 +72,18 @@ static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value e,
   return idx;
 }
 
-/// Thread `tid` of `threads` visits elements tid, tid + threads, ... of a
-/// tile of `shape` (threads divide its size, checked by legality): the
-/// loads of up to 8 of them first (`load`), then their uses (`use`).
+/// Thread `tid` of `threads` visits runs tid, tid + threads, ... of
+/// `vector` elements along the last dimension of a tile of `shape` (threads
+/// divide the runs, vector the last dimension, checked by legality): the
+/// loads of up to 8 runs first (`load`), then their uses (`use`). Both get
+/// the indices of a run's first element.
 static void forEachElement(OpBuilder &b, Location loc, Value tid,
                            int64_t threads, ArrayRef<int64_t> shape,
-                           LoadFn load, UseFn use) {
+                           int64_t vector, LoadFn load, UseFn use) {
+  SmallVector<int64_t> runs = llvm::to_vector(shape);
+  runs.back() /= vector;
   int64_t elements = 1;
-  for (int64_t s : shape)
+  for (int64_t s : runs)
     elements *= s;
   int64_t steps = elements / threads, group = 1;
   while (group < 8 && steps % (2 * group) == 0)
@@ -93,13 +103,46 @@ static void forEachElement(OpBuilder &b, Location loc, Value tid,
               lb, l,
               arith::MulIOp::create(lb, l, step, constIndex(lb, l, threads)),
               tid);
-          indices.push_back(delinearize(lb, l, e, shape));
+          SmallVector<Value> idx = delinearize(lb, l, e, runs);
+          if (vector > 1)
+            idx.back() = arith::MulIOp::create(lb, l, idx.back(),
+                                               constIndex(lb, l, vector));
+          indices.push_back(idx);
           loaded.push_back(load(lb, l, indices.back()));
         }
         for (int64_t u = 0; u < group; ++u)
           use(lb, l, indices[u], loaded[u]);
         scf::YieldOp::create(lb, l);
       });
+}
+
+/// `idx` with `e` added to its last index.
+static SmallVector<Value> shiftLast(OpBuilder &b, Location loc,
+                                    ArrayRef<Value> idx, int64_t e) {
+  SmallVector<Value> at = llvm::to_vector(idx);
+  if (e != 0)
+    at.back() = arith::AddIOp::create(b, loc, at.back(), constIndex(b, loc, e));
+  return at;
+}
+
+/// Bytes of a vector access (its runs start at multiples of its length, in
+/// 256-byte aligned buffers whose rows hold whole runs: checked by
+/// legality).
+static int64_t alignmentOf(VectorType type) {
+  return type.getNumElements() *
+         ((type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+}
+
+/// One vector load of the run at `idx` of `source`, as its elements.
+static Loads loadRun(OpBuilder &b, Location loc, Value source,
+                     ArrayRef<Value> idx, int64_t v) {
+  auto type = VectorType::get({v}, getElementTypeOrSelf(source.getType()));
+  auto load = vector::LoadOp::create(b, loc, type, source, idx);
+  load.setAlignment(alignmentOf(type));
+  Loads elements;
+  for (int64_t e = 0; e < v; ++e)
+    elements.push_back(vector::ExtractOp::create(b, loc, load, e));
+  return elements;
 }
 
 static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
@@ -116,6 +159,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
         "staged");
   Location loc = op.getLoc();
   int64_t threads = tuning.getNumThreads();
+  int64_t v = tuning.getVector();
   Block &body = launch.getBody().front();
   OpBuilder b(&body, body.begin());
   Value tx = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -152,21 +196,28 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
         loc);
     buffers[k] = buffer;
     forEachElement(
-        b, loc, tid, threads, type.getShape(),
+        b, loc, tid, threads, type.getShape(), v,
         [&](OpBuilder &nb, Location l, ArrayRef<Value> idx) -> Loads {
-          return {memref::LoadOp::create(nb, l, source, idx)};
+          if (v == 1)
+            return {memref::LoadOp::create(nb, l, source, idx)};
+          return loadRun(nb, l, source, idx, v);
         },
         [&](OpBuilder &nb, Location l, ArrayRef<Value> idx,
             const Loads &values) {
-          memref::StoreOp::create(nb, l, values[0], buffer, idx);
+          for (int64_t e = 0; e < v; ++e)
+            memref::StoreOp::create(nb, l, values[e], buffer,
+                                    shiftLast(nb, l, idx, e));
         });
   }
   gpu::BarrierOp::create(b, loc);
 
-  // Stage 2: the map over the block's tile, innermost loop fastest.
+  // Stage 2: the map over the block's tile, innermost loop fastest. A run's
+  // operands: per operand `v` values (args[operand * v + e]).
   Block *payload = op.getBody();
+  unsigned innerLoop = op.getNumLoops() - 1;
+  AffineExpr innerDim = getAffineDimExpr(innerLoop, op.getContext());
   forEachElement(
-      b, loc, tid, threads, op.getStaticLoopRanges(),
+      b, loc, tid, threads, op.getStaticLoopRanges(), v,
       [&](OpBuilder &nb, Location l, ArrayRef<Value> idx) -> Loads {
         Loads args;
         for (OpOperand &operand : op->getOpOperands()) {
@@ -174,35 +225,63 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
           Value value = operand.get();
           if (!isa<MemRefType>(value.getType()) ||
               (op.isDpsInit(&operand) && arg.use_empty())) {
-            args.push_back(op.isDpsInit(&operand) ? Value() : value);
+            args.append(v, op.isDpsInit(&operand) ? Value() : value);
             continue;
           }
-          SmallVector<Value> at =
-              applyMap(nb, l, op.getMatchingIndexingMap(&operand), idx);
+          AffineMap map = op.getMatchingIndexingMap(&operand);
           auto staged = buffers.find(operand.getOperandNumber());
-          args.push_back(memref::LoadOp::create(
-              nb, l, staged != buffers.end() ? staged->second : value, at));
+          Value source = staged != buffers.end() ? staged->second : value;
+          // Contiguous along the innermost loop: one vector load. Not
+          // depending on it: one load for the run. Otherwise (the staged
+          // buffer, read across its rows): a load per element.
+          if (v > 1 && staged == buffers.end() && map.getNumResults() > 0 &&
+              map.getResult(map.getNumResults() - 1) == innerDim) {
+            args.append(loadRun(nb, l, source, applyMap(nb, l, map, idx), v));
+            continue;
+          }
+          if (!map.isFunctionOfDim(innerLoop)) {
+            args.append(v, memref::LoadOp::create(nb, l, source,
+                                                  applyMap(nb, l, map, idx)));
+            continue;
+          }
+          for (int64_t e = 0; e < v; ++e)
+            args.push_back(memref::LoadOp::create(
+                nb, l, source, applyMap(nb, l, map, shiftLast(nb, l, idx, e))));
         }
         return args;
       },
       [&](OpBuilder &nb, Location l, ArrayRef<Value> idx, const Loads &args) {
-        IRMapping mapping;
-        for (auto [arg, value] : llvm::zip(payload->getArguments(), args))
-          if (value)
-            mapping.map(arg, value);
-        for (Operation &inner : payload->without_terminator()) {
-          if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-            mapping.map(index.getResult(), idx[index.getDim()]);
+        unsigned numArgs = payload->getNumArguments();
+        SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
+        for (int64_t e = 0; e < v; ++e) {
+          SmallVector<Value> at = shiftLast(nb, l, idx, e);
+          IRMapping mapping;
+          for (unsigned a = 0; a < numArgs; ++a)
+            if (Value value = args[a * v + e])
+              mapping.map(payload->getArgument(a), value);
+          for (Operation &inner : payload->without_terminator()) {
+            if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+              mapping.map(index.getResult(), at[index.getDim()]);
+              continue;
+            }
+            nb.clone(inner, mapping);
+          }
+          for (auto [o, yielded] :
+               llvm::enumerate(payload->getTerminator()->getOperands()))
+            results[o].push_back(mapping.lookupOrDefault(yielded));
+        }
+        for (auto [o, values] : llvm::enumerate(results)) {
+          OpOperand *init = op.getDpsInitOperand(o);
+          SmallVector<Value> at =
+              applyMap(nb, l, op.getMatchingIndexingMap(init), idx);
+          if (v == 1) {
+            memref::StoreOp::create(nb, l, values[0], init->get(), at);
             continue;
           }
-          nb.clone(inner, mapping);
-        }
-        for (auto [o, yielded] :
-             llvm::enumerate(payload->getTerminator()->getOperands())) {
-          OpOperand *init = op.getDpsInitOperand(o);
-          memref::StoreOp::create(
-              nb, l, mapping.lookupOrDefault(yielded), init->get(),
-              applyMap(nb, l, op.getMatchingIndexingMap(init), idx));
+          auto type = VectorType::get({v}, values[0].getType());
+          Value run = vector::FromElementsOp::create(nb, l, type, values);
+          vector::StoreOp::create(nb, l, run, init->get(), at)
+              .setAlignment(alignmentOf(type));
         }
       });
   op.erase();

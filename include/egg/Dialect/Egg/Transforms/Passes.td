@@ -269,12 +269,17 @@ def EggLowerStagedMaps : Pass<"egg-lower-staged-maps", "::mlir::ModuleOp"> {
     the input's contiguous dimension (rows padded by `padding` elements);
     after a barrier the threads compute the tile with consecutive threads
     on the innermost loop, reading the staged inputs from the buffers. Both
-    the loads and the stores are then coalesced. Runs after
+    the loads and the stores are then coalesced. With `vector` = V > 1
+    each thread moves runs of V elements: one vector load per run of the
+    staged input in stage 1, and in stage 2 vector loads of the operands
+    contiguous along the innermost loop and one vector store per run of
+    each result (the staged buffer is accessed by element). Runs after
     `egg-map-to-gpu`.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"
+    "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 
