@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Performance I (issue 7): 21 memory-bound operators and 10 fusion chains.
+# Performance I (issue 7): 23 memory-bound operators (two of them at 128-256 MB) and 10 fusion chains.
 #   bench/memory.sh [problem.py...]      (default: all of bench/memory/)
 # Every timer here flushes L2 by reading a buffer (EGG_L2_FLUSH=read, as
 # Nsight Compute's cache control leaves L2: clean), since session 14: the
