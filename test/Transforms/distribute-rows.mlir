@@ -49,7 +49,8 @@ func.func private @warp_row(%in: memref<1x2048xf32>, %sum: memref<1xf32>, %out: 
 // Rows held in registers: a block per row whose row (4 steps of 4 f32 per
 // lane, 64 bytes) is read by the max, the exp-sum and the normalisation is
 // loaded by the first op only; the steps run in line, and the
-// normalisation's stores still happen.
+// normalisation's stores still happen. The normalisation divides by the
+// row's sum through one reciprocal per step.
 // CHECK-LABEL: func.func private @held_row
 // CHECK-NOT: scf.for
 // CHECK-COUNT-4: vector.load %{{.*}} : memref<1x8192xf32>, vector<4xf32>
@@ -60,9 +61,12 @@ func.func private @warp_row(%in: memref<1x2048xf32>, %sum: memref<1xf32>, %out: 
 // CHECK-NOT: vector.load
 // CHECK: gpu.barrier
 // CHECK-NOT: vector.load
-// CHECK: arith.divf
+// CHECK: %[[R:.*]] = arith.divf %cst, %{{.*}} : f32
+// CHECK-COUNT-4: arith.mulf %{{.*}}, %[[R]] : f32
 // CHECK-NOT: vector.load
-// CHECK-COUNT-4: vector.store %{{.*}} : memref<1x8192xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}} : memref<1x8192xf32>, vector<4xf32>
+// CHECK-NOT: vector.load
+// CHECK-COUNT-3: vector.store %{{.*}} : memref<1x8192xf32>, vector<4xf32>
 // CHECK-NOT: scf.for
 func.func private @held_row(%in: memref<1x8192xf32>, %max: memref<1xf32>, %sum: memref<1xf32>, %out: memref<1x8192xf32>)
     attributes {egg.structure = #egg.structure<reduce_row_per_block>,
@@ -365,6 +369,34 @@ func.func private @block_row_shared_output(%in: memref<1x8192xf32>, %sum: memref
     ^bb0(%a: f32, %b: f32):
       %t = arith.addf %a, %b : f32
       linalg.yield %t : f32
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// A 16-bit row divided by a value of the row: the reciprocal in f32, each
+// element's product in f32 rounded once to f16 (no division per element).
+// CHECK-LABEL: func.func private @divide_f16_row
+// CHECK: %[[S:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %[[S]] : f32
+// CHECK-COUNT-8: arith.mulf %{{.*}}, %[[R]] : f32
+// CHECK-NOT: arith.divf
+// CHECK: vector.store %{{.*}} : memref<1x256xf16>, vector<8xf16>
+func.func private @divide_f16_row(%in: memref<1x256xf16>, %sum: memref<1xf16>, %out: memref<1x256xf16>)
+    attributes {egg.structure = #egg.structure<reduce_row_per_block>,
+                egg.tuning = #egg.tuning<threads = [32], block = [1], vector = 8>} {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%in, %sum : memref<1x256xf16>, memref<1xf16>) outs(%out : memref<1x256xf16>) {
+    ^bb0(%a: f16, %s: f16, %o: f16):
+      %t = arith.divf %a, %s : f16
+      linalg.yield %t : f16
     }
     gpu.terminator
   }

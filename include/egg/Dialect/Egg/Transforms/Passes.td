@@ -196,7 +196,9 @@ def EggDistributeRows : Pass<"egg-distribute-rows", "::mlir::ModuleOp"> {
     `vector`-wide accesses. Reductions along the row keep one partial per
     lane, combined with `gpu.subgroup_reduce` (lowered here to shuffles)
     and, across the warps of a block, through a workgroup buffer; every lane
-    then holds the result. Ops not along the row run on every lane. When a
+    then holds the result. A division by a value of the row (a softmax's
+    sum) becomes one f32 reciprocal per row step and a product per element.
+    Ops not along the row run on every lane. When a
     launch would have a lane read row elements another lane holds, nothing
     in it is distributed and a warning says why. Runs after
     `egg-map-to-gpu`, before linalg ops become loops.
