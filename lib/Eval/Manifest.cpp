@@ -267,6 +267,7 @@ static llvm::Expected<Step> parseStep(const json::Value &value,
   if (s.block[0] * s.block[1] * s.block[2] > 1024)
     return fail(where + ": more than 1024 threads per block");
   s.sharedBytes = o->getInteger("shared_bytes").value_or(0);
+  s.waitsForPrevious = o->getBoolean("waits_for_previous").value_or(false);
   if (s.sharedBytes < 0)
     return fail(where + ": negative shared memory");
   for (auto [i, a] : llvm::enumerate(**args)) {

@@ -39,6 +39,15 @@ static std::string findCudaToolkit(StringRef option) {
   return "";
 }
 
+/// 90 for "sm_90" and "sm_90a"; 0 when the name is not sm_<number>.
+static int chipNumber(StringRef chip) {
+  int number = 0;
+  if (!chip.consume_front("sm_"))
+    return 0;
+  chip = chip.take_while([](char c) { return c >= '0' && c <= '9'; });
+  return chip.getAsInteger(10, number) ? 0 : number;
+}
+
 void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
                                          const EggPipelineOptions &options) {
   // Decisions -> tiled tensor IR, one private function per kernel (a
@@ -86,6 +95,10 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Hopper and later: each kernel may launch while the one before it runs
+  // (programmatic dependent launch; docs/pipeline.md).
+  if (chipNumber(options.chip) >= 90)
+    pm.addPass(createEggOverlapLaunches());
   // Only kernels get their memref views expanded into address arithmetic:
   // the host function keeps its reshapes as views the manifest can read.
   OpPassManager &kernelPm = pm.nest<gpu::GPUModuleOp>();

@@ -267,14 +267,16 @@ private:
                                 "buffer or a constant");
       }
     }
-    steps.push_back(
-        json::Object{{"kind", "launch"},
-                     {"module", launch.getKernelModuleName().getValue()},
-                     {"kernel", launch.getKernelName().getValue()},
-                     {"grid", std::move(grid)},
-                     {"block", std::move(block)},
-                     {"shared_bytes", shared},
-                     {"args", std::move(args)}});
+    json::Object step{{"kind", "launch"},
+                      {"module", launch.getKernelModuleName().getValue()},
+                      {"kernel", launch.getKernelName().getValue()},
+                      {"grid", std::move(grid)},
+                      {"block", std::move(block)},
+                      {"shared_bytes", shared},
+                      {"args", std::move(args)}};
+    if (launch->hasAttr(egg::EggDialect::getWaitsForPreviousAttrName()))
+      step["waits_for_previous"] = true;
+    steps.push_back(std::move(step));
     return success();
   }
 

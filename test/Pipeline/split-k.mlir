@@ -21,9 +21,16 @@
 // DECISIONS-NOT: "name"
 // WHOLE: "structure": "#egg.structure<gemm_direct>"
 
+// Each kernel first waits for the grid before it, then lets the next one
+// be scheduled (egg-overlap-launches: the sum may launch while the partial
+// products run).
 // PTX-LABEL: .entry skinny_k0_kernel
+// PTX: griddepcontrol.wait
+// PTX-NEXT: griddepcontrol.launch_dependents
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-LABEL: .entry skinny_k0_sum_kernel
+// PTX: griddepcontrol.wait
+// PTX-NEXT: griddepcontrol.launch_dependents
 // PTX-COUNT-8: ld.global.v4.b32
 // PTX: cvt.rn.bf16x2.f32
 // PTX: st.global.v2.b32
@@ -38,6 +45,7 @@
 // MANIFEST: "kernel": "skinny_k0_kernel"
 // MANIFEST: "buffer": 3
 // MANIFEST: "kernel": "skinny_k0_sum_kernel"
+// MANIFEST: "waits_for_previous": true
 func.func @skinny(%a: tensor<32x4096xbf16>, %b: tensor<4096x4096xbf16>) -> tensor<32x4096xbf16> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<32x4096xf32>

@@ -55,6 +55,9 @@ struct Step {
   std::string module, kernel;
   std::array<int64_t, 3> grid{1, 1, 1}, block{1, 1, 1};
   int64_t sharedBytes = 0;
+  /// The kernel begins with griddepcontrol.wait (egg-overlap-launches): it
+  /// may be launched while the step before it runs.
+  bool waitsForPrevious = false;
   std::vector<KernelArg> args;
   int64_t src = -1, dst = -1;
 };

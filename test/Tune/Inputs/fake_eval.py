@@ -22,7 +22,19 @@ if os.environ.get("FAKE_EVAL_LOG"):
     with open(os.environ["FAKE_EVAL_LOG"], "a") as log:
         log.write(digest + "\n")
 mode = os.environ.get("FAKE_EVAL_MODE", "ok")
-unlucky = int(digest[:8], 16) % 3 == 0
+# Which evaluations misbehave: with FAKE_EVAL_COUNTER (a file counting the
+# evaluations), every third from the second on, so that the expert's own
+# candidate (the first) always measures; otherwise by the manifest's hash.
+counter = os.environ.get("FAKE_EVAL_COUNTER")
+if counter:
+    os.makedirs(os.path.dirname(counter) or ".", exist_ok=True)
+    with open(counter, "a+") as c:
+        c.seek(0)
+        n = len(c.read().splitlines())
+        c.write("x\n")
+    unlucky = n % 3 == 1
+else:
+    unlucky = int(digest[:8], 16) % 3 == 0
 if mode == "slow":
     time.sleep(0.3)
 if mode == "hang" and unlucky:

@@ -58,6 +58,15 @@ LogicalResult EggDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute of a module";
     return success();
   }
+  if (attr.getName() == getWaitsForPreviousAttrName()) {
+    // By name: the dialect does not depend on the GPU dialect.
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        op->getName().getStringRef() != "gpu.launch_func")
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' must be a unit attribute of a "
+                                "gpu.launch_func";
+    return success();
+  }
   return op->emitError() << "unknown egg attribute '"
                          << attr.getName().getValue() << "'";
 }

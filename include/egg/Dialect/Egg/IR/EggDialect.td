@@ -54,6 +54,12 @@ def Egg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getNoSplitKAttrName() {
       return "egg.no_split_k";
     }
+    /// Name of the unit attribute of a gpu.launch_func whose kernel begins
+    /// with griddepcontrol.wait (egg-overlap-launches): it may be launched
+    /// while the kernel before it runs.
+    static constexpr ::llvm::StringLiteral getWaitsForPreviousAttrName() {
+      return "egg.waits_for_previous";
+    }
   }];
 }
 

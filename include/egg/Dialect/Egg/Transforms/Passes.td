@@ -348,6 +348,24 @@ def EggExpandErf : Pass<"egg-expand-erf"> {
                            "::mlir::math::MathDialect"];
 }
 
+def EggOverlapLaunches : Pass<"egg-overlap-launches", "::mlir::ModuleOp"> {
+  let summary = "Let each kernel launch while the kernel before it runs (Hopper)";
+  let description = [{
+    Programmatic dependent launch (sm_90 and later): every kernel begins
+    with `nvvm.griddepcontrol wait` (it reads nothing before the previous
+    grid has completed and its writes are visible) followed by
+    `nvvm.griddepcontrol launch_dependents` (the next kernel may be
+    scheduled), and every `gpu.launch_func` is marked
+    `egg.waits_for_previous`, which the manifest passes on as the step's
+    `waits_for_previous`. Hosts that launch such a step with
+    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION overlap its launch
+    with the tail of the step before; launched normally, both instructions
+    do nothing. Runs after kernel outlining, on targets of sm_90 and later
+    only (the instructions do not exist before Hopper).
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
+}
+
 def EggStripCompileTimes : Pass<"egg-strip-compile-times", "::mlir::ModuleOp"> {
   let summary = "Drop compile-time measurements from gpu.binary objects";
   let description = [{

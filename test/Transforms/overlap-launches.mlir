@@ -1,0 +1,46 @@
+// RUN: egg-opt %s -split-input-file -egg-overlap-launches -verify-diagnostics | FileCheck %s
+
+// Every kernel begins by waiting for the grid before it, then lets the next
+// one be scheduled; every launch is marked so that the manifest says it may
+// be launched while the kernel before it runs.
+// CHECK-LABEL: gpu.func @partial
+// CHECK-NEXT: nvvm.griddepcontrol wait
+// CHECK-NEXT: nvvm.griddepcontrol launch_dependents
+// CHECK-NEXT: gpu.thread_id
+// CHECK-LABEL: gpu.func @sum
+// CHECK-NEXT: nvvm.griddepcontrol wait
+// CHECK-NEXT: nvvm.griddepcontrol launch_dependents
+// CHECK-LABEL: func.func @f
+// CHECK: gpu.launch_func @kernels::@partial {{.*}} {egg.waits_for_previous}
+// CHECK: gpu.launch_func @kernels::@sum {{.*}} {egg.waits_for_previous}
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @partial(%w: memref<64xf32>) kernel {
+      %t = gpu.thread_id x
+      %c = arith.constant 1.0 : f32
+      memref.store %c, %w[%t] : memref<64xf32>
+      gpu.return
+    }
+    gpu.func @sum(%w: memref<64xf32>, %y: memref<64xf32>) kernel {
+      %t = gpu.thread_id x
+      %v = memref.load %w[%t] : memref<64xf32>
+      memref.store %v, %y[%t] : memref<64xf32>
+      gpu.return
+    }
+  }
+  func.func @f(%w: memref<64xf32>, %y: memref<64xf32>) {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    gpu.launch_func @kernels::@partial blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%w : memref<64xf32>)
+    gpu.launch_func @kernels::@sum blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%w : memref<64xf32>, %y : memref<64xf32>)
+    return
+  }
+}
+
+// -----
+
+// The mark belongs to launches only.
+func.func @misplaced() {
+  // expected-error @+1 {{'egg.waits_for_previous' must be a unit attribute of a gpu.launch_func}}
+  return {egg.waits_for_previous}
+}
