@@ -90,15 +90,16 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  // Hopper and later: a split product's sum launches while its partial
+  // products run (programmatic dependent launch; docs/pipeline.md). Before
+  // inlining, while each launch is still in its kernel's function.
+  if (chipNumber(options.chip) >= 90)
+    pm.addPass(createEggOverlapLaunches());
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // Hopper and later: each kernel may launch while the one before it runs
-  // (programmatic dependent launch; docs/pipeline.md).
-  if (chipNumber(options.chip) >= 90)
-    pm.addPass(createEggOverlapLaunches());
   // Only kernels get their memref views expanded into address arithmetic:
   // the host function keeps its reshapes as views the manifest can read.
   OpPassManager &kernelPm = pm.nest<gpu::GPUModuleOp>();

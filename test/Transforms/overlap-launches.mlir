@@ -1,8 +1,10 @@
 // RUN: egg-opt %s -split-input-file -egg-overlap-launches -verify-diagnostics | FileCheck %s
 
 // Every kernel begins by waiting for the grid before it, then lets the next
-// one be scheduled; every launch is marked so that the manifest says it may
-// be launched while the kernel before it runs.
+// one be scheduled (launched normally, both do nothing). The launches of a
+// kernel whose function asks for it (egg.overlap_previous: a split
+// product's sum) are marked, so that the manifest says they may be
+// launched while the kernel before them runs; other launches are not.
 // CHECK-LABEL: gpu.func @partial
 // CHECK-NEXT: nvvm.griddepcontrol wait
 // CHECK-NEXT: nvvm.griddepcontrol launch_dependents
@@ -10,8 +12,10 @@
 // CHECK-LABEL: gpu.func @sum
 // CHECK-NEXT: nvvm.griddepcontrol wait
 // CHECK-NEXT: nvvm.griddepcontrol launch_dependents
-// CHECK-LABEL: func.func @f
-// CHECK: gpu.launch_func @kernels::@partial {{.*}} {egg.waits_for_previous}
+// CHECK-LABEL: func.func private @k0(
+// CHECK: gpu.launch_func @kernels::@partial
+// CHECK-NOT: egg.waits_for_previous
+// CHECK-LABEL: func.func private @k0_sum(
 // CHECK: gpu.launch_func @kernels::@sum {{.*}} {egg.waits_for_previous}
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -28,10 +32,15 @@ module attributes {gpu.container_module} {
       gpu.return
     }
   }
-  func.func @f(%w: memref<64xf32>, %y: memref<64xf32>) {
+  func.func private @k0(%w: memref<64xf32>) {
     %c1 = arith.constant 1 : index
     %c64 = arith.constant 64 : index
     gpu.launch_func @kernels::@partial blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%w : memref<64xf32>)
+    return
+  }
+  func.func private @k0_sum(%w: memref<64xf32>, %y: memref<64xf32>) attributes {egg.overlap_previous} {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
     gpu.launch_func @kernels::@sum blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%w : memref<64xf32>, %y : memref<64xf32>)
     return
   }
@@ -43,4 +52,12 @@ module attributes {gpu.container_module} {
 func.func @misplaced() {
   // expected-error @+1 {{'egg.waits_for_previous' must be a unit attribute of a gpu.launch_func}}
   return {egg.waits_for_previous}
+}
+
+// -----
+
+// egg.overlap_previous belongs to kernels and their functions.
+func.func @misplaced_request() {
+  // expected-error @+1 {{'egg.overlap_previous' must be a unit attribute of an egg.kernel or the function it is outlined into}}
+  return {egg.overlap_previous}
 }

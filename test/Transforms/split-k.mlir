@@ -21,6 +21,7 @@
 // CHECK: arith.extf
 // CHECK: egg.yield %{{.*}} : tensor<4x64x256xf32>
 // CHECK: egg.kernel @linear_k0_sum ins(%{{.*}}, %[[PARTIAL]] : tensor<256xf32>, tensor<4x64x256xf32>) -> tensor<64x256xf16>
+// CHECK-SAME: egg.overlap_previous
 // CHECK-SAME: structure = #egg.structure<elementwise_flat>
 // CHECK-SAME: tuning = #egg.tuning<{{.*}}vector = 4>
 // CHECK: ^bb0(%[[BIAS:.*]]: tensor<256xf32>, %[[S:.*]]: tensor<4x64x256xf32>):

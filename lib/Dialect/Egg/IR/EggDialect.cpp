@@ -67,6 +67,14 @@ LogicalResult EggDialect::verifyOperationAttribute(Operation *op,
                                 "gpu.launch_func";
     return success();
   }
+  if (attr.getName() == getOverlapPreviousAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        (!isa<KernelOp>(op) && op->getName().getStringRef() != "func.func"))
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' must be a unit attribute of an egg.kernel "
+                                "or the function it is outlined into";
+    return success();
+  }
   return op->emitError() << "unknown egg attribute '"
                          << attr.getName().getValue() << "'";
 }

@@ -236,6 +236,9 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   func.setPrivate();
   func->setAttr(EggDialect::getStructureAttrName(), structure);
   func->setAttr(EggDialect::getTuningAttrName(), tuning);
+  if (kernel->hasAttr(EggDialect::getOverlapPreviousAttrName()))
+    func->setAttr(EggDialect::getOverlapPreviousAttrName(),
+                  rewriter.getUnitAttr());
   symbols.insert(func);
   func.getBody().takeBody(kernel.getBody());
   auto yield = cast<YieldOp>(func.getBody().front().getTerminator());

@@ -60,6 +60,12 @@ def Egg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getWaitsForPreviousAttrName() {
       return "egg.waits_for_previous";
     }
+    /// Name of the unit attribute of a kernel (an egg.kernel, then the
+    /// function it is outlined into) that should launch while the kernel
+    /// before it runs: a split product's sum (egg-split-k).
+    static constexpr ::llvm::StringLiteral getOverlapPreviousAttrName() {
+      return "egg.overlap_previous";
+    }
   }];
 }
 
