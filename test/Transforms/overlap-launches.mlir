@@ -1,10 +1,13 @@
 // RUN: egg-opt %s -split-input-file -egg-overlap-launches -verify-diagnostics | FileCheck %s
 
-// Every kernel begins by waiting for the grid before it, then lets the next
-// one be scheduled (launched normally, both do nothing). The launches of a
-// kernel whose function asks for it (egg.overlap_previous: a split
-// product's sum) are marked, so that the manifest says they may be
-// launched while the kernel before them runs; other launches are not.
+// A kernel whose function asks for it (egg.overlap_previous: a split
+// product's sum) and the kernel launched before it begin by waiting for the
+// grid before them, then let the next one be scheduled (launched normally,
+// both do nothing); the launches of the one that asked are marked, so that
+// the manifest says they may be launched while the kernel before them
+// runs. Other kernels are left alone.
+// CHECK-LABEL: gpu.func @other
+// CHECK-NEXT: gpu.thread_id
 // CHECK-LABEL: gpu.func @partial
 // CHECK-NEXT: nvvm.griddepcontrol wait
 // CHECK-NEXT: nvvm.griddepcontrol launch_dependents
@@ -12,6 +15,9 @@
 // CHECK-LABEL: gpu.func @sum
 // CHECK-NEXT: nvvm.griddepcontrol wait
 // CHECK-NEXT: nvvm.griddepcontrol launch_dependents
+// CHECK-LABEL: func.func private @k1(
+// CHECK: gpu.launch_func @kernels::@other
+// CHECK-NOT: egg.waits_for_previous
 // CHECK-LABEL: func.func private @k0(
 // CHECK: gpu.launch_func @kernels::@partial
 // CHECK-NOT: egg.waits_for_previous
@@ -19,6 +25,12 @@
 // CHECK: gpu.launch_func @kernels::@sum {{.*}} {egg.waits_for_previous}
 module attributes {gpu.container_module} {
   gpu.module @kernels {
+    gpu.func @other(%w: memref<64xf32>) kernel {
+      %t = gpu.thread_id x
+      %c = arith.constant 2.0 : f32
+      memref.store %c, %w[%t] : memref<64xf32>
+      gpu.return
+    }
     gpu.func @partial(%w: memref<64xf32>) kernel {
       %t = gpu.thread_id x
       %c = arith.constant 1.0 : f32
@@ -32,6 +44,12 @@ module attributes {gpu.container_module} {
       gpu.return
     }
   }
+  func.func private @k1(%w: memref<64xf32>) {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    gpu.launch_func @kernels::@other blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%w : memref<64xf32>)
+    return
+  }
   func.func private @k0(%w: memref<64xf32>) {
     %c1 = arith.constant 1 : index
     %c64 = arith.constant 64 : index
@@ -42,6 +60,13 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     %c64 = arith.constant 64 : index
     gpu.launch_func @kernels::@sum blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%w : memref<64xf32>, %y : memref<64xf32>)
+    return
+  }
+  func.func @f(%w: memref<64xf32>, %y: memref<64xf32>) {
+    call @k1(%y) : (memref<64xf32>) -> ()
+    call @k0(%w) : (memref<64xf32>) -> ()
+    %a = memref.alloc() : memref<64xf32>
+    call @k0_sum(%w, %y) : (memref<64xf32>, memref<64xf32>) -> ()
     return
   }
 }

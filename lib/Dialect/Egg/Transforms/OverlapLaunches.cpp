@@ -8,12 +8,13 @@
 // dependent launch): it begins with `griddepcontrol.wait`, which holds it
 // until the previous grid has completed and its writes are visible, and
 // the previous grid's `griddepcontrol.launch_dependents` lets the runtime
-// schedule it early. Every kernel gets both at its entry (wait first:
-// nothing may be read before the previous kernel is done; launched
-// normally, both do nothing), and the launches of kernels that asked for
-// it (`egg.overlap_previous` on their function: a split product's sum) are
-// marked `egg.waits_for_previous`, which the manifest passes on so that
-// hosts launch them that way. Other launches stay ordinary: a pad followed
+// schedule it early. A kernel that asks for it (`egg.overlap_previous` on
+// its function: a split product's sum) and the kernel launched before it
+// get both at their entry (wait first: nothing may be read before the
+// previous kernel is done; launched normally, both do nothing); the
+// launches of the one that asked are marked `egg.waits_for_previous`,
+// which the manifest passes on so that hosts launch them that way. Other
+// kernels are left as they are: a pad followed
 // by its convolution (examples/conv_padded) took 3.3x as long overlapped
 // on the H200 (session 19), for a reason not yet understood.
 //
@@ -25,6 +26,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/SymbolTable.h"
 
 namespace mlir::egg {
 #define GEN_PASS_DEF_EGGOVERLAPLAUNCHES
@@ -33,29 +35,56 @@ namespace mlir::egg {
 
 using namespace mlir;
 
+/// Begins `kernel` with the wait for the grid before it and the signal
+/// that the grid after it may be scheduled.
+static void instrument(gpu::GPUFuncOp kernel) {
+  if (kernel.getBody().empty())
+    return;
+  Block &entry = kernel.getBody().front();
+  if (!entry.empty() && isa<NVVM::GriddepcontrolOp>(entry.front()))
+    return;
+  OpBuilder b(&entry, entry.begin());
+  NVVM::GriddepcontrolOp::create(b, kernel.getLoc(),
+                                 NVVM::GridDepActionKind::wait);
+  NVVM::GriddepcontrolOp::create(b, kernel.getLoc(),
+                                 NVVM::GridDepActionKind::launch_dependents);
+}
+
 namespace {
 struct OverlapLaunchesPass
     : public egg::impl::EggOverlapLaunchesBase<OverlapLaunchesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    module.walk([](gpu::GPUFuncOp func) {
-      if (!func.isKernel() || func.getBody().empty())
+    SymbolTableCollection symbols;
+    // Before inlining, each kernel's launches are in the function it was
+    // outlined into, which the host function calls in order.
+    auto launchesOf = [&](func::FuncOp func) {
+      func.walk([&](gpu::LaunchFuncOp launch) {
+        if (auto kernel = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+                launch, launch.getKernel()))
+          instrument(kernel);
+      });
+    };
+    module.walk([&](func::CallOp call) {
+      auto callee = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee ||
+          !callee->hasAttr(egg::EggDialect::getOverlapPreviousAttrName()))
         return;
-      OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
-      NVVM::GriddepcontrolOp::create(b, func.getLoc(),
-                                     NVVM::GridDepActionKind::wait);
-      NVVM::GriddepcontrolOp::create(
-          b, func.getLoc(), NVVM::GridDepActionKind::launch_dependents);
-    });
-    // Before inlining, a kernel's launches are still in the function it was
-    // outlined into.
-    module.walk([](func::FuncOp func) {
-      if (!func->hasAttr(egg::EggDialect::getOverlapPreviousAttrName()))
-        return;
-      func.walk([](gpu::LaunchFuncOp launch) {
+      // The kernel that asked, and the one before it (its trigger lets the
+      // runtime schedule the one that asked early).
+      callee.walk([](gpu::LaunchFuncOp launch) {
         launch->setAttr(egg::EggDialect::getWaitsForPreviousAttrName(),
                         UnitAttr::get(launch.getContext()));
       });
+      launchesOf(callee);
+      for (Operation *op = call->getPrevNode(); op; op = op->getPrevNode())
+        if (auto previous = dyn_cast<func::CallOp>(op)) {
+          if (auto before = symbols.lookupNearestSymbolFrom<func::FuncOp>(
+                  previous, previous.getCalleeAttr()))
+            launchesOf(before);
+          break;
+        }
     });
   }
 };

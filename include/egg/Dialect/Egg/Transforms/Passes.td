@@ -349,19 +349,22 @@ def EggExpandErf : Pass<"egg-expand-erf"> {
 }
 
 def EggOverlapLaunches : Pass<"egg-overlap-launches", "::mlir::ModuleOp"> {
-  let summary = "Let each kernel launch while the kernel before it runs (Hopper)";
+  let summary = "Let a split product's sum launch while its partial products run (Hopper)";
   let description = [{
-    Programmatic dependent launch (sm_90 and later): every kernel begins
-    with `nvvm.griddepcontrol wait` (it reads nothing before the previous
-    grid has completed and its writes are visible) followed by
+    Programmatic dependent launch (sm_90 and later). A kernel whose function
+    asks for it (`egg.overlap_previous`, set by egg-split-k on a split
+    product's sum) and the kernel its host function launches just before
+    it begin with `nvvm.griddepcontrol wait` (nothing is read before the
+    previous grid has completed and its writes are visible) followed by
     `nvvm.griddepcontrol launch_dependents` (the next kernel may be
-    scheduled), and every `gpu.launch_func` is marked
-    `egg.waits_for_previous`, which the manifest passes on as the step's
-    `waits_for_previous`. Hosts that launch such a step with
-    CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION overlap its launch
-    with the tail of the step before; launched normally, both instructions
-    do nothing. Runs after kernel outlining, on targets of sm_90 and later
-    only (the instructions do not exist before Hopper).
+    scheduled); launched normally, both do nothing. The launches of the
+    kernel that asked are marked `egg.waits_for_previous`, which the
+    manifest passes on as the step's `waits_for_previous`: hosts that
+    launch it with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+    overlap its launch with the previous kernel's tail. Other kernels are
+    left as they are. Runs after kernel outlining and before inlining
+    (each kernel's launches still in its function), on targets of sm_90
+    and later only.
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
 }
