@@ -284,9 +284,9 @@ private:
     // 64x64 tile: padding 1 or 3 conflict-free, 2 two-way).
     int64_t widest = 8;
     for (OpOperand &operand : op->getOpOperands())
-      widest = std::max<int64_t>(widest,
-                                 getElementTypeOrSelf(operand.get().getType())
-                                     .getIntOrFloatBitWidth());
+      if (Type element = getElementTypeOrSelf(operand.get().getType());
+          element.isIntOrFloat())
+        widest = std::max<int64_t>(widest, element.getIntOrFloatBitWidth());
     SmallVector<int64_t, 2> vectors = {1};
     if (bits < 32 && widest <= 64)
       vectors.insert(vectors.begin(), 128 / widest);

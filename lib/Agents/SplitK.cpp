@@ -288,8 +288,8 @@ FailureOr<SplitKernels> mlir::egg::splitKernel(RewriterBase &rewriter,
   // accesses, as any map), so the epilogue is untouched.
   auto sum = cast<KernelOp>(rewriter.clone(*kernel));
   sum.setSymName((kernel.getSymName() + "_sum").str());
-  // It reads the workspace only: it may launch while the partial products
-  // run (egg-overlap-launches).
+  // It may launch while the partial products run (egg-overlap-launches):
+  // it waits for them before it reads anything.
   sum->setAttr(EggDialect::getOverlapPreviousAttrName(), UnitAttr::get(ctx));
   sum.setStructureAttr(
       StructureAttr::get(ctx, Formulation::elementwise_flat, 1));

@@ -1,4 +1,5 @@
 // RUN: egg-opt %s -split-input-file -egg-lower-staged-maps -verify-diagnostics | FileCheck %s
+// RUN: egg-opt %s -split-input-file -egg-lower-staged-maps -verify-diagnostics | FileCheck %s --check-prefix=NOVEC
 
 // out[i][j] = x[j][i] * y[i][j] as egg-map-to-gpu leaves it: 64x64 tiles,
 // 256 threads, x staged. Stage 1 copies x's tile into a [64][65] workgroup
@@ -110,6 +111,48 @@ module {
           outs(%os : memref<64x64xbf16, strided<[128, 1], offset: ?>>) {
       ^bb0(%a: bf16, %o: bf16):
         linalg.yield %a : bf16
+      }
+      gpu.terminator
+    }
+    return
+  }
+}
+
+// -----
+
+// With runs, an operand whose map moves more than its last index along the
+// innermost loop (y[j][j]) is read element by element, not as a vector.
+// CHECK-LABEL: func.func private @diagonal
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: memref.load %{{.*}}[%[[J:.*]], %[[J]]] : memref<64x64xbf16, strided<[64, 1], offset: ?>>
+// CHECK: vector.store %{{.*}} : memref<64x64xbf16, strided<[128, 1], offset: ?>>, vector<8xbf16>
+// NOVEC-NOT: vector.load {{.*}}xbf16, strided<[64, 1]
+#map3 = affine_map<(d0) -> (d0 * 64)>
+#mx3 = affine_map<(d0, d1) -> (d1, d0)>
+#dg3 = affine_map<(d0, d1) -> (d1, d1)>
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+module {
+  func.func private @diagonal(%x: memref<64x128xbf16>, %y: memref<128x64xbf16>, %z: memref<128x128xbf16>, %out: memref<128x128xbf16> {bufferize.result})
+      attributes {egg.structure = #egg.structure<elementwise_flat>,
+                  egg.tuning = #egg.tuning<threads = [256], block = [64, 64], shared = [0], padding = 1, vector = 8>} {
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c2, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+      %block_id_y = gpu.block_id  y
+      %0 = affine.apply #map3(%block_id_y)
+      %xs = memref.subview %x[0, %0] [64, 64] [1, 1] : memref<64x128xbf16> to memref<64x64xbf16, strided<[128, 1], offset: ?>>
+      %ys = memref.subview %y[%0, 0] [64, 64] [1, 1] : memref<128x64xbf16> to memref<64x64xbf16, strided<[64, 1], offset: ?>>
+      %zs = memref.subview %z[%0, 0] [64, 64] [1, 1] : memref<128x128xbf16> to memref<64x64xbf16, strided<[128, 1], offset: ?>>
+      %os = memref.subview %out[%0, 0] [64, 64] [1, 1] : memref<128x128xbf16> to memref<64x64xbf16, strided<[128, 1], offset: ?>>
+      linalg.generic {indexing_maps = [#mx3, #dg3, #id3, #id3], iterator_types = ["parallel", "parallel"]}
+          ins(%xs, %ys, %zs : memref<64x64xbf16, strided<[128, 1], offset: ?>>, memref<64x64xbf16, strided<[64, 1], offset: ?>>, memref<64x64xbf16, strided<[128, 1], offset: ?>>)
+          outs(%os : memref<64x64xbf16, strided<[128, 1], offset: ?>>) {
+      ^bb0(%a: bf16, %b: bf16, %c: bf16, %o: bf16):
+        %m = arith.mulf %a, %b : bf16
+        %n = arith.addf %m, %c : bf16
+        linalg.yield %n : bf16
       }
       gpu.terminator
     }

@@ -434,7 +434,8 @@ clonePayload(OpBuilder &b, linalg::GenericOp op, ValueRange args,
       Type type = lhs.getType();
       if (!type.isF32())
         lhs = arith::ExtFOp::create(b, loc, b.getF32Type(), lhs);
-      Value product = arith::MulFOp::create(b, loc, lhs, found->second);
+      Value product = arith::MulFOp::create(b, loc, lhs, found->second,
+                                            div.getFastmathAttr());
       if (!type.isF32())
         product = arith::TruncFOp::create(b, loc, type, product);
       mapping.map(div.getResult(), product);

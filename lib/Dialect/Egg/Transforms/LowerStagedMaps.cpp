@@ -133,6 +133,32 @@ static int64_t alignmentOf(VectorType type) {
          ((type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
 }
 
+/// Whether the run of elements along loop `inner` from an index is that
+/// many consecutive elements of `memref` under `map`: the loop indexes its
+/// last dimension only, of unit stride. (A map such as (i, j) -> (j, j)
+/// moves two indices along the run.)
+static bool contiguousRun(AffineMap map, unsigned inner, Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  unsigned last = map.getNumResults();
+  if (!type || last == 0 ||
+      map.getResult(last - 1) != getAffineDimExpr(inner, map.getContext()) ||
+      map.dropResult(last - 1).isFunctionOfDim(inner))
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+/// Whether the last dimension of `memref` has unit stride.
+static bool unitInnerStride(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return type && succeeded(type.getStridesAndOffset(strides, offset)) &&
+         !strides.empty() && strides.back() == 1;
+}
+
 /// One vector load of the run at `idx` of `source`, as its elements.
 static Loads loadRun(OpBuilder &b, Location loc, Value source,
                      ArrayRef<Value> idx, int64_t v) {
@@ -200,7 +226,13 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
         [&](OpBuilder &nb, Location l, ArrayRef<Value> idx) -> Loads {
           if (v == 1)
             return {memref::LoadOp::create(nb, l, source, idx)};
-          return loadRun(nb, l, source, idx, v);
+          if (unitInnerStride(source))
+            return loadRun(nb, l, source, idx, v);
+          Loads elements;
+          for (int64_t e = 0; e < v; ++e)
+            elements.push_back(memref::LoadOp::create(
+                nb, l, source, shiftLast(nb, l, idx, e)));
+          return elements;
         },
         [&](OpBuilder &nb, Location l, ArrayRef<Value> idx,
             const Loads &values) {
@@ -215,7 +247,6 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   // operands: per operand `v` values (args[operand * v + e]).
   Block *payload = op.getBody();
   unsigned innerLoop = op.getNumLoops() - 1;
-  AffineExpr innerDim = getAffineDimExpr(innerLoop, op.getContext());
   forEachElement(
       b, loc, tid, threads, op.getStaticLoopRanges(), v,
       [&](OpBuilder &nb, Location l, ArrayRef<Value> idx) -> Loads {
@@ -234,8 +265,8 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
           // Contiguous along the innermost loop: one vector load. Not
           // depending on it: one load for the run. Otherwise (the staged
           // buffer, read across its rows): a load per element.
-          if (v > 1 && staged == buffers.end() && map.getNumResults() > 0 &&
-              map.getResult(map.getNumResults() - 1) == innerDim) {
+          if (v > 1 && staged == buffers.end() &&
+              contiguousRun(map, innerLoop, source)) {
             args.append(loadRun(nb, l, source, applyMap(nb, l, map, idx), v));
             continue;
           }
@@ -272,15 +303,18 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
         }
         for (auto [o, values] : llvm::enumerate(results)) {
           OpOperand *init = op.getDpsInitOperand(o);
-          SmallVector<Value> at =
-              applyMap(nb, l, op.getMatchingIndexingMap(init), idx);
-          if (v == 1) {
-            memref::StoreOp::create(nb, l, values[0], init->get(), at);
+          AffineMap map = op.getMatchingIndexingMap(init);
+          if (v == 1 || !contiguousRun(map, innerLoop, init->get())) {
+            for (auto [e, value] : llvm::enumerate(values))
+              memref::StoreOp::create(
+                  nb, l, value, init->get(),
+                  applyMap(nb, l, map, shiftLast(nb, l, idx, e)));
             continue;
           }
           auto type = VectorType::get({v}, values[0].getType());
           Value run = vector::FromElementsOp::create(nb, l, type, values);
-          vector::StoreOp::create(nb, l, run, init->get(), at)
+          vector::StoreOp::create(nb, l, run, init->get(),
+                                  applyMap(nb, l, map, idx))
               .setAlignment(alignmentOf(type));
         }
       });
