@@ -73,6 +73,34 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Before Hopper there is no griddepcontrol: nothing changes.
+// CHECK-LABEL: gpu.func @sum80
+// CHECK-NEXT: gpu.thread_id
+// CHECK-LABEL: func.func private @k80_sum(
+// CHECK-NOT: egg.waits_for_previous
+module attributes {gpu.container_module, egg.target = #egg.target<chip = "sm_80", name = "A100", sm_count = 108, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 166912, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 41943040, dram_gbps = 2039, fp32_gflops = 19500, tensor_gflops = 312000>} {
+  gpu.module @kernels {
+    gpu.func @sum80(%w: memref<64xf32>) kernel {
+      %t = gpu.thread_id x
+      %v = memref.load %w[%t] : memref<64xf32>
+      memref.store %v, %w[%t] : memref<64xf32>
+      gpu.return
+    }
+  }
+  func.func private @k80_sum(%w: memref<64xf32>) attributes {egg.overlap_previous} {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    gpu.launch_func @kernels::@sum80 blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%w : memref<64xf32>)
+    return
+  }
+  func.func @f80(%w: memref<64xf32>) {
+    call @k80_sum(%w) : (memref<64xf32>) -> ()
+    return
+  }
+}
+
+// -----
+
 // The mark belongs to launches only.
 func.func @misplaced() {
   // expected-error @+1 {{'egg.waits_for_previous' must be a unit attribute of a gpu.launch_func}}

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "egg/Dialect/Egg/IR/EggAttrs.h"
 #include "egg/Dialect/Egg/IR/EggDialect.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
@@ -55,6 +56,11 @@ struct OverlapLaunchesPass
     : public egg::impl::EggOverlapLaunchesBase<OverlapLaunchesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // griddepcontrol exists from sm_90 on.
+    if (auto target = module->getAttrOfType<egg::TargetAttr>(
+            egg::EggDialect::getTargetAttrName());
+        target && target.getSmVersion() < 90)
+      return;
     SymbolTableCollection symbols;
     // Before inlining, each kernel's launches are in the function it was
     // outlined into, which the host function calls in order.

@@ -363,8 +363,8 @@ def EggOverlapLaunches : Pass<"egg-overlap-launches", "::mlir::ModuleOp"> {
     launch it with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
     overlap its launch with the previous kernel's tail. Other kernels are
     left as they are. Runs after kernel outlining and before inlining
-    (each kernel's launches still in its function), on targets of sm_90
-    and later only.
+    (each kernel's launches still in its function); a module whose
+    `egg.target` is older than sm_90 is left unchanged.
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
 }
