@@ -1,5 +1,6 @@
 //===- EggPipeline.cpp - The EGG pass pipelines ---------------------------===//
 
+#include "egg/Dialect/Egg/IR/EggAttrs.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 #include "egg/Pipelines/Pipelines.h"
 
@@ -37,15 +38,6 @@ static std::string findCudaToolkit(StringRef option) {
   if (llvm::sys::fs::exists("/usr/local/cuda/nvvm/libdevice"))
     return "/usr/local/cuda";
   return "";
-}
-
-/// 90 for "sm_90" and "sm_90a"; 0 when the name is not sm_<number>.
-static int chipNumber(StringRef chip) {
-  int number = 0;
-  if (!chip.consume_front("sm_"))
-    return 0;
-  chip = chip.take_while([](char c) { return c >= '0' && c <= '9'; });
-  return chip.getAsInteger(10, number) ? 0 : number;
 }
 
 void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
@@ -93,7 +85,8 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   // Hopper and later: a split product's sum launches while its partial
   // products run (programmatic dependent launch; docs/pipeline.md). Before
   // inlining, while each launch is still in its kernel's function.
-  if (chipNumber(options.chip) >= 90)
+  if (FailureOr<std::pair<int64_t, bool>> chip = parseChip(options.chip);
+      succeeded(chip) && chip->first >= 90)
     pm.addPass(createEggOverlapLaunches());
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());

@@ -542,16 +542,19 @@ int main(int argc, char **argv) {
       params[i].push_back(&slot);
     }
   }
+  // A kernel that waits for the one before it (griddepcontrol.wait) may
+  // launch while that one runs: its launch and ramp-up overlap the other's
+  // tail (programmatic dependent launch).
+  auto overlaps = [&](size_t i) {
+    return overlapLaunches && function->steps[i].waitsForPrevious && i > 0 &&
+           function->steps[i - 1].kind == Step::Kind::Launch;
+  };
   auto launch = [&](size_t i) {
     const Step &s = function->steps[i];
     if (s.kind == Step::Kind::Copy)
       return cu.cuMemcpyDtoDAsync(ptrs[s.dst], ptrs[s.src],
                                   function->buffers[s.src].bytes, stream);
-    // A kernel that waits for the one before it (griddepcontrol.wait) may
-    // launch while that one runs: its launch and ramp-up overlap the other's
-    // tail (programmatic dependent launch).
-    if (overlapLaunches && s.waitsForPrevious && i > 0 &&
-        function->steps[i - 1].kind == Step::Kind::Launch) {
+    if (overlaps(i)) {
       CUlaunchAttribute attr{};
       attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
       attr.value.programmaticStreamSerializationAllowed = 1;
@@ -895,16 +898,15 @@ int main(int argc, char **argv) {
         cu.cuMemFree(src);
       }
     }
-    size_t overlapped = 0;
-    for (size_t i = 1; overlapLaunches && i < function->steps.size(); ++i)
-      overlapped += function->steps[i].waitsForPrevious &&
-                    function->steps[i - 1].kind == Step::Kind::Launch;
+    int64_t overlapped = 0;
+    for (size_t i = 0; i < function->steps.size(); ++i)
+      overlapped += overlaps(i);
     double gbps = roof.bytes / (total.median * 1e-3) / 1e9;
     double tflops = roof.flops / (total.median * 1e-3) / 1e12;
     double fraction = roof.floorMs() > 0 ? roof.floorMs() / total.median : 0;
     report.root["timing"] =
         json::Object{{"mode", mode},
-                     {"overlapped_launches", int64_t(overlapped)},
+                     {"overlapped_launches", overlapped},
                      {"cold_cache", !hotCache},
                      {"l2_flush", l2Flush == L2Flush::Read ? "read" : "write"},
                      {"runs", total.count},

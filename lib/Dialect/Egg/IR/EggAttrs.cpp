@@ -30,8 +30,7 @@ void EggDialect::registerAttributes() {
 // TargetAttr
 //===----------------------------------------------------------------------===//
 
-/// Parses "sm_90" / "sm_90a" into (90, true-if-'a'); fails otherwise.
-static FailureOr<std::pair<int64_t, bool>> parseChip(StringRef chip) {
+FailureOr<std::pair<int64_t, bool>> mlir::egg::parseChip(StringRef chip) {
   if (!chip.consume_front("sm_"))
     return failure();
   bool archSpecific = chip.consume_back("a");

@@ -426,16 +426,16 @@ clonePayload(OpBuilder &b, linalg::GenericOp op, ValueRange args,
       continue;
     }
     auto div = dyn_cast<arith::DivFOp>(inner);
-    auto found = div && reciprocals ? reciprocals->find(div.getRhs())
-                                    : Reciprocals::iterator();
-    if (div && reciprocals && found != reciprocals->end()) {
+    Value reciprocal =
+        div && reciprocals ? reciprocals->lookup(div.getRhs()) : Value();
+    if (reciprocal) {
       Location loc = div.getLoc();
       Value lhs = mapping.lookupOrDefault(div.getLhs());
       Type type = lhs.getType();
       if (!type.isF32())
         lhs = arith::ExtFOp::create(b, loc, b.getF32Type(), lhs);
-      Value product = arith::MulFOp::create(b, loc, lhs, found->second,
-                                            div.getFastmathAttr());
+      Value product =
+          arith::MulFOp::create(b, loc, lhs, reciprocal, div.getFastmathAttr());
       if (!type.isF32())
         product = arith::TruncFOp::create(b, loc, type, product);
       mapping.map(div.getResult(), product);

@@ -133,23 +133,6 @@ static int64_t alignmentOf(VectorType type) {
          ((type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
 }
 
-/// Whether the run of elements along loop `inner` from an index is that
-/// many consecutive elements of `memref` under `map`: the loop indexes its
-/// last dimension only, of unit stride. (A map such as (i, j) -> (j, j)
-/// moves two indices along the run.)
-static bool contiguousRun(AffineMap map, unsigned inner, Value memref) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  unsigned last = map.getNumResults();
-  if (!type || last == 0 ||
-      map.getResult(last - 1) != getAffineDimExpr(inner, map.getContext()) ||
-      map.dropResult(last - 1).isFunctionOfDim(inner))
-    return false;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) &&
-         strides.back() == 1;
-}
-
 /// Whether the last dimension of `memref` has unit stride.
 static bool unitInnerStride(Value memref) {
   auto type = dyn_cast<MemRefType>(memref.getType());
@@ -157,6 +140,18 @@ static bool unitInnerStride(Value memref) {
   int64_t offset;
   return type && succeeded(type.getStridesAndOffset(strides, offset)) &&
          !strides.empty() && strides.back() == 1;
+}
+
+/// Whether the run of elements along loop `inner` from an index is that
+/// many consecutive elements of `memref` under `map`: the loop indexes its
+/// last dimension only, of unit stride. (A map such as (i, j) -> (j, j)
+/// moves two indices along the run.)
+static bool contiguousRun(AffineMap map, unsigned inner, Value memref) {
+  unsigned last = map.getNumResults();
+  return last > 0 &&
+         map.getResult(last - 1) == getAffineDimExpr(inner, map.getContext()) &&
+         !map.dropResult(last - 1).isFunctionOfDim(inner) &&
+         unitInnerStride(memref);
 }
 
 /// One vector load of the run at `idx` of `source`, as its elements.

@@ -12,4 +12,10 @@
 #define GET_ATTRDEF_CLASSES
 #include "egg/Dialect/Egg/IR/EggAttrs.h.inc"
 
+namespace mlir::egg {
+/// Parses "sm_90" / "sm_90a" into (90, true for the `a` variant); fails
+/// on anything else.
+FailureOr<std::pair<int64_t, bool>> parseChip(StringRef chip);
+} // namespace mlir::egg
+
 #endif // EGG_DIALECT_EGG_IR_EGGATTRS_H
