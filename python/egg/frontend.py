@@ -190,6 +190,18 @@ class Importer:
                               out_map, lambda a: ([], a[0]))
         return Value(name, v.shape, v.shape, v.dtype, list(range(rank)))
 
+    def relayout(self, v, order):
+        """The view laid out as a tensor whose physical dim p follows logical
+        dim order[p] (e.g. [0, 2, 3, 1]: an NCHW view stored NHWC)."""
+        if v.phys == list(order) and v.phys_shape == tuple(v.shape[l] for l in order):
+            return v
+        rank = len(v.shape)
+        phys_shape = tuple(v.shape[l] for l in order)
+        out_map = affine_map(rank, [f"d{i}" for i in range(rank)])
+        name = self.e.generic(rank, ["parallel"] * rank, [(v, [order.index(l) for l in range(rank)])],
+                              phys_shape, v.dtype, out_map, lambda a: ([], a[0]))
+        return Value(name, phys_shape, v.shape, v.dtype, list(order))
+
     def plain(self, name, shape, dtype):
         return Value(name, tuple(shape), tuple(shape), dtype, list(range(len(shape))))
 
@@ -574,21 +586,24 @@ class Importer:
         x, w = self.arg(node.args[0]), self.arg(node.args[1])
         bias = node.args[2]
         stride, padding, dilation, transposed, _, groups = node.args[3:9]
-        # Channels-last input and weight (NCHW views of NHWC and FHWC
-        # tensors, as permute() or channels_last memory give): an NHWC
-        # convolution on the tensors as laid out, no transposes.
-        channels_last = (groups == 1 and x.phys == [0, 2, 3, 1]
-                         and w.phys == [0, 2, 3, 1] and x.dtype == w.dtype)
-        if not channels_last:
-            x, w = self.materialize(x), self.materialize(w)
         if transposed or len(x.shape) != 4:
             raise UnsupportedOp(f"{node.format_node()}: only 2-D, non-transposed convolutions")
         out_shape = self.shape_of(node)
-        if channels_last:
-            return self.convolution_nhwc(x, w, bias, stride, padding, dilation, out_shape)
+        # Channels-last input and weight (NCHW views of NHWC and FHWC
+        # tensors, as permute() or channels_last memory give): an NHWC
+        # convolution on the tensors as laid out, no transposes. f16/bf16
+        # NCHW tensors (PyTorch's default layout) are transposed to NHWC and
+        # FHWC first, as cuDNN does: tensor cores want the channels
+        # contiguous, and a transpose moves its bytes near the copy rate.
+        if groups == 1 and x.dtype == w.dtype:
+            channels_last = x.phys == [0, 2, 3, 1] and w.phys == [0, 2, 3, 1]
+            if channels_last or x.dtype in ("f16", "bf16"):
+                x, w = self.relayout(x, [0, 2, 3, 1]), self.relayout(w, [0, 2, 3, 1])
+                return self.convolution_nhwc(x, w, bias, stride, padding, dilation, out_shape)
+        x, w = self.materialize(x), self.materialize(w)
         if x.dtype != "f32":
-            raise UnsupportedOp(f"{node.format_node()}: convolutions in {x.dtype} "
-                                "(f16/bf16 convolutions take channels-last inputs and weights)")
+            raise UnsupportedOp(f"{node.format_node()}: grouped convolutions in {x.dtype}, or of "
+                                "mixed element types (only f32 ones are implemented)")
         if any(padding):
             name, padded = self.e.zero_pad(x.name, x.shape, "f32", (0, 0) + tuple(padding))
             x = self.plain(name, padded, "f32")

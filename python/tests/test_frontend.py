@@ -50,16 +50,39 @@ def test_integer_inputs_are_refused():
         to_mlir(Adder(), [torch.ones(4, dtype=torch.int32)])
 
 
-def test_half_precision_nchw_convolution_is_refused():
+def test_half_precision_nchw_convolution_is_transposed_to_nhwc(tmp_path):
     class Conv(torch.nn.Module):
         def __init__(self):
             super().__init__()
-            self.conv = torch.nn.Conv2d(4, 8, 3, dtype=torch.float16)
+            self.conv = torch.nn.Conv2d(4, 8, 3, stride=2, dtype=torch.float16)
 
         def forward(self, x):
             return self.conv(x)
 
-    with pytest.raises(UnsupportedOp, match="channels-last"):
+    model, inputs = Conv(), [torch.randn(1, 4, 9, 9, dtype=torch.float16)]
+    text = to_mlir(model, inputs)
+    # Input and weight laid out channels-last by transposes, the NHWC
+    # generic accumulating in f32, the result read back as NCHW.
+    assert "linalg.conv_2d_nchw_fchw" not in text
+    assert "(d0, d1 * 2 + d4 * 1, d2 * 2 + d5 * 1, d6)" in text
+    assert "(d3, d4, d5, d6)" in text
+    assert text.count("affine_map<(d0, d1, d2, d3) -> (d0, d3, d1, d2)>") == 2
+    assert "tensor<1x4x4x8xf32>" in text
+    from egg.frontend import import_module
+    error = reference_check(import_module(model, inputs), model, inputs, tmp_path)
+    assert error < 2e-3
+
+
+def test_half_precision_grouped_convolution_is_refused():
+    class Conv(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(4, 4, 3, groups=4, dtype=torch.float16)
+
+        def forward(self, x):
+            return self.conv(x)
+
+    with pytest.raises(UnsupportedOp, match="grouped"):
         to_mlir(Conv(), [torch.randn(1, 4, 8, 8, dtype=torch.float16)])
 
 

@@ -144,3 +144,77 @@ func.func @different_rows(%x: tensor<8x4xf32>, %acc0: tensor<8xf32>, %acc1: tens
     }
   return %r0, %r1 : tensor<8xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A scale before a product is a kernel of its own: the product copies its
+// inputs from global memory into shared-memory tiles. The fill of its init
+// still joins it.
+// CHECK-LABEL: func.func @scale_then_matmul
+// CHECK: %[[S:.*]] = egg.kernel @scale_then_matmul_k0
+// CHECK:   linalg.mul
+// CHECK-NOT: linalg.matmul
+// CHECK: egg.kernel @scale_then_matmul_k1 ins({{.*}}%[[S]]
+// CHECK:   linalg.fill
+// CHECK:   linalg.matmul
+// CHECK-NOT: egg.kernel
+func.func @scale_then_matmul(%a: tensor<64x32xf16>, %s: tensor<64x32xf16>, %b: tensor<32x16xf16>) -> tensor<64x16xf32> {
+  %e = tensor.empty() : tensor<64x32xf16>
+  %as = linalg.mul ins(%a, %s : tensor<64x32xf16>, tensor<64x32xf16>) outs(%e : tensor<64x32xf16>) -> tensor<64x32xf16>
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<64x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %m = linalg.matmul ins(%as, %b : tensor<64x32xf16>, tensor<32x16xf16>) outs(%f : tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %m : tensor<64x16xf32>
+}
+
+// -----
+
+// A ReLU before a padded convolution: the pad's gather reads its source
+// directly, so the ReLU, the pad and the convolution are three kernels.
+// CHECK-LABEL: func.func @relu_pad_conv
+// CHECK: %[[R:.*]] = egg.kernel @relu_pad_conv_k0
+// CHECK:   linalg.max
+// CHECK-NOT: tensor.pad
+// CHECK: %[[P:.*]] = egg.kernel @relu_pad_conv_k1 ins(%[[R]]
+// CHECK:   tensor.pad
+// CHECK-NOT: linalg.conv
+// CHECK: egg.kernel @relu_pad_conv_k2 ins({{.*}}%[[P]]
+// CHECK:   linalg.conv_2d_nchw_fchw
+// CHECK-NOT: egg.kernel
+func.func @relu_pad_conv(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x8x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %zeros = linalg.fill ins(%z : f32) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %r = linalg.max ins(%x, %zeros : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %z : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %e2 = tensor.empty() : tensor<1x8x8x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%f : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %c : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// A product's epilogue runs over its result in its order: an add in order
+// joins it, a transposing copy after it (NHWC written NCHW) does not.
+// CHECK-LABEL: func.func @matmul_bias_transposed
+// CHECK: %[[K:.*]] = egg.kernel @matmul_bias_transposed_k0
+// CHECK:   linalg.matmul
+// CHECK:   linalg.add
+// CHECK-NOT: linalg.transpose
+// CHECK: egg.kernel @matmul_bias_transposed_k1 ins(%[[K]]
+// CHECK:   linalg.transpose
+func.func @matmul_bias_transposed(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %bias: tensor<64x16xf32>) -> tensor<16x64xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x16xf32>) outs(%f : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %s = linalg.add ins(%m, %bias : tensor<64x16xf32>, tensor<64x16xf32>) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %e2 = tensor.empty() : tensor<16x64xf32>
+  %t = linalg.transpose ins(%s : tensor<64x16xf32>) outs(%e2 : tensor<16x64xf32>) permutation = [1, 0]
+  return %t : tensor<16x64xf32>
+}

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "egg/Agents/LegalSpace.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
@@ -48,6 +49,33 @@ static bool isElementwise(Operation *op) {
 /// Contractions, convolutions, reductions and aggregate ops (softmax).
 static bool isAnchor(Operation *op) {
   return isComputeOp(op) && !isElementwise(op) && !isa<tensor::PadOp>(op);
+}
+
+/// Contractions and convolutions the GEMM lowering can take: their inputs
+/// may go through shared memory. (Not matrix-vector products or depthwise
+/// convolutions, whose loops lack an M, N or K: they run as row reductions
+/// or direct loop nests, which fuse prologues per thread.)
+static bool isProduct(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  std::string why;
+  return linalgOp &&
+         (linalg::isaContractionOpInterface(linalgOp) ||
+          linalg::isaConvolutionOpInterface(linalgOp)) &&
+         succeeded(analyzeGemmLoops(op, why));
+}
+
+/// Whether elementwise `op` reads `v` in the order it writes its result:
+/// every operand holding `v` has the map of its (first) init.
+static bool readsInOrder(Operation *op, Value v) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  if (linalgOp.getNumDpsInits() == 0)
+    return false;
+  AffineMap out =
+      linalgOp.getMatchingIndexingMap(linalgOp.getDpsInitOperand(0));
+  return llvm::all_of(linalgOp->getOpOperands(), [&](OpOperand &operand) {
+    return operand.get() != v ||
+           linalgOp.getMatchingIndexingMap(&operand) == out;
+  });
 }
 
 /// Static ranges of the parallel loops of a reduction that is not a
@@ -174,6 +202,12 @@ public:
             continue;
         } else if (!anchors(op).empty() && !producerAnchors.empty()) {
           continue; // Already holds an anchor: one contraction per kernel.
+        } else if (llvm::any_of(producerAnchors, isProduct) &&
+                   !readsInOrder(op, v)) {
+          // A product's epilogue runs over its result tile by tile: one
+          // that reads it transposed (an NHWC convolution's result written
+          // NCHW) is a kernel of its own.
+          continue;
         }
         if (tryMerge(producer, op))
           break;
@@ -181,15 +215,39 @@ public:
     }
   }
 
+  /// Whether a member of `group` produces an input (not the init) of a
+  /// contraction or convolution outside the group. Products read their
+  /// inputs from global memory into shared-memory tiles (cp.async, TMA), so
+  /// an input computed in the kernel could not be copied: a transpose or
+  /// scale before a product stays a kernel of its own. Fills and broadcasts
+  /// of the init still join.
+  bool feedsProductInput(Operation *group) {
+    for (Operation *m : members(group))
+      for (Operation *user : m->getUsers()) {
+        Operation *top = block.findAncestorOpInBlock(*user);
+        if (!top || !isProduct(top) || sameGroup(top, group))
+          continue;
+        auto product = cast<linalg::LinalgOp>(top);
+        for (OpOperand *input : product.getDpsInputOperands())
+          if (input->get().getDefiningOp() == m)
+            return true;
+      }
+    return false;
+  }
+
   /// Prologue fusion, in reverse program order: a group without an anchor
   /// whose results all feed one other group joins it. Pads stay kernels of
   /// their own: a padded tile fused into a convolution's thread loop would be
-  /// materialised per block (docs/principles/fusion.md).
+  /// materialised per block (docs/principles/fusion.md); and they take no
+  /// prologue, since a pad's gather reads its source directly (a ReLU before
+  /// a padded convolution stays apart, or joins its own producer).
   void fuseIntoConsumers() {
+    auto hasPad = [&](Operation *group) {
+      return llvm::any_of(members(group),
+                          [](Operation *m) { return isa<tensor::PadOp>(m); });
+    };
     for (Operation *op : llvm::reverse(ops)) {
-      if (!anchors(op).empty() || llvm::any_of(members(op), [](Operation *m) {
-            return isa<tensor::PadOp>(m);
-          }))
+      if (!anchors(op).empty() || hasPad(op) || feedsProductInput(op))
         continue;
       Operation *consumer = nullptr;
       bool single = true;
@@ -206,7 +264,7 @@ public:
             single = false;
           consumer = top;
         }
-      if (single && consumer)
+      if (single && consumer && !hasPad(consumer))
         tryMerge(consumer, op);
     }
   }
