@@ -211,6 +211,39 @@ func.func private @block_row(%in: memref<1x4096xbf16>, %max: memref<1xbf16>)
 
 // -----
 
+// A sum of 16-bit floats keeps each lane's partial in f32: every element is
+// widened and added in f32, the lanes combine in f32, and the row's sum is
+// rounded to f16 once, before it is added to the output's old value.
+// CHECK-LABEL: func.func private @f16_row_sum
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
+// CHECK-NOT: arith.addf {{.*}} : f16
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.addf %[[ACC]], %{{.*}} : f32
+// CHECK: scf.yield %{{.*}} : f32
+// CHECK-COUNT-5: gpu.shuffle  xor %{{.*}} : f32
+// CHECK: %[[SUM:.*]] = arith.truncf %{{.*}} : f32 to f16
+// CHECK: arith.addf %[[SUM]], %{{.*}} : f16
+func.func private @f16_row_sum(%in: memref<1x8192xf16>, %sum: memref<1xf16>)
+    attributes {egg.structure = #egg.structure<reduce_row_per_warp>,
+                egg.tuning = #egg.tuning<threads = [32], block = [1], warp = [1], vector = 8>} {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%in : memref<1x8192xf16>) outs(%sum : memref<1xf16>) {
+    ^bb0(%a: f16, %b: f16):
+      %t = arith.addf %a, %b : f16
+      linalg.yield %t : f16
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 // Rows that do not divide into whole chunks of lanes x vector: the three
 // whole steps run unguarded (their loads together), the last one is guarded.
 // CHECK-LABEL: func.func private @ragged_row

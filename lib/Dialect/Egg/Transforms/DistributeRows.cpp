@@ -640,7 +640,7 @@ static Value combineLanes(OpBuilder &b, Location loc, Value partial,
     Value slot = arith::SelectOp::create(b, loc, inRange, ids.laneInWarp, zero);
     Value loaded = memref::LoadOp::create(b, loc, buffer, slot);
     Value neutral = arith::ConstantOp::create(b, loc, combiner.neutral);
-    if (widen)
+    if (neutral.getType() != x.getType())
       neutral = arith::ExtFOp::create(b, loc, f32, neutral);
     x = arith::SelectOp::create(b, loc, inRange, loaded, neutral);
     x = gpu::SubgroupReduceOp::create(b, loc, x, combiner.kind,
@@ -834,6 +834,37 @@ static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
       });
 }
 
+/// Whether a lane's partial of this output is kept in f32: sums and
+/// products of 16-bit floats (softmax's exp-sum of f16 rows), which would
+/// otherwise round at every element of a long row. The result is rounded
+/// once, after the lanes are combined (in f32 already).
+static bool widens(const Combiner &c) {
+  Type type = c.op->getResult(0).getType();
+  return isa<FloatType>(type) && type.getIntOrFloatBitWidth() == 16 &&
+         (c.kind == gpu::AllReduceOperation::ADD ||
+          c.kind == gpu::AllReduceOperation::MUL);
+}
+
+/// -0 for a sum (getNeutralElement gives +0, which is no identity for -0
+/// and so cannot be folded), 1 for a product.
+static Value exactIdentity(OpBuilder &b, Location loc, const Combiner &c) {
+  if (c.kind != gpu::AllReduceOperation::ADD)
+    return arith::ConstantOp::create(b, loc, c.neutral);
+  Type type = c.op->getResult(0).getType();
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, -0.0));
+}
+
+/// `partial (+ or *) extf(value)` in f32, with the combiner's fast-math
+/// flags.
+static Value combineWide(OpBuilder &b, Location loc, const Combiner &c,
+                         Value partial, Value value) {
+  Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+  auto fastmath = c.op->getAttrOfType<arith::FastMathFlagsAttr>("fastmath");
+  if (c.kind == gpu::AllReduceOperation::ADD)
+    return arith::AddFOp::create(b, loc, partial, wide, fastmath);
+  return arith::MulFOp::create(b, loc, partial, wide, fastmath);
+}
+
 /// Lowers a generic that reduces along the row: each lane folds its part of
 /// the row into neutral-initialised partials, the lanes combine them, and
 /// the result is combined into the output.
@@ -863,7 +894,12 @@ static void lowerReducingRow(OpBuilder &b, linalg::GenericOp op,
           ivs[d] = iv;
         SmallVector<Value> partials =
             llvm::map_to_vector(combiners, [&](const Combiner &c) -> Value {
-              return arith::ConstantOp::create(nb, l, c.neutral);
+              if (!widens(c))
+                return arith::ConstantOp::create(nb, l, c.neutral);
+              return arith::ConstantOp::create(
+                  nb, l,
+                  nb.getF32FloatAttr(
+                      cast<FloatAttr>(c.neutral).getValueAsDouble()));
             });
         auto fold = [&](OpBuilder &rb, Location rl, ValueRange rivs,
                         ValueRange accs) -> scf::ValueVector {
@@ -893,9 +929,18 @@ static void lowerReducingRow(OpBuilder &b, linalg::GenericOp op,
                   SmallVector<Value> elementArgs;
                   for (auto &values : args)
                     elementArgs.push_back(values[values.size() == 1 ? 0 : e]);
-                  llvm::append_range(elementArgs, current);
-                  current = clonePayload(eb, op, elementArgs,
-                                         shiftRow(eb, el, idx, e));
+                  // A widened output's payload combines the element with
+                  // an exact identity (x + -0 = x, x * 1 = x, which LLVM
+                  // folds away), and the f32 partial takes the result.
+                  for (auto [o, c] : llvm::enumerate(combiners))
+                    elementArgs.push_back(widens(c) ? exactIdentity(eb, el, c)
+                                                    : current[o]);
+                  SmallVector<Value> yielded = clonePayload(
+                      eb, op, elementArgs, shiftRow(eb, el, idx, e));
+                  for (auto [o, c] : llvm::enumerate(combiners))
+                    current[o] = widens(c) ? combineWide(eb, el, c, current[o],
+                                                         yielded[o])
+                                           : yielded[o];
                 }
                 return current;
               });
@@ -940,6 +985,9 @@ static void lowerReducingRow(OpBuilder &b, linalg::GenericOp op,
             olds.push_back(loadOld(o));
         for (auto [o, c] : llvm::enumerate(combiners)) {
           Value total = combineLanes(nb, l, folded[o], c, plan, ids, launch);
+          if (widens(c))
+            total = arith::TruncFOp::create(nb, l, c.op->getResult(0).getType(),
+                                            total);
           OpOperand *init = op.getDpsInitOperand(o);
           Value old = readFirst ? olds[o] : loadOld(o);
           // The combiner with the output's old value in its place.
