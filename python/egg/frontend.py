@@ -82,14 +82,14 @@ class Emitter:
         self.emit(f"{name} = linalg.fill ins({cst} : {dtype}) outs({e} : {t}) -> {t}")
         return name
 
-    def zero_pad(self, source, shape, dtype, pads):
-        """tensor.pad of `source` with zeros, pads[d] elements on both sides
-        of dimension d; returns the padded tensor's name and shape."""
+    def zero_pad(self, source, shape, dtype, pads, value=0.0):
+        """tensor.pad of `source` with zeros (or `value`), pads[d] elements on
+        both sides of dimension d; returns the padded tensor's name and shape."""
         padded = tuple(n + 2 * p for n, p in zip(shape, pads))
         zero, name = self.fresh("c"), self.fresh("p")
         amounts = ", ".join(str(p) for p in pads)
         indices = ", ".join(f"%i{d}: index" for d in range(len(shape)))
-        self.emit(f"{zero} = arith.constant {float_literal(0.0, dtype)} : {dtype}")
+        self.emit(f"{zero} = arith.constant {float_literal(value, dtype)} : {dtype}")
         self.emit(f"{name} = tensor.pad {source} low[{amounts}] high[{amounts}] {{")
         self.emit(f"^bb0({indices}):")
         self.emit(f"  tensor.yield {zero} : {dtype}")
@@ -479,6 +479,10 @@ class Importer:
             return self.plain(name, v.shape, v.dtype)
         if t == aten.native_layer_norm.default:
             return self.layer_norm(node)
+        if t == aten._native_batch_norm_legit_no_training.default:
+            return self.batch_norm(node)
+        if t in (aten.max_pool2d_with_indices.default, aten.avg_pool2d.default):
+            return self.pool2d(node, "max" if t == aten.max_pool2d_with_indices.default else "avg")
         raise UnsupportedOp(f"unsupported op {t} ({node.format_node()})")
 
     def cast(self, x, op, src, dst):
@@ -740,6 +744,104 @@ class Importer:
                               affine_map(rank, [f"d{i}" for i in range(rank)]), body)
         return (self.plain(name, x.shape, dt), None, None)
 
+    def batch_norm(self, node):
+        """Inference batch norm: (x - mean[c]) * rsqrt(var[c] + eps) * w[c] +
+        b[c] over channel dim 1, one elementwise op (it fuses into a
+        producing convolution's epilogue), computed in f32 for 16-bit x as
+        PyTorch does. The saved mean/rstd results are not computed."""
+        x = self.arg(node.args[0])
+        weight, bias, mean, var = node.args[1:5]
+        eps = node.args[6]
+        rank, dt = len(x.shape), x.dtype
+        if rank < 2:
+            raise UnsupportedOp(f"{node.format_node()}: batch norm of a {rank}-D tensor")
+        ins = [(x, list(range(rank)))]
+        for v in (mean, var, weight, bias):
+            if v is not None:
+                ins.append((self.arg(v), [1]))
+        fresh = self.e.fresh
+
+        def body(a):
+            lines = []
+
+            def wide(name, src):
+                if src == "f32":
+                    return name
+                n, r = self.cast(name, "extf", src, "f32")
+                lines.extend(n)
+                return r
+            vals = [wide(a[0], dt)] + [wide(a[i + 1], v.dtype)
+                                       for i, (v, _) in enumerate(ins[1:])]
+            xv, m, var_ = vals[0], vals[1], vals[2]
+            k, d, s, r, y = fresh("k"), fresh("t"), fresh("t"), fresh("t"), fresh("t")
+            lines += [f"{k} = arith.constant {float_literal(eps, 'f32')} : f32",
+                      f"{d} = arith.subf {xv}, {m} : f32",
+                      f"{s} = arith.addf {var_}, {k} : f32",
+                      f"{r} = math.rsqrt {s} : f32",
+                      f"{y} = arith.mulf {d}, {r} : f32"]
+            i = 3
+            if weight is not None:
+                w = fresh("t")
+                lines.append(f"{w} = arith.mulf {y}, {vals[i]} : f32")
+                y, i = w, i + 1
+            if bias is not None:
+                b = fresh("t")
+                lines.append(f"{b} = arith.addf {y}, {vals[i]} : f32")
+                y = b
+            if dt != "f32":
+                more, y = self.cast(y, "truncf", "f32", dt)
+                lines.extend(more)
+            return lines, y
+        name = self.e.generic(rank, ["parallel"] * rank, ins, x.shape, dt,
+                              affine_map(rank, [f"d{i}" for i in range(rank)]), body)
+        return (self.plain(name, x.shape, dt), None, None)
+
+    def pool2d(self, node, kind):
+        """max_pool2d (its values; the indices are not computed) and
+        avg_pool2d of an NCHW tensor as linalg pooling ops: padding with -inf
+        for max, zeros counted in the average (count_include_pad) for avg; a
+        16-bit average sums in f32."""
+        args = list(node.args)
+        x = self.materialize(self.arg(args[0]))
+        kernel = list(args[1])
+        stride = list(args[2]) if len(args) > 2 and args[2] else kernel
+        padding = list(args[3]) if len(args) > 3 else [0, 0]
+        if kind == "max":
+            dilation = list(args[4]) if len(args) > 4 else [1, 1]
+            ceil_mode = args[5] if len(args) > 5 else False
+            include_pad, divisor = True, None
+        else:
+            dilation = [1, 1]
+            ceil_mode = args[4] if len(args) > 4 else False
+            include_pad = args[5] if len(args) > 5 else True
+            divisor = args[6] if len(args) > 6 else None
+        expand = lambda v: v * 2 if len(v) == 1 else v  # noqa: E731
+        kernel, stride, padding, dilation = map(expand, (kernel, stride, padding, dilation))
+        if len(x.shape) != 4 or ceil_mode or (not include_pad and any(padding)):
+            raise UnsupportedOp(f"{node.format_node()}: only 4-D pooling without ceil_mode "
+                                "(and, for averages, with the padding counted)")
+        dt = x.dtype
+        if any(padding):
+            name, padded = self.e.zero_pad(x.name, x.shape, dt, (0, 0) + tuple(padding),
+                                           -math.inf if kind == "max" else 0.0)
+            x = self.plain(name, padded, dt)
+        out_shape = self.shape_of(node)[:4] if kind == "avg" else tuple(
+            int(d) for d in node.meta["val"][0].shape)
+        acc = dt if kind == "max" or dt == "f32" else "f32"
+        init = self.e.filled(out_shape, acc, -math.inf if kind == "max" else 0.0)
+        window = self.e.empty(tuple(kernel), acc)
+        name, ot = self.e.fresh("pl"), tensor_type(out_shape, acc)
+        op = "linalg.pooling_nchw_max" if kind == "max" else "linalg.pooling_nchw_sum"
+        self.e.emit(f"{name} = {op} {{dilations = dense<[{dilation[0]}, {dilation[1]}]> : "
+                    f"tensor<2xi64>, strides = dense<[{stride[0]}, {stride[1]}]> : tensor<2xi64>}} "
+                    f"ins({x.name}, {window} : {tensor_type(x.shape, dt)}, "
+                    f"{tensor_type(kernel, acc)}) outs({init} : {ot}) -> {ot}")
+        out = self.plain(name, out_shape, acc)
+        if kind == "max":
+            return (out, None)
+        out = self.elementwise_plain(out, float(divisor or kernel[0] * kernel[1]), "divf")
+        return self.truncate(out, dt) if acc != dt else out
+
     # -- driver ---------------------------------------------------------------
 
     def translate(self, node):
@@ -809,14 +911,16 @@ def import_module(model, example_inputs, name="forward"):
     with torch.no_grad():
         ep = torch.export.export(model, tuple(example_inputs))
         ep = ep.run_decompositions()
-    placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"]
     # Argument tensors in placeholder order: lifted parameters, buffers and
-    # constants first, then the user inputs.
+    # constants first, then the user inputs. Lifted ones nothing reads (a
+    # batch norm's int64 num_batches_tracked) are left out.
     sig = ep.graph_signature
     lifted = {}
     lifted.update({k: v for k, v in sig.inputs_to_parameters.items()})
     lifted.update({k: v for k, v in sig.inputs_to_buffers.items()})
     lifted.update({k: v for k, v in getattr(sig, "inputs_to_lifted_tensor_constants", {}).items()})
+    placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"
+                    and (n.users or n.name not in lifted)]
     state = dict(ep.state_dict)
     state.update(getattr(ep, "constants", {}) or {})
     user = iter(example_inputs)

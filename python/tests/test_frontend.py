@@ -86,6 +86,31 @@ def test_half_precision_grouped_convolution_is_refused():
         to_mlir(Conv(), [torch.randn(1, 4, 8, 8, dtype=torch.float16)])
 
 
+def test_pooling_options_it_does_not_implement_are_refused():
+    class Pool(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.avg_pool2d(x, 3, stride=2, ceil_mode=True)
+
+    with pytest.raises(UnsupportedOp, match="ceil_mode"):
+        to_mlir(Pool(), [torch.randn(1, 2, 8, 8)])
+
+
+def test_batch_norm_is_one_elementwise_op_in_f32():
+    class Norm(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bn = torch.nn.BatchNorm2d(4, dtype=torch.float16)
+
+        def forward(self, x):
+            return self.bn(x)
+
+    text = to_mlir(Norm(), [torch.randn(2, 4, 3, 3, dtype=torch.float16)])
+    # The int64 num_batches_tracked buffer, read by nothing, is no argument.
+    assert "i64" not in text.split("{")[0]
+    assert text.count("linalg.generic") == 1
+    assert "math.rsqrt" in text and ": f16 to f32" in text and "f32 to f16" in text
+
+
 def test_channels_last_convolution_is_one_nhwc_generic():
     name, model, inputs, imported = import_problem(
         str(Path(__file__).resolve().parents[1] / "problems" / "conv2d_channels_last_f16.py"))
