@@ -218,3 +218,31 @@ func.func @matmul_bias_transposed(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, 
   %t = linalg.transpose ins(%s : tensor<64x16xf32>) outs(%e2 : tensor<16x64xf32>) permutation = [1, 0]
   return %t : tensor<16x64xf32>
 }
+
+// -----
+
+// Every value an epilogue reads from the product's kernel counts: the
+// generic reads the product in order but the bias-added result transposed,
+// so it is a kernel of its own.
+// CHECK-LABEL: func.func @two_reads
+// CHECK: %[[K:.*]]:2 = egg.kernel @two_reads_k0
+// CHECK:   linalg.matmul
+// CHECK:   linalg.add
+// CHECK-NOT: linalg.generic
+// CHECK: egg.kernel @two_reads_k1 ins(%[[K]]#{{[01]}}, %[[K]]#{{[01]}}
+// CHECK:   linalg.generic
+func.func @two_reads(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %bias: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %s = linalg.add ins(%m, %bias : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%m, %s : tensor<64x64xf32>, tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+  return %t : tensor<64x64xf32>
+}

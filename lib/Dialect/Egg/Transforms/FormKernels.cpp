@@ -64,20 +64,6 @@ static bool isProduct(Operation *op) {
          succeeded(analyzeGemmLoops(op, why));
 }
 
-/// Whether elementwise `op` reads `v` in the order it writes its result:
-/// every operand holding `v` has the map of its (first) init.
-static bool readsInOrder(Operation *op, Value v) {
-  auto linalgOp = cast<linalg::LinalgOp>(op);
-  if (linalgOp.getNumDpsInits() == 0)
-    return false;
-  AffineMap out =
-      linalgOp.getMatchingIndexingMap(linalgOp.getDpsInitOperand(0));
-  return llvm::all_of(linalgOp->getOpOperands(), [&](OpOperand &operand) {
-    return operand.get() != v ||
-           linalgOp.getMatchingIndexingMap(&operand) == out;
-  });
-}
-
 /// Static ranges of the parallel loops of a reduction that is not a
 /// contraction or convolution; empty when the op does not qualify.
 static SmallVector<int64_t> rowSpace(Operation *op) {
@@ -203,7 +189,7 @@ public:
         } else if (!anchors(op).empty() && !producerAnchors.empty()) {
           continue; // Already holds an anchor: one contraction per kernel.
         } else if (llvm::any_of(producerAnchors, isProduct) &&
-                   !readsInOrder(op, v)) {
+                   !readsGroupInOrder(op, producer)) {
           // A product's epilogue runs over its result tile by tile: one
           // that reads it transposed (an NHWC convolution's result written
           // NCHW) is a kernel of its own.
@@ -215,17 +201,40 @@ public:
     }
   }
 
+  /// Whether elementwise `op` reads every value of `group` as an operand in
+  /// the order it writes its result (the map of its first init), and none
+  /// through its region (a tensor.extract at other indices).
+  bool readsGroupInOrder(Operation *op, Operation *group) {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    if (linalgOp.getNumDpsInits() == 0)
+      return false;
+    AffineMap out =
+        linalgOp.getMatchingIndexingMap(linalgOp.getDpsInitOperand(0));
+    auto fromGroup = [&](Value v) {
+      Operation *def = computeDef(v);
+      return def && sameGroup(def, group);
+    };
+    for (OpOperand &operand : linalgOp->getOpOperands())
+      if (fromGroup(operand.get()) &&
+          linalgOp.getMatchingIndexingMap(&operand) != out)
+        return false;
+    SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
+    return llvm::none_of(captured, fromGroup);
+  }
+
   /// Whether a member of `group` produces an input (not the init) of a
   /// contraction or convolution outside the group. Products read their
   /// inputs from global memory into shared-memory tiles (cp.async, TMA), so
   /// an input computed in the kernel could not be copied: a transpose or
-  /// scale before a product stays a kernel of its own. Fills and broadcasts
-  /// of the init still join.
+  /// scale before a product stays a kernel of its own. The fill of its init
+  /// still joins.
   bool feedsProductInput(Operation *group) {
     for (Operation *m : members(group))
       for (Operation *user : m->getUsers()) {
         Operation *top = block.findAncestorOpInBlock(*user);
-        if (!top || !isProduct(top) || sameGroup(top, group))
+        // (A group without an anchor holds no product itself.)
+        if (!top || !isProduct(top))
           continue;
         auto product = cast<linalg::LinalgOp>(top);
         for (OpOperand *input : product.getDpsInputOperands())
