@@ -181,14 +181,7 @@ class Importer:
 
     def materialize(self, v):
         """The view laid out as a tensor of its logical shape."""
-        if v.is_plain():
-            return v
-        rank = len(v.shape)
-        dims = list(range(rank))
-        out_map = affine_map(rank, [f"d{i}" for i in range(rank)])
-        name = self.e.generic(rank, ["parallel"] * rank, [(v, dims)], v.shape, v.dtype,
-                              out_map, lambda a: ([], a[0]))
-        return Value(name, v.shape, v.shape, v.dtype, list(range(rank)))
+        return self.relayout(v, list(range(len(v.shape))))
 
     def relayout(self, v, order):
         """The view laid out as a tensor whose physical dim p follows logical
@@ -825,8 +818,8 @@ class Importer:
             name, padded = self.e.zero_pad(x.name, x.shape, dt, (0, 0) + tuple(padding),
                                            -math.inf if kind == "max" else 0.0)
             x = self.plain(name, padded, dt)
-        out_shape = self.shape_of(node)[:4] if kind == "avg" else tuple(
-            int(d) for d in node.meta["val"][0].shape)
+        val = node.meta["val"]  # max_pool2d_with_indices: (values, indices)
+        out_shape = tuple(int(d) for d in (val[0] if kind == "max" else val).shape)
         acc = dt if kind == "max" or dt == "f32" else "f32"
         init = self.e.filled(out_shape, acc, -math.inf if kind == "max" else 0.0)
         window = self.e.empty(tuple(kernel), acc)
