@@ -121,7 +121,8 @@ public:
         Formulation::gemm_split_k) {
       TuningAttr chosen;
       if (failed(withSplitCopy(kernel, [&](SplitKernels split) {
-            FailureOr<TuningAttr> partial = chooseGemm(split.partial, target);
+            FailureOr<TuningAttr> partial =
+                chooseGemm(split.partial, target, /*splitPartial=*/true);
             if (succeeded(partial))
               chosen = splitTuning(*partial);
             return success(chosen != nullptr);
@@ -310,11 +311,13 @@ private:
   }
 
   /// Products through shared memory: warpgroup MMA where it applies, else
-  /// mma.sync or FMA tiles. Failure when no tiling is legal.
-  FailureOr<TuningAttr> chooseGemm(KernelOp kernel, TargetAttr target) {
+  /// mma.sync or FMA tiles. Failure when no tiling is legal. `splitPartial`:
+  /// the partial products of a split product.
+  FailureOr<TuningAttr> chooseGemm(KernelOp kernel, TargetAttr target,
+                                   bool splitPartial = false) {
     ScopedDiagnosticHandler quiet(kernel.getContext(),
                                   [](Diagnostic &) { return success(); });
-    FailureOr<TuningAttr> wgmma = chooseWgmma(kernel, target);
+    FailureOr<TuningAttr> wgmma = chooseWgmma(kernel, target, splitPartial);
     if (succeeded(wgmma))
       return wgmma;
     return chooseSharedGemm(kernel, target);
@@ -329,7 +332,8 @@ private:
   /// TF32 and both tiles are K-major.
   /// Smaller products keep mma.sync, whose smaller tiles reach more SMs
   /// (f32 ones FMA tiles: mma.sync's TF32 form is not implemented).
-  FailureOr<TuningAttr> chooseWgmma(KernelOp kernel, TargetAttr target) {
+  FailureOr<TuningAttr> chooseWgmma(KernelOp kernel, TargetAttr target,
+                                    bool splitPartial) {
     if (target.getSmVersion() != 90 || !target.hasArchSpecificFeatures())
       return failure();
     std::string why;
@@ -350,10 +354,39 @@ private:
     struct Tile {
       int64_t bm, bn, wm, wn;
     };
-    const Tile tiles[] = {
-        {128, 256, 128, 128}, {128, 128, 64, 128}, {64, 128, 64, 128}};
+    const Tile wide = {128, 256, 128, 128}, square = {128, 128, 64, 128},
+               narrow = {64, 128, 64, 128};
     int64_t extentM = GemmLoops::extent(gemm->mLoops, extents);
     int64_t extentN = GemmLoops::extent(gemm->nLoops, extents);
+    int64_t extentK = GemmLoops::extent(gemm->kLoops, extents);
+    // Two blocks per SM: 128x128 tiles at three stages (96 KB of shared
+    // memory, about 128 registers) let one block's prologue and epilogue run
+    // beside the other's main loop, which pays where K is short; 128x256
+    // tiles (one block per SM) keep the higher rate of long main loops.
+    // H200, session 21, 16-bit plain products, 128x256 at 4 stages against
+    // 128x128 at 3 (cuBLAS): 16 x 1024^3 0.0599 -> 0.0543 ms (0.0557),
+    // 4096 x 4096 x 1024 0.0583 -> 0.0520 (0.0556), 32 x 1024 x 1024 x 128
+    // 0.0397 -> 0.0350 (0.0442), 2048^3 (128 tiles of 128x256 for 132 SMs)
+    // 0.0277 -> 0.0254 (0.0269); level at 4096 x 2048 x 2048; slower at
+    // 4096^3 (0.1845 -> 0.1969), 8192^3 (1.489 -> 1.638), with partial N
+    // tiles (4096 x 1000 x 4096) and with a partial K step (2048 x 2048 x
+    // 1000: 146 registers, one block per SM, 0.0172 -> 0.0274). Two blocks
+    // need at most 128 registers per thread.
+    int64_t wideBlocks = mulSat(batches, llvm::divideCeil(extentM, 128) *
+                                             llvm::divideCeil(extentN, 256));
+    // Plain products only: a split product's partial products (f32
+    // results into the workspace) took 130 registers at 128x128, which
+    // leaves one block per SM.
+    bool twoPerSm = bytes == 2 && !splitPartial &&
+                    kernel.getStructureAttr().getFormulation() ==
+                        Formulation::gemm_direct &&
+                    extentM % 128 == 0 && extentN % 128 == 0 &&
+                    extentK % 64 == 0 &&
+                    (extentK <= 1024 ||
+                     (extentK <= 2048 && wideBlocks < target.getSmCount()));
+    SmallVector<Tile> tiles = {wide, square, narrow};
+    if (twoPerSm)
+      tiles = {square, wide, narrow};
     // Whole tiles first; where none fits, partial last tiles (an M or N of
     // 1000 that no tile of 64 divides; docs/pipeline.md, "Partial tiles").
     // (An N of 1000 could also take whole 128 x 200 tiles, m64n200k16 in
@@ -371,7 +404,13 @@ private:
         if (blocks * 4 < target.getSmCount() * 3)
           continue;
         ArrayRef<int64_t> block = tile->block, warp = tile->inner;
-        for (int64_t stages : {4, 3}) {
+        // 128x128 tiles at three stages leave room for a second block per
+        // SM (implicit-GEMM convolutions too, session 21: the 3x3 f16
+        // convolutions' products 12-15% faster than at four stages).
+        SmallVector<int64_t, 2> stageChoices = {4, 3};
+        if (t.bm == 128 && t.bn == 128)
+          stageChoices = {3, 4};
+        for (int64_t stages : stageChoices) {
           TuningAttr tuning = TuningAttr::getChecked(
               function_ref<InFlightDiagnostic()>(emitError),
               kernel.getContext(),
@@ -617,6 +656,18 @@ private:
       // Whole warps of rows: halve G until it divides the rows to spread.
       while (extent % rowsPerWarp != 0)
         rowsPerWarp /= 2;
+      // Short rows: narrower accesses until the lanes' steps cover the row
+      // whole. A partial last step leaves lanes idle and keeps the rows out
+      // of registers (H200, session 21: 20-element f32 softmax at 8 rows
+      // per warp, 16-byte steps 0.0255 ms, 4-byte steps 0.0220; a copy of
+      // its bytes 0.0212).
+      // Where no narrower access gets there, the vector stays.
+      if (rowsPerWarp > 1)
+        for (int64_t v = vector; v >= 1; v /= 2)
+          if (*row % ((32 / rowsPerWarp) * v) == 0) {
+            vector = v;
+            break;
+          }
       // Four warps per block; eight when rows are short (more loads in
       // flight per SM for the same number of resident blocks).
       int64_t warps =

@@ -20,6 +20,8 @@
 // DECISIONS: "tuning": "#egg.tuning<threads = [32, 2, 2], block = [128, 128], warp = [64, 64], reduction = [32], shared = [0, 1], padding = 8, vector = 4, copy = cp_async, pipeline = 3>"
 // DECISIONS: "name": "wg_bf16_k0"
 // DECISIONS: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
+// DECISIONS: "name": "wg_short_k_bf16_k0"
+// DECISIONS: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>"
 // DECISIONS: "name": "oddk_f16_k0"
 // DECISIONS: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
 // DECISIONS: "name": "skinny_bf16_k0"
@@ -83,10 +85,10 @@ func.func @wide_bf16(%a: tensor<2048x100xbf16>, %b: tensor<100x2048xbf16>) -> te
 }
 
 // Large enough for 128x256 tiles on 128 of the 132 SMs, with K a multiple
-// of 64: warpgroup MMA (principle 9). Two warpgroups, each 128x128 as two
-// m64n128k16 instructions per K step of 16, B (N-contiguous) transposed by
-// wgmma; four stages of 48 KB plus the 1 KB alignment slack, with one
-// group of products in flight across the next K step.
+// of 64 and long (4096): warpgroup MMA (principle 9). Two warpgroups, each
+// 128x128 as two m64n128k16 instructions per K step of 16, B (N-contiguous)
+// transposed by wgmma; four stages of 48 KB plus the 1 KB alignment slack,
+// with one group of products in flight across the next K step.
 // PTX-LABEL: .entry wg_bf16_k0_kernel
 // PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
 // PTX: fence.proxy.async.shared::cta
@@ -97,7 +99,22 @@ func.func @wide_bf16(%a: tensor<2048x100xbf16>, %b: tensor<100x2048xbf16>) -> te
 // PTX: wgmma.wait_group.sync.aligned 0
 // MANIFEST: "kernel": "wg_bf16_k0_kernel"
 // MANIFEST: "shared_bytes": 197632
-func.func @wg_bf16(%a: tensor<2048x128xbf16>, %b: tensor<128x2048xbf16>) -> tensor<2048x2048xf32> {
+func.func @wg_bf16(%a: tensor<2048x4096xbf16>, %b: tensor<4096x2048xbf16>) -> tensor<2048x2048xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048x2048xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<2048x4096xbf16>, tensor<4096x2048xbf16>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  return %r : tensor<2048x2048xf32>
+}
+
+// The same product with a short K (128): two blocks per SM pay more than the
+// wide tile's rate (principle 9), so 128x128 tiles (two warpgroups of 64x128)
+// at three stages of 32 KB, 97 KB with the alignment slack.
+// PTX-LABEL: .entry wg_short_k_bf16_k0_kernel
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// MANIFEST: "kernel": "wg_short_k_bf16_k0_kernel"
+// MANIFEST: "shared_bytes": 99328
+func.func @wg_short_k_bf16(%a: tensor<2048x128xbf16>, %b: tensor<128x2048xbf16>) -> tensor<2048x2048xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<2048x2048xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>

@@ -435,3 +435,43 @@ func.func private @divide_f16_row(%in: memref<1x256xf16>, %sum: memref<1xf16>, %
   }
   return
 }
+
+// -----
+
+// Several rows per warp, held in registers: 8 rows of 8 f32 (warp tile 8,
+// vector 2: 4 lanes per row, one whole step). The max and the subtraction
+// read the row once; the subtraction takes the values the max loaded, at the
+// lane's own row.
+// CHECK-LABEL: func.func private @rows_per_warp_held
+// CHECK: %[[GROUP:.*]] = arith.divui %{{.*}}, %c4
+// CHECK: %[[ROW:.*]] = arith.remui %[[GROUP]], %c8
+// CHECK: %[[X:.*]] = vector.load %[[IN:.*]][%[[ROW]], %{{.*}}] {{.*}} : memref<8x8xf32>, vector<2xf32>
+// CHECK: %[[X0:.*]] = vector.extract %[[X]][0]
+// CHECK-COUNT-2: gpu.shuffle  xor
+// CHECK-NOT: vector.load
+// CHECK: arith.subf %[[X0]]
+// CHECK: vector.store
+func.func private @rows_per_warp_held(%in: memref<8x8xf32>, %max: memref<8xf32>, %out: memref<8x8xf32>)
+    attributes {egg.structure = #egg.structure<reduce_row_per_warp>,
+                egg.tuning = #egg.tuning<threads = [32], block = [8], warp = [8], vector = 2>} {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                    iterator_types = ["parallel", "reduction"]}
+        ins(%in : memref<8x8xf32>) outs(%max : memref<8xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %t = arith.maximumf %a, %b : f32
+      linalg.yield %t : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%in, %max : memref<8x8xf32>, memref<8xf32>) outs(%out : memref<8x8xf32>) {
+    ^bb0(%a: f32, %m: f32, %o: f32):
+      %d = arith.subf %a, %m : f32
+      linalg.yield %d : f32
+    }
+    gpu.terminator
+  }
+  return
+}

@@ -107,10 +107,11 @@ func.func @softmax_4096(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
 // -----
 
 // Rows shorter than a warp's vectors share a warp: 5 vectors of 4 per row
-// take 4 lanes with two steps each, so a warp owns 8 rows; eight warps per
-// block.
+// would take 4 lanes with two steps each (8 rows per warp), the second with
+// one lane of four busy; single elements let the 4 lanes cover the row in 5
+// whole steps. Eight warps per block.
 // CHECK-LABEL: func.func @short_rows
-// CHECK: tuning = #egg.tuning<threads = [256], block = [64], warp = [8], vector = 4>
+// CHECK: tuning = #egg.tuning<threads = [256], block = [64], warp = [8]>
 func.func @short_rows(%x: tensor<65536x20xf32>) -> tensor<65536x20xf32> {
   %e = tensor.empty() : tensor<65536x20xf32>
   %r = linalg.softmax dimension(1) ins(%x : tensor<65536x20xf32>) outs(%e : tensor<65536x20xf32>) -> tensor<65536x20xf32>
@@ -120,7 +121,8 @@ func.func @short_rows(%x: tensor<65536x20xf32>) -> tensor<65536x20xf32> {
 // -----
 
 // 100 short rows: 8 rows per warp do not divide them, 4 do; 5 warps per
-// block (the largest divisor of the 25 warps up to 8).
+// block (the largest divisor of the 25 warps up to 8). No access width lets
+// 8 lanes cover 20 elements in whole steps, so the vector stays.
 // CHECK-LABEL: func.func @short_rows_100
 // CHECK: tuning = #egg.tuning<threads = [160], block = [20], warp = [4], vector = 4>
 func.func @short_rows_100(%x: tensor<100x20xf32>) -> tensor<100x20xf32> {

@@ -101,13 +101,15 @@ private:
 };
 
 /// The key of `operand`'s elements at row step `step`: its buffer, and
-/// where its map places the row, as a map of the row index alone. With rows
-/// held, every other loop has extent 1 and index 0 (planHold), so two ops'
-/// operands with equal keys access the same elements.
+/// where its map places the row. With one row per warp or block, every other
+/// loop has extent 1 and index 0 (planHold), so the map is reduced to one of
+/// the row index alone. With several rows per warp, every op has the same
+/// loop extents and each lane the same indices along the non-row loops (its
+/// own row, forOwnRows), so equal maps access the same elements.
 static RowValues::Key heldKey(linalg::GenericOp op, OpOperand &operand,
-                              int64_t step) {
+                              int64_t step, const RowPlan &plan) {
   AffineMap map = op.getMatchingIndexingMap(&operand);
-  if (map.getNumSymbols() == 0 && map.getNumDims() > 0) {
+  if (plan.groups == 1 && map.getNumSymbols() == 0 && map.getNumDims() > 0) {
     MLIRContext *ctx = map.getContext();
     SmallVector<AffineExpr> dims(map.getNumDims(),
                                  getAffineConstantExpr(0, ctx));
@@ -321,21 +323,35 @@ static constexpr int64_t kHeldBytesPerLane = 128;
 /// ops of a launch (tuning principle 8: one pass over the data): when some
 /// buffer's row is used by two ops or more (a softmax's max, sum and
 /// normalisation) and what is held fits kHeldBytesPerLane. The row steps
-/// then run in line, which needs every op in one block, over one row (other
-/// extents 1), with no partial step.
+/// then run in line, which needs every op in one block with no loop around
+/// the row (other extents 1; with several rows per warp, every op over the
+/// same loop extents, reducing along the row alone, so that each lane's own
+/// row is found the same way in each), and no partial step.
 static bool planHold(ArrayRef<linalg::GenericOp> distributed,
                      const RowPlan &plan) {
   int64_t chunk = plan.lanes * plan.vector;
-  if (distributed.empty() || plan.groups != 1 || plan.length % chunk != 0)
+  if (distributed.empty() || plan.length % chunk != 0)
     return false;
   Block *block = distributed.front()->getBlock();
+  SmallVector<int64_t> shape =
+      linalg::GenericOp(distributed.front()).getStaticLoopRanges();
   // Ops using each buffer along the row.
   llvm::MapVector<Value, int64_t> users;
   for (linalg::GenericOp op : distributed) {
     SmallVector<int64_t> extents = op.getStaticLoopRanges();
-    if (op->getBlock() != block ||
-        llvm::any_of(ArrayRef(extents).drop_back(),
-                     [](int64_t e) { return e != 1; }))
+    if (op->getBlock() != block)
+      return false;
+    if (plan.groups == 1 && llvm::any_of(ArrayRef(extents).drop_back(),
+                                         [](int64_t e) { return e != 1; }))
+      return false;
+    if (plan.groups > 1 &&
+        (extents != shape ||
+         llvm::any_of(
+             llvm::drop_end(llvm::enumerate(op.getIteratorTypesArray())),
+             [&](auto it) {
+               return it.value() == utils::IteratorType::reduction &&
+                      extents[it.index()] != 1;
+             })))
       return false;
     unsigned last = extents.size() - 1;
     DenseSet<Value> seen;
@@ -463,13 +479,14 @@ static SmallVector<Value> shiftRow(OpBuilder &b, Location loc, ValueRange ivs,
 static SmallVector<Value> loadRowElements(OpBuilder &b, Location loc,
                                           linalg::GenericOp op,
                                           OpOperand &operand, ValueRange ivs,
-                                          int64_t v, RowValues *held,
+                                          const RowPlan &plan, RowValues *held,
                                           int64_t step) {
+  int64_t v = plan.vector;
   unsigned last = op.getNumLoops() - 1;
   if (!held || step < 0 ||
       !op.getMatchingIndexingMap(&operand).isFunctionOfDim(last))
     return loadElements(b, loc, op, operand, ivs, v);
-  RowValues::Key key = heldKey(op, operand, step);
+  RowValues::Key key = heldKey(op, operand, step, plan);
   if (const SmallVector<Value> *elems = held->lookup(key))
     return *elems;
   SmallVector<Value> elems = loadElements(b, loc, op, operand, ivs, v);
@@ -671,7 +688,7 @@ static void
 forOwnRows(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
            ArrayRef<unsigned> dims, const RowPlan &plan, const LaneIds &ids,
            function_ref<void(OpBuilder &, Location, ValueRange)> body) {
-  if (plan.hold) {
+  if (plan.hold && plan.groups == 1) {
     // Held rows: every extent is 1 (planHold), and no loop may enclose the
     // values later ops reuse.
     body(b, loc,
@@ -755,7 +772,7 @@ static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
                     !op.isDpsInit(&operand) ||
                     !op.getMatchingBlockArgument(&operand).use_empty();
                 args.push_back(needed ? loadRowElements(rb, rl, op, operand,
-                                                        ivs, v, held, step)
+                                                        ivs, plan, held, step)
                                       : SmallVector<Value>(v, Value()));
               }
               return args;
@@ -811,7 +828,7 @@ static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
                 SmallVector<Value> indices = operandIndices(
                     rb, rl, op.getMatchingIndexingMap(init), ivs);
                 if (held && step >= 0) {
-                  RowValues::Key key = heldKey(op, *init, step);
+                  RowValues::Key key = heldKey(op, *init, step, plan);
                   held->written(key);
                   held->remember(key, values);
                 }
@@ -916,8 +933,8 @@ static void lowerReducingRow(OpBuilder &b, linalg::GenericOp op,
                 SmallVector<Value> idx = here(row);
                 RowLoads args;
                 for (OpOperand *input : op.getDpsInputOperands())
-                  args.push_back(
-                      loadRowElements(eb, el, op, *input, idx, v, held, step));
+                  args.push_back(loadRowElements(eb, el, op, *input, idx, plan,
+                                                 held, step));
                 return args;
               },
               [&](OpBuilder &eb, Location el, Value row, int64_t,
