@@ -8,10 +8,11 @@
 //   stage 1: thread (x, y) reduces rows y, y + R, ... of columns
 //            [x*V, x*V + V) into V partials in registers; a warp's loads
 //            of one row are consecutive 16-byte vectors;
-//   stage 2: the partials go to a [R][BN] workgroup buffer; after a
-//            barrier, the threads with y = 0 combine the R partials of
-//            their columns with the reduction's combiner, starting from
-//            the fill value, and run the elementwise epilogue in registers.
+//   stage 2: the partials go to a [R][BN] workgroup buffer, where rows
+//            y < s take rows y + s (s halving, a barrier per round) until
+//            row 0 holds each column's combined partials; the threads with
+//            y = 0 combine them with the fill value and run the
+//            elementwise epilogue in registers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,11 +135,20 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
     return next;
   };
   // Rows y + R t for t < extent / R, U rows per step with their loads
-  // issued before the folds (U independent loads in flight per thread);
-  // then, where R does not divide the extent, one more row for the first
-  // extent % R threads.
+  // issued before the folds (U independent loads in flight per thread, up
+  // to about 128 bytes, as for rows shared by lanes); then, where R does
+  // not divide the extent, one more row for the first extent % R threads.
   int64_t extent = extents[reduced], full = extent / rows;
-  int64_t unroll = full % 4 == 0 ? 4 : full % 2 == 0 ? 2 : 1;
+  int64_t rowBytes = 0;
+  for (OpOperand *in : red.getDpsInputOperands())
+    if (auto shaped = dyn_cast<ShapedType>(in->get().getType()))
+      rowBytes +=
+          (red.getMatchingIndexingMap(in).isFunctionOfDim(last) ? v : 1) *
+          ((shaped.getElementTypeBitWidth() + 7) / 8);
+  int64_t unroll = 1;
+  while (unroll < 8 && full % (unroll * 2) == 0 &&
+         unroll * 2 * std::max<int64_t>(rowBytes, 1) <= 128)
+    unroll *= 2;
   auto loop = scf::ForOp::create(
       b, loc, constIndex(b, loc, 0), constIndex(b, loc, full),
       constIndex(b, loc, unroll), seeds,
@@ -176,7 +186,10 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
     partials = SmallVector<Value>(tail.getResults());
   }
 
-  // Stage 2: partials through shared memory, combined by row 0.
+  // Stage 2: partials through shared memory, combined pairwise in rounds
+  // (row y takes row y + s, s halving) so that row 0 ends with all R; a
+  // serial walk over the R rows by row 0's threads alone took longer than
+  // the rounds' barriers.
   auto space =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   auto bufType = MemRefType::get({rows, tx * v}, accType,
@@ -188,6 +201,32 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
         ValueRange{y,
                    arith::AddIOp::create(b, loc, col, constIndex(b, loc, e))});
   gpu::BarrierOp::create(b, loc);
+  auto bufferAt = [&](OpBuilder &nb, Value r, int64_t e) {
+    return SmallVector<Value>{
+        r, arith::AddIOp::create(nb, loc, col, constIndex(nb, loc, e))};
+  };
+  for (int64_t count = rows; count > 1;) {
+    int64_t half = int64_t(llvm::PowerOf2Ceil(count)) / 2;
+    Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, y,
+                                         constIndex(b, loc, count - half));
+    auto round = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
+    OpBuilder rb = round.getThenBodyBuilder();
+    Value other = arith::AddIOp::create(rb, loc, y, constIndex(rb, loc, half));
+    for (int64_t e = 0; e < v; ++e) {
+      Value mine = memref::LoadOp::create(rb, loc, buffer, bufferAt(rb, y, e));
+      Value theirs =
+          memref::LoadOp::create(rb, loc, buffer, bufferAt(rb, other, e));
+      Operation *c = rb.clone(*combiner);
+      c->setOperands({mine, theirs});
+      memref::StoreOp::create(rb, loc, c->getResult(0), buffer,
+                              bufferAt(rb, y, e));
+    }
+    count = half;
+    // Row 0's threads read their own last writes: no barrier after the
+    // last round.
+    if (count > 1)
+      gpu::BarrierOp::create(b, loc);
+  }
 
   // Result indices of each of the thread's columns.
   AffineMap outMap = red.getMatchingIndexingMap(red.getDpsInitOperand(0));
@@ -203,33 +242,23 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
   OpBuilder tb = ifOp.getThenBodyBuilder();
   SmallVector<Value> totals;
-  for (int64_t e = 0; e < v; ++e)
-    totals.push_back(
+  for (int64_t e = 0; e < v; ++e) {
+    Value initial =
         *start ? **start
-               : memref::LoadOp::create(tb, loc, acc, indices[e]).getResult());
-  auto combine = scf::ForOp::create(
-      tb, loc, constIndex(tb, loc, 0), constIndex(tb, loc, rows),
-      constIndex(tb, loc, 1), totals,
-      [&](OpBuilder &nb, Location, Value r, ValueRange running) {
-        SmallVector<Value> next;
-        for (int64_t e = 0; e < v; ++e) {
-          Value part = memref::LoadOp::create(
-              nb, loc, buffer,
-              ValueRange{r, arith::AddIOp::create(nb, loc, col,
-                                                  constIndex(nb, loc, e))});
-          Operation *c = nb.clone(*combiner);
-          c->setOperands({running[e], part});
-          next.push_back(c->getResult(0));
-        }
-        scf::YieldOp::create(nb, loc, next);
-      });
+               : memref::LoadOp::create(tb, loc, acc, indices[e]).getResult();
+    Value part = memref::LoadOp::create(
+        tb, loc, buffer, bufferAt(tb, constIndex(tb, loc, 0), e));
+    Operation *c = tb.clone(*combiner);
+    c->setOperands({initial, part});
+    totals.push_back(c->getResult(0));
+  }
   SmallVector<Operation *> producers;
   if (init)
     producers.push_back(init);
   producers.push_back(red);
-  return applyEpilogueInRegisters(
-      tb, launch, acc, indices, SmallVector<Value>(combine.getResults()),
-      ArrayRef(std::next(redIt), ops.end()), producers);
+  return applyEpilogueInRegisters(tb, launch, acc, indices, totals,
+                                  ArrayRef(std::next(redIt), ops.end()),
+                                  producers);
 }
 
 namespace {
