@@ -25,15 +25,22 @@ def test_compiled_module_matches_eager(path, tmp_path):
         want = model.cuda()(*[x.cuda() for x in inputs])
     fresh = [torch.randn_like(x) for x in inputs]  # Not the example values.
     got = compiled(*[x.cuda() for x in inputs])
-    half = want.dtype in (torch.float16, torch.bfloat16)
-    tol = 2e-2 if half else 1e-4
-    err = ((got.float() - want.float()).norm() / want.float().norm()).item()
-    assert err < tol, f"{name}: relative L2 error {err}"
+    _assert_close(name, got, want, "")
     with torch.no_grad():
         want2 = model(*[x.cuda() for x in fresh])
     got2 = compiled(*[x.cuda() for x in fresh])
-    err2 = ((got2.float() - want2.float()).norm() / want2.float().norm()).item()
-    assert err2 < tol, f"{name}: relative L2 error {err2} on fresh inputs"
+    _assert_close(name, got2, want2, " on fresh inputs")
+
+
+def _assert_close(name, got, want, where):
+    """Relative L2 error of each output (a module may return a tuple)."""
+    gots = got if isinstance(got, (tuple, list)) else (got,)
+    wants = want if isinstance(want, (tuple, list)) else (want,)
+    assert len(gots) == len(wants), f"{name}: {len(gots)} outputs, {len(wants)} expected"
+    for i, (g, w) in enumerate(zip(gots, wants)):
+        tol = 2e-2 if w.dtype in (torch.float16, torch.bfloat16) else 1e-4
+        err = ((g.float() - w.float()).norm() / w.float().norm()).item()
+        assert err < tol, f"{name}: output {i}: relative L2 error {err}{where}"
 
 
 
