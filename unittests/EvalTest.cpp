@@ -295,6 +295,8 @@ TEST(ReferenceTest, MatmulWithFillAndBias) {
   auto ref = Reference::create(src, "");
   ASSERT_TRUE(bool(ref));
   EXPECT_DOUBLE_EQ((*ref)->iterations(), 4 + 12 + 4 + 4);
+  // Flops too, for timing without checking (egg-eval --trials=0).
+  EXPECT_DOUBLE_EQ((*ref)->flops(), flops);
 }
 
 TEST(ReferenceTest, SoftmaxRowsSumToOne) {

@@ -328,7 +328,8 @@ private:
   /// block with the largest tile that allows it: 128x256 tiles (two
   /// warpgroups of 128x128), else 128x128 or 64x128; K steps of 128 bytes
   /// (64 16-bit elements) in the 128-byte swizzled layout, as many cp.async
-  /// stages as fit (4, else 3). f32 products too where the module allows
+  /// stages as fit (4, else 3), but 128x128 tiles at 3 where two blocks can
+  /// share an SM (short K; see twoPerSm). f32 products too where the module allows
   /// TF32 and both tiles are K-major.
   /// Smaller products keep mma.sync, whose smaller tiles reach more SMs
   /// (f32 ones FMA tiles: mma.sync's TF32 form is not implemented).
@@ -408,7 +409,7 @@ private:
         // SM (implicit-GEMM convolutions too, session 21: the 3x3 f16
         // convolutions' products 12-15% faster than at four stages).
         SmallVector<int64_t, 2> stageChoices = {4, 3};
-        if (t.bm == 128 && t.bn == 128)
+        if (t.bm == 128 && t.bn == 128 && !splitPartial)
           stageChoices = {3, 4};
         for (int64_t stages : stageChoices) {
           TuningAttr tuning = TuningAttr::getChecked(

@@ -428,11 +428,23 @@ public:
             }))
           return error("tensor too large for the float64 reference " +
                        where(&op));
+      if (auto c = dyn_cast<arith::ConstantOp>(op))
+        if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+          scalars[c] = f.getValueAsDouble();
       if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
         double points = 1;
         for (int64_t r : generic.getStaticLoopRanges())
           points *= double(std::max<int64_t>(r, 0));
         work += points;
+        // Flops are counted again as the payloads run (run() starts from
+        // zero); counting them here lets an evaluation that never runs the
+        // reference (egg-eval --trials=0) report a compute floor. Payloads
+        // capture constants (known here, run() sets them again); one that
+        // captures a scalar computed at run time counts as none here.
+        if (llvm::Expected<Program> program = compilePayload(generic))
+          flopCount += points * double(program->flopsPerPoint);
+        else
+          llvm::consumeError(program.takeError());
       }
       if (isa<arith::ConstantOp, tensor::EmptyOp, linalg::GenericOp,
               tensor::PadOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,

@@ -359,7 +359,8 @@ int main(int argc, char **argv) {
   if (!reference)
     report.finish("error", llvm::toString(reference.takeError()), 3);
   // --trials=0 times without checking: the reference is only read for the
-  // signature and the roofline, never run, so its size does not matter.
+  // signature and the roofline's flop count, never run, so its size does
+  // not matter.
   if (trials > 0 && (*reference)->iterations() > maxReferenceIterations)
     report.finish(
         "error",
@@ -1020,7 +1021,8 @@ int main(int argc, char **argv) {
                                            manifestPath,
                                            "--source",
                                            sourcePath,
-                                           "--trials=1",
+                                           trials ? "--trials=1"
+                                                  : "--trials=0",
                                            "--timing=false",
                                            "--baseline=false",
                                            "--ceilings=profile"};

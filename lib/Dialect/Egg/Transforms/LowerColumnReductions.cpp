@@ -141,7 +141,8 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   int64_t extent = extents[reduced], full = extent / rows;
   int64_t rowBytes = 0;
   for (OpOperand *in : red.getDpsInputOperands())
-    if (auto shaped = dyn_cast<ShapedType>(in->get().getType()))
+    if (auto shaped = dyn_cast<ShapedType>(in->get().getType());
+        shaped && shaped.getElementType().isIntOrFloat())
       rowBytes +=
           (red.getMatchingIndexingMap(in).isFunctionOfDim(last) ? v : 1) *
           ((shaped.getElementTypeBitWidth() + 7) / 8);
