@@ -329,8 +329,8 @@ private:
   /// warpgroups of 128x128), else 128x128 or 64x128; K steps of 128 bytes
   /// (64 16-bit elements) in the 128-byte swizzled layout, as many cp.async
   /// stages as fit (4, else 3), but 128x128 tiles at 3 where two blocks can
-  /// share an SM (short K; see twoPerSm). f32 products too where the module allows
-  /// TF32 and both tiles are K-major.
+  /// share an SM (short K; see twoPerSm). f32 products too where the module
+  /// allows TF32 and both tiles are K-major.
   /// Smaller products keep mma.sync, whose smaller tiles reach more SMs
   /// (f32 ones FMA tiles: mma.sync's TF32 form is not implemented).
   FailureOr<TuningAttr> chooseWgmma(KernelOp kernel, TargetAttr target,
@@ -661,8 +661,8 @@ private:
       // whole. A partial last step leaves lanes idle and keeps the rows out
       // of registers (H200, session 21: 20-element f32 softmax at 8 rows
       // per warp, 16-byte steps 0.0255 ms, 4-byte steps 0.0220; a copy of
-      // its bytes 0.0212).
-      // Where no narrower access gets there, the vector stays.
+      // its bytes 0.0212). Where no narrower access gets there, the vector
+      // stays.
       if (rowsPerWarp > 1)
         for (int64_t v = vector; v >= 1; v /= 2)
           if (*row % ((32 / rowsPerWarp) * v) == 0) {

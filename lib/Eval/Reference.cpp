@@ -429,8 +429,8 @@ public:
           return error("tensor too large for the float64 reference " +
                        where(&op));
       if (auto c = dyn_cast<arith::ConstantOp>(op))
-        if (auto f = dyn_cast<FloatAttr>(c.getValue()))
-          scalars[c] = f.getValueAsDouble();
+        if (std::optional<double> scalar = scalarConstant(c))
+          scalars[c] = *scalar;
       if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
         double points = 1;
         for (int64_t r : generic.getStaticLoopRanges())
@@ -508,13 +508,20 @@ private:
     return error("value used in a payload is not a known scalar");
   }
 
+  /// The value of a scalar (float or integer) constant.
+  static std::optional<double> scalarConstant(arith::ConstantOp c) {
+    if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+      return f.getValueAsDouble();
+    if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+      return double(i.getValue().getSExtValue());
+    return std::nullopt;
+  }
+
   llvm::Error execute(Operation &op, unsigned threads) {
     if (auto c = dyn_cast<arith::ConstantOp>(op)) {
       Attribute value = c.getValue();
-      if (auto f = dyn_cast<FloatAttr>(value)) {
-        scalars[c] = f.getValueAsDouble();
-      } else if (auto i = dyn_cast<IntegerAttr>(value)) {
-        scalars[c] = double(i.getValue().getSExtValue());
+      if (std::optional<double> scalar = scalarConstant(c)) {
+        scalars[c] = *scalar;
       } else if (auto dense = dyn_cast<DenseFPElementsAttr>(value)) {
         auto t = std::make_shared<RefTensor>();
         t->shape = toStd(dense.getType().getShape());

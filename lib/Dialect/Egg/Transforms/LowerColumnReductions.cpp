@@ -196,16 +196,20 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   auto bufType = MemRefType::get({rows, tx * v}, accType,
                                  MemRefLayoutAttrInterface(), space);
   Value buffer = launch.addWorkgroupAttribution(bufType, loc);
-  for (int64_t e = 0; e < v; ++e)
-    memref::StoreOp::create(
-        b, loc, partials[e], buffer,
-        ValueRange{y,
-                   arith::AddIOp::create(b, loc, col, constIndex(b, loc, e))});
-  gpu::BarrierOp::create(b, loc);
+  // Row r, the thread's column e of the buffer.
   auto bufferAt = [&](OpBuilder &nb, Value r, int64_t e) {
     return SmallVector<Value>{
         r, arith::AddIOp::create(nb, loc, col, constIndex(nb, loc, e))};
   };
+  // The reduction's combiner applied to two values.
+  auto combine = [&](OpBuilder &nb, Value lhs, Value rhs) {
+    Operation *c = nb.clone(*combiner);
+    c->setOperands({lhs, rhs});
+    return c->getResult(0);
+  };
+  for (int64_t e = 0; e < v; ++e)
+    memref::StoreOp::create(b, loc, partials[e], buffer, bufferAt(b, y, e));
+  gpu::BarrierOp::create(b, loc);
   for (int64_t count = rows; count > 1;) {
     int64_t half = int64_t(llvm::PowerOf2Ceil(count)) / 2;
     Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, y,
@@ -217,9 +221,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
       Value mine = memref::LoadOp::create(rb, loc, buffer, bufferAt(rb, y, e));
       Value theirs =
           memref::LoadOp::create(rb, loc, buffer, bufferAt(rb, other, e));
-      Operation *c = rb.clone(*combiner);
-      c->setOperands({mine, theirs});
-      memref::StoreOp::create(rb, loc, c->getResult(0), buffer,
+      memref::StoreOp::create(rb, loc, combine(rb, mine, theirs), buffer,
                               bufferAt(rb, y, e));
     }
     count = half;
@@ -249,9 +251,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
                : memref::LoadOp::create(tb, loc, acc, indices[e]).getResult();
     Value part = memref::LoadOp::create(
         tb, loc, buffer, bufferAt(tb, constIndex(tb, loc, 0), e));
-    Operation *c = tb.clone(*combiner);
-    c->setOperands({initial, part});
-    totals.push_back(c->getResult(0));
+    totals.push_back(combine(tb, initial, part));
   }
   SmallVector<Operation *> producers;
   if (init)
