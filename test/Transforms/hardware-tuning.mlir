@@ -295,3 +295,16 @@ func.func @skinny_m16(%a: tensor<16x4096xbf16>, %b: tensor<4096x4096xbf16>, %c: 
   } -> tensor<16x4096xf32>
   return %r : tensor<16x4096xf32>
 }
+
+// -----
+
+// An FCHW weight transposed to FHWC: the 3x3 window's loops give their grid
+// places to the 128 filters (beside the innermost 64 channels), which every
+// thread would otherwise walk serially; the window's column loop stays whole.
+// CHECK-LABEL: func.func @weight_to_fhwc
+// CHECK: tuning = #egg.tuning<threads = [32, 3, 2], block = [2, 3, 0, 32], thread = [1, 1, 0, 1]>
+func.func @weight_to_fhwc(%w: tensor<128x64x3x3xf16>) -> tensor<128x3x3x64xf16> {
+  %e = tensor.empty() : tensor<128x3x3x64xf16>
+  %r = linalg.transpose ins(%w : tensor<128x64x3x3xf16>) outs(%e : tensor<128x3x3x64xf16>) permutation = [0, 2, 3, 1]
+  return %r : tensor<128x3x3x64xf16>
+}
