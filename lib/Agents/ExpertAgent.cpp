@@ -320,7 +320,7 @@ private:
     FailureOr<TuningAttr> wgmma = chooseWgmma(kernel, target, splitPartial);
     if (succeeded(wgmma))
       return wgmma;
-    return chooseSharedGemm(kernel, target);
+    return chooseSharedGemm(kernel, target, splitPartial);
   }
 
   /// Hopper's warpgroup MMA (principle 9 of tuning.md) for f16/bf16
@@ -434,7 +434,8 @@ private:
   /// threads with a register tile each; K steps of 16 (32-bit) or 32
   /// (16-bit) elements, 16-byte copies, and cp.async with three stages in
   /// flight where the layouts allow it.
-  FailureOr<TuningAttr> chooseSharedGemm(KernelOp kernel, TargetAttr target) {
+  FailureOr<TuningAttr> chooseSharedGemm(KernelOp kernel, TargetAttr target,
+                                         bool splitPartial) {
     std::string why;
     Operation *anchor = kernel.getAnchorOp();
     FailureOr<GemmLoops> gemm = analyzeGemmLoops(anchor, why);
@@ -477,7 +478,7 @@ private:
                               {CopyEngine::sync, 1, 32}};
     int64_t extentK = GemmLoops::extent(gemm->kLoops, extents);
     FailureOr<TuningAttr> best = failure();
-    int64_t bestBlocks = 0;
+    int64_t bestBlocks = 0, bestLoad = 0, bestSide = 0;
     int64_t extentM = GemmLoops::extent(gemm->mLoops, extents);
     int64_t extentN = GemmLoops::extent(gemm->nLoops, extents);
     // Whole tiles first; partial last tiles only where no whole tile fits
@@ -493,9 +494,33 @@ private:
         int64_t blocks = mulSat(batches, llvm::divideCeil(extentM, bm) *
                                              llvm::divideCeil(extentN, bn));
         // Larger tiles first; a smaller one only for more blocks while the
-        // larger leaves SMs idle.
+        // larger leaves SMs idle. FMA tiles (f32) of 64x64 and more: a
+        // smaller one only where it lowers the busiest SM's work (its share
+        // of the blocks times the tile, weighted by the shared-memory reads
+        // per FMA of the thread tile, 1 + 1/tm + 1/tn), since one block of
+        // 128 or 256 such threads keeps an SM's FMA pipes busy; and SMs
+        // count as idle below 7/8 of them. H200, session 22: 3000 x 1000 x
+        // 1024 took 0.190 ms in 192 tiles of 128x128 (two on some SMs),
+        // 0.153 in 376 of 64x128 (at most three); a stride-2 convolution's
+        // 128 tiles of 128x128 beat 256 of 128x64 (0.0735 against 0.0785
+        // ms). Not yet for a split product's partial products, whose slices
+        // session 18 measured under the rule before.
+        bool fma = bits > 16 && !splitPartial;
+        int64_t tm = std::max<int64_t>(bm / 16, 4),
+                tn = std::max<int64_t>(bn / 16, 4);
+        // Halves of 128x128 keep its 8x8 per thread (128 threads): 3000 x
+        // 1000 x 1024 took 0.153 ms in 64x128 tiles of 8x8, 0.177 in 128x64
+        // ones of 8x4 (256 threads).
+        if (fma && bm * bn == 128 * 64)
+          tm = tn = 8;
+        int64_t load = mulSat(llvm::divideCeil(blocks, target.getSmCount()),
+                              bm * bn * (tm * tn + tm + tn) / (tm * tn));
+        int64_t busy = fma && bestSide >= 64 ? target.getSmCount() * 7 / 8
+                                             : target.getSmCount();
         if (succeeded(best) &&
-            (bestBlocks >= target.getSmCount() || blocks <= bestBlocks))
+            (fma && bestSide >= 64 && std::min(bm, bn) >= 64
+                 ? load >= bestLoad
+                 : bestBlocks >= busy || blocks <= bestBlocks))
           continue;
         // Tensor cores first (f16/bf16 products): four warps, each a half
         // of the block tile along M and N (at most 64x64). Otherwise FMAs:
@@ -503,8 +528,6 @@ private:
         // that each value read from shared memory feeds 4 FMAs.
         int64_t wm = std::min<int64_t>(bm / 2, 64),
                 wn = std::min<int64_t>(bn / 2, 64);
-        int64_t tm = std::max<int64_t>(bm / 16, 4),
-                tn = std::max<int64_t>(bn / 16, 4);
         std::optional<GemmTiles> warpTiles =
             gemmTiles(*gemm, extents, bm, bn, wm, wn, partial);
         std::optional<GemmTiles> threadTiles =
@@ -565,6 +588,8 @@ private:
             if (succeeded(found)) {
               best = found;
               bestBlocks = blocks;
+              bestLoad = load;
+              bestSide = std::min(bm, bn);
               break;
             }
           }

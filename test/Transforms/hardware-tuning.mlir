@@ -24,6 +24,29 @@ func.func @gemm(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<2
 
 // -----
 
+// FMA tiles smaller than 128x128 only where they lower the busiest SM's
+// work: 3000 x 1000 outputs are 192 tiles of 128x128 (two on some SMs) or
+// 384 of 128x64 (at most three), which keep 8x8 per thread in 128 threads.
+// CHECK-LABEL: func.func @gemm_uneven_waves
+// CHECK: tuning = #egg.tuning<threads = [8, 16], block = [128, 64], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 3>
+func.func @gemm_uneven_waves(%a: tensor<3000x1024xf32>, %b: tensor<1024x1000xf32>, %c: tensor<3000x1000xf32>) -> tensor<3000x1000xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<3000x1024xf32>, tensor<1024x1000xf32>) outs(%c : tensor<3000x1000xf32>) -> tensor<3000x1000xf32>
+  return %r : tensor<3000x1000xf32>
+}
+
+// -----
+
+// 128 tiles of 128x128 for 132 SMs: the few idle SMs do not call for
+// 128x64 tiles, two on most SMs.
+// CHECK-LABEL: func.func @gemm_most_sms
+// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2>
+func.func @gemm_most_sms(%a: tensor<1024x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<1024x2048xf32>) -> tensor<1024x2048xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<1024x512xf32>, tensor<512x2048xf32>) outs(%c : tensor<1024x2048xf32>) -> tensor<1024x2048xf32>
+  return %r : tensor<1024x2048xf32>
+}
+
+// -----
+
 // Small problems shrink the output tile to give every SM a block (32x32, the
 // smallest, with 4x4 per thread); three stages fit.
 // CHECK-LABEL: func.func @small_gemm
