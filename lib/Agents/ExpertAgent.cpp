@@ -456,9 +456,13 @@ private:
         getElementTypeOrSelf(op.getDpsInputOperand(gemm->rhs)->get());
     int64_t batches = batchCount(*gemm, extents);
     auto emitError = [&]() { return kernel.emitOpError(); };
-    const std::pair<int64_t, int64_t> tiles[] = {
+    // (FMA tiles take 64x128 before 128x64: 3000 x 1000 x 1024 f32, 0.153
+    // against 0.159 ms on the H200.)
+    SmallVector<std::pair<int64_t, int64_t>> tiles = {
         {128, 128}, {128, 64}, {64, 128}, {64, 64},
         {64, 32},   {32, 64},  {32, 32}};
+    if (bits > 16 && !splitPartial)
+      std::swap(tiles[1], tiles[2]);
     struct Copy {
       CopyEngine engine;
       int64_t stages;
@@ -558,9 +562,15 @@ private:
             tensorCopies.insert(tensorCopies.begin(),
                                 Copy{CopyEngine::cp_async, 4, deep});
         }
+        // 8x8 FMA tiles per thread are bound by their FMAs: two stages
+        // (three took 0.165 against 0.153 ms for 3000 x 1000 x 1024 in
+        // 64x128 tiles, session 22).
+        ArrayRef<Copy> fmaCopies = copies;
+        if (fma && tm * tn >= 64)
+          fmaCopies = fmaCopies.drop_front();
         const Mapping mappings[] = {
             {{32, bn / wn, bm / wm}, warp, {}, tensorCopies},
-            {{bn / tn, bm / tm}, {}, thread, copies}};
+            {{bn / tn, bm / tm}, {}, thread, fmaCopies}};
         for (const Mapping &mapping : mappings) {
           if (mapping.warp.empty() && mapping.thread.empty())
             continue; // The owners' tiles do not split the loops.

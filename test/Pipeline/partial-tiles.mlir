@@ -1,7 +1,7 @@
 // Partial M/N tiles (docs/pipeline.md, "Partial tiles"): a linear layer of
 // 1000 outputs over 500 rows with bias and ReLU, f32, whose M and N no
-// shared-memory tile divides. The expert takes 64 x 32 tiles anyway; the
-// block loop runs over ceil(500 / 64) x ceil(1000 / 32) tiles whose sizes
+// shared-memory tile divides. The expert takes 64 x 64 tiles anyway; the
+// block loop runs over ceil(500 / 64) x ceil(1000 / 64) tiles whose sizes
 // are clipped at the edge, copies past it read 0 bytes (cp.async with a
 // source size), and the bias loads and the stores past it are skipped.
 // RUN: egg-opt %s --egg-pipeline="split-k=false record=%t.json" -o %t.mlir
@@ -9,10 +9,10 @@
 // RUN: egg-opt %s --egg-pipeline="split-k=false" --mlir-print-ir-after=egg-apply-schedule -o /dev/null 2>&1 | FileCheck %s --check-prefix=TILED
 // RUN: egg-opt %s --egg-pipeline="split-k=false" --mlir-print-ir-after=egg-lower-shared-gemm -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
 // RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
-// TUNING: "tuning": "#egg.tuning<threads = [8, 16], block = [64, 32], thread = [4, 4], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 3>"
+// TUNING: "tuning": "#egg.tuning<threads = [16, 16], block = [64, 64], thread = [4, 4], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 3>"
 // TILED-DAG: #[[ROWS:.*]] = affine_map<(d0) -> (-d0 + 500, 64)>
-// TILED-DAG: #[[COLS:.*]] = affine_map<(d0) -> (-d0 + 1000, 32)>
-// TILED: scf.forall (%[[I:.*]], %[[J:.*]]) in (8, 32)
+// TILED-DAG: #[[COLS:.*]] = affine_map<(d0) -> (-d0 + 1000, 64)>
+// TILED: scf.forall (%[[I:.*]], %[[J:.*]]) in (8, 16)
 // TILED: affine.min #[[ROWS]]
 // TILED: affine.min #[[COLS]]
 // TILED: tensor.extract_slice %{{.*}} : tensor<500x1024xf32> to tensor<?x1024xf32>
