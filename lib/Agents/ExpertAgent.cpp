@@ -456,12 +456,16 @@ private:
         getElementTypeOrSelf(op.getDpsInputOperand(gemm->rhs)->get());
     int64_t batches = batchCount(*gemm, extents);
     auto emitError = [&]() { return kernel.emitOpError(); };
+    // FMA tiles (f32) chosen by session 22's rules below; not yet a split
+    // product's partial products, whose slices session 18 measured under
+    // the rules before.
+    bool fma = bits > 16 && !splitPartial;
     // (FMA tiles take 64x128 before 128x64: 3000 x 1000 x 1024 f32, 0.153
     // against 0.159 ms on the H200.)
     SmallVector<std::pair<int64_t, int64_t>> tiles = {
         {128, 128}, {128, 64}, {64, 128}, {64, 64},
         {64, 32},   {32, 64},  {32, 32}};
-    if (bits > 16 && !splitPartial)
+    if (fma)
       std::swap(tiles[1], tiles[2]);
     struct Copy {
       CopyEngine engine;
@@ -507,9 +511,7 @@ private:
         // 1024 took 0.190 ms in 192 tiles of 128x128 (two on some SMs),
         // 0.153 in 376 of 64x128 (at most three); a stride-2 convolution's
         // 128 tiles of 128x128 beat 256 of 128x64 (0.0735 against 0.0785
-        // ms). Not yet for a split product's partial products, whose slices
-        // session 18 measured under the rule before.
-        bool fma = bits > 16 && !splitPartial;
+        // ms).
         int64_t tm = std::max<int64_t>(bm / 16, 4),
                 tn = std::max<int64_t>(bn / 16, 4);
         // Halves of 128x128 keep its 8x8 per thread (128 threads): 3000 x
@@ -528,8 +530,9 @@ private:
           continue;
         // Tensor cores first (f16/bf16 products): four warps, each a half
         // of the block tile along M and N (at most 64x64). Otherwise FMAs:
-        // 16x16 threads; small tiles keep 4x4 per thread (fewer threads) so
-        // that each value read from shared memory feeds 4 FMAs.
+        // the thread tiles above (16x16 threads for 128x128); small tiles
+        // keep 4x4 per thread (fewer threads) so that each value read from
+        // shared memory feeds 4 FMAs.
         int64_t wm = std::min<int64_t>(bm / 2, 64),
                 wn = std::min<int64_t>(bn / 2, 64);
         std::optional<GemmTiles> warpTiles =
