@@ -1350,6 +1350,20 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
       return emitError() << "input " << which << " is contiguous along M/N: "
                          << "the warp tile must be a multiple of "
                          << 128 / bytes << " (128-byte swizzled rows)";
+    // A zero pad fused into the kernel (egg.padded_view): a piece of
+    // several elements along a padded contiguous dimension could straddle
+    // the border.
+    if (auto pad = operand->get().getDefiningOp<tensor::PadOp>()) {
+      bool transposed = (fast == mn) != sharedMN;
+      int64_t pieceElems =
+          transposed && tuning.getCopy() != CopyEngine::sync ? 1 : v;
+      int64_t last = pad.getSourceType().getRank() - 1;
+      if (pieceElems > 1 &&
+          (pad.getStaticLow()[last] != 0 || pad.getStaticHigh()[last] != 0))
+        return emitError() << "input " << which << " is padded along its "
+                           << "contiguous dimension in the kernel: its "
+                              "copies need vector = 1";
+    }
     if (tuning.getCopy() == CopyEngine::cp_async) {
       bool transposed = (fast == mn) != sharedMN;
       int64_t chunk = transposed ? bytes : v * bytes;

@@ -285,6 +285,71 @@ func.func @channels_last_pad(%x: tensor<2x4x4x64xf16>) -> tensor<2x6x6x64xf16> {
 
 // -----
 
+// A zero pad fused into an implicit-GEMM convolution whose copies go
+// through shared memory: no padded tensor; the product reads a view of the
+// pad's source whose border its copies zero-fill (egg.padded_view, lowered
+// by egg-lower-shared-gemm).
+// CHECK-LABEL: func.func private @padded_implicit_gemm
+// CHECK-SAME: (%[[X:.*]]: tensor<4x32x32x32xf32>,
+// CHECK-NOT: tensor.pad
+// CHECK: %[[BUF:.*]] = bufferization.to_buffer %[[X]] read_only : tensor<4x32x32x32xf32> to memref<4x32x32x32xf32>
+// CHECK: %[[VIEW:.*]] = egg.padded_view %[[BUF]] low [0, 0, 1, 1] high [0, 0, 1, 1] : memref<4x32x32x32xf32> to memref<4x32x34x34xf32, strided<[32768, 1024, 32, 1], offset: ?>>
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[VIEW]] restrict
+// CHECK: scf.forall
+// CHECK: tensor.extract_slice %[[T]]
+// CHECK: linalg.generic {{.*}}"reduction", "reduction", "reduction"
+func.func @padded_implicit_gemm(%x: tensor<4x32x32x32xf32>, %w: tensor<64x32x3x3xf32>) -> tensor<4x64x32x32xf32> {
+  %r = egg.kernel @padded_implicit_gemm ins(%x, %w : tensor<4x32x32x32xf32>, tensor<64x32x3x3xf32>) -> tensor<4x64x32x32xf32>
+      attributes {structure = #egg.structure<conv_implicit_gemm>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [1, 32, 1, 32], thread = [1, 4, 1, 4], reduction = [16], shared = [0, 1], padding = 4, copy = cp_async, pipeline = 3>} {
+  ^bb0(%a: tensor<4x32x32x32xf32>, %b: tensor<64x32x3x3xf32>):
+    %zero = arith.constant 0.0 : f32
+    %p = tensor.pad %a low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    ^bb0(%i: index, %j: index, %k: index, %l: index):
+      tensor.yield %zero : f32
+    } : tensor<4x32x32x32xf32> to tensor<4x32x34x34xf32>
+    %e = tensor.empty() : tensor<4x64x32x32xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x64x32x32xf32>) -> tensor<4x64x32x32xf32>
+    %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%p, %b : tensor<4x32x34x34xf32>, tensor<64x32x3x3xf32>) outs(%f : tensor<4x64x32x32xf32>) -> tensor<4x64x32x32xf32>
+    egg.yield %c : tensor<4x64x32x32xf32>
+  }
+  return %r : tensor<4x64x32x32xf32>
+}
+
+// -----
+
+// The same kernel as a direct convolution: the pad becomes a gather that
+// elementwise fusion moves into the convolution's body (a clamped read of
+// the source, selected against zero), so each thread reads the source.
+// CHECK-LABEL: func.func private @padded_direct
+// CHECK-SAME: (%[[X:.*]]: tensor<4x32x32x32xf32>,
+// CHECK-NOT: egg.padded_view
+// CHECK: linalg.generic {{.*}}"reduction", "reduction", "reduction"
+// CHECK: %[[E:.*]] = tensor.extract %[[X]]
+// CHECK: %[[S:.*]] = arith.select %{{.*}}, %[[E]], %{{.*}} : f32
+// CHECK: arith.mulf %[[S]]
+func.func @padded_direct(%x: tensor<4x32x32x32xf32>, %w: tensor<64x32x3x3xf32>) -> tensor<4x64x32x32xf32> {
+  %r = egg.kernel @padded_direct ins(%x, %w : tensor<4x32x32x32xf32>, tensor<64x32x3x3xf32>) -> tensor<4x64x32x32xf32>
+      attributes {structure = #egg.structure<conv_direct>,
+                  tuning = #egg.tuning<threads = [32, 8], block = [1, 8, 1, 32], thread = [1, 1, 1, 1]>} {
+  ^bb0(%a: tensor<4x32x32x32xf32>, %b: tensor<64x32x3x3xf32>):
+    %zero = arith.constant 0.0 : f32
+    %p = tensor.pad %a low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    ^bb0(%i: index, %j: index, %k: index, %l: index):
+      tensor.yield %zero : f32
+    } : tensor<4x32x32x32xf32> to tensor<4x32x34x34xf32>
+    %e = tensor.empty() : tensor<4x64x32x32xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x64x32x32xf32>) -> tensor<4x64x32x32xf32>
+    %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%p, %b : tensor<4x32x34x34xf32>, tensor<64x32x3x3xf32>) outs(%f : tensor<4x64x32x32xf32>) -> tensor<4x64x32x32xf32>
+    egg.yield %c : tensor<4x64x32x32xf32>
+  }
+  return %r : tensor<4x64x32x32xf32>
+}
+
+// -----
+
 // Four tiled loops, none spanning its whole extent (which would be left
 // untiled).
 func.func @four_block_loops(%x: tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32> {

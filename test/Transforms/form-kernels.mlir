@@ -170,16 +170,17 @@ func.func @scale_then_matmul(%a: tensor<64x32xf16>, %s: tensor<64x32xf16>, %b: t
 
 // -----
 
-// A ReLU before a padded convolution: the pad's gather reads its source
-// directly, so the ReLU, the pad and the convolution are three kernels.
+// A ReLU before a padded convolution: the zero pad joins the convolution
+// (its implicit GEMM's copies zero-fill the border, or a direct convolution
+// gathers through it), and the ReLU stays apart: the copies read the pad's
+// source from global memory. Two kernels.
 // CHECK-LABEL: func.func @relu_pad_conv
 // CHECK: %[[R:.*]] = egg.kernel @relu_pad_conv_k0
 // CHECK:   linalg.max
 // CHECK-NOT: tensor.pad
-// CHECK: %[[P:.*]] = egg.kernel @relu_pad_conv_k1 ins(%[[R]]
+// CHECK: egg.kernel @relu_pad_conv_k1 ins({{.*}}%[[R]]
 // CHECK:   tensor.pad
-// CHECK-NOT: linalg.conv
-// CHECK: egg.kernel @relu_pad_conv_k2 ins({{.*}}%[[P]]
+// CHECK:   linalg.fill
 // CHECK:   linalg.conv_2d_nchw_fchw
 // CHECK-NOT: egg.kernel
 func.func @relu_pad_conv(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x8x8xf32> {
@@ -190,6 +191,29 @@ func.func @relu_pad_conv(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> te
   %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
     tensor.yield %z : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %e2 = tensor.empty() : tensor<1x8x8x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%f : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %c : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// A pad with another value than zero (copies zero-fill only) stays a kernel
+// of its own.
+// CHECK-LABEL: func.func @one_pad_conv
+// CHECK: %[[P:.*]] = egg.kernel @one_pad_conv_k0
+// CHECK:   tensor.pad
+// CHECK-NOT: linalg.conv
+// CHECK: egg.kernel @one_pad_conv_k1 ins({{.*}}%[[P]]
+// CHECK:   linalg.conv_2d_nchw_fchw
+func.func @one_pad_conv(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x8x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %one : f32
   } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
   %e2 = tensor.empty() : tensor<1x8x8x8xf32>
   %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>

@@ -249,3 +249,27 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
     return %r : tensor<4611686018427387904x8xf32>
   }
 }
+
+// -----
+
+func.func @padded_view_shape(%x: memref<4x4xf32>) {
+  // expected-error @+1 {{result type must be 'memref<6x4xf32, strided<[4, 1], offset: ?>>' (the padded shape, the source's strides and a dynamic offset)}}
+  %v = egg.padded_view %x low [1, 0] high [1, 0] : memref<4x4xf32> to memref<6x6xf32, strided<[4, 1], offset: ?>>
+  return
+}
+
+// -----
+
+func.func @padded_view_negative(%x: memref<4xf32>) {
+  // expected-error @+1 {{takes non-negative padding}}
+  %v = egg.padded_view %x low [-1] high [1] : memref<4xf32> to memref<4xf32, strided<[1], offset: ?>>
+  return
+}
+
+// -----
+
+func.func @padded_view_rank(%x: memref<4xf32>) {
+  // expected-error @+1 {{needs a static source with static strides and 1 low and high paddings}}
+  %v = egg.padded_view %x low [1, 1] high [1, 1] : memref<4xf32> to memref<6xf32, strided<[1], offset: ?>>
+  return
+}

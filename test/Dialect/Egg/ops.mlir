@@ -57,3 +57,12 @@ func.func @pad_only(%x: tensor<4xf32>) -> tensor<6xf32> {
   }
   return %r : tensor<6xf32>
 }
+
+// A padded view: the padded shape with the source's strides and a dynamic
+// offset.
+// CHECK-LABEL: func.func @padded_view
+// CHECK: egg.padded_view %{{.*}} low [0, 1, 1, 0] high [0, 1, 1, 0] : memref<2x4x4x8xf16> to memref<2x6x6x8xf16, strided<[128, 32, 8, 1], offset: ?>>
+func.func @padded_view(%x: memref<2x4x4x8xf16>) -> memref<2x6x6x8xf16, strided<[128, 32, 8, 1], offset: ?>> {
+  %v = egg.padded_view %x low [0, 1, 1, 0] high [0, 1, 1, 0] : memref<2x4x4x8xf16> to memref<2x6x6x8xf16, strided<[128, 32, 8, 1], offset: ?>>
+  return %v : memref<2x6x6x8xf16, strided<[128, 32, 8, 1], offset: ?>>
+}

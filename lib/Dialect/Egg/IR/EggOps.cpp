@@ -167,3 +167,51 @@ LogicalResult KernelOp::verifyRegions() {
       return op.emitOpError("cannot be nested in another egg.kernel");
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// PaddedViewOp
+//===----------------------------------------------------------------------===//
+
+MemRefType PaddedViewOp::inferResultType(MemRefType source,
+                                         ArrayRef<int64_t> low,
+                                         ArrayRef<int64_t> high) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!source.hasStaticShape() ||
+      failed(source.getStridesAndOffset(strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic) ||
+      low.size() != size_t(source.getRank()) ||
+      high.size() != size_t(source.getRank()))
+    return {};
+  SmallVector<int64_t> shape;
+  for (auto [size, lo, hi] : llvm::zip(source.getShape(), low, high))
+    shape.push_back(size + lo + hi);
+  auto layout = StridedLayoutAttr::get(source.getContext(),
+                                       ShapedType::kDynamic, strides);
+  return MemRefType::get(shape, source.getElementType(), layout,
+                         source.getMemorySpace());
+}
+
+void PaddedViewOp::build(OpBuilder &builder, OperationState &state,
+                         Value source, ArrayRef<int64_t> low,
+                         ArrayRef<int64_t> high) {
+  build(builder, state,
+        inferResultType(cast<MemRefType>(source.getType()), low, high), source,
+        low, high);
+}
+
+LogicalResult PaddedViewOp::verify() {
+  auto source = cast<MemRefType>(getSource().getType());
+  if (llvm::any_of(getLow(), [](int64_t v) { return v < 0; }) ||
+      llvm::any_of(getHigh(), [](int64_t v) { return v < 0; }))
+    return emitOpError("takes non-negative padding");
+  MemRefType want = inferResultType(source, getLow(), getHigh());
+  if (!want)
+    return emitOpError("needs a static source with static strides and ")
+           << source.getRank() << " low and high paddings";
+  if (getResult().getType() != want)
+    return emitOpError("result type must be ")
+           << want << " (the padded shape, the source's strides and a "
+           << "dynamic offset)";
+  return success();
+}

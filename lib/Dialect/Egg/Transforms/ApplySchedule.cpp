@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -199,6 +200,35 @@ static LogicalResult padAsGather(RewriterBase &rewriter, tensor::PadOp pad) {
   return success();
 }
 
+/// A zero pad of an implicit GEMM's image, whose copies go through shared
+/// memory: the copies read the pad's source and zero-fill the border, so
+/// the pad becomes a view of its source with a border that no memory holds
+/// (egg.padded_view, read only by egg-lower-shared-gemm). Returns false
+/// (nothing changed) where the pad does not qualify.
+static bool padAsBorderedView(RewriterBase &rewriter, tensor::PadOp pad,
+                              linalg::LinalgOp product) {
+  Value padValue = pad.getConstantPaddingValue();
+  RankedTensorType sourceType = pad.getSourceType();
+  if (!isa<BlockArgument>(pad.getSource()) || !sourceType.hasStaticShape() ||
+      !pad.getLow().empty() || !pad.getHigh().empty() || !padValue ||
+      !matchPattern(padValue, m_PosZeroFloat()) ||
+      !pad.getResult().hasOneUse() ||
+      pad.getResult().getUses().begin()->getOwner() != product.getOperation())
+    return false;
+  Location loc = pad.getLoc();
+  rewriter.setInsertionPoint(pad);
+  auto bufferType =
+      MemRefType::get(sourceType.getShape(), sourceType.getElementType());
+  Value buffer = bufferization::ToBufferOp::create(
+      rewriter, loc, bufferType, pad.getSource(), /*read_only=*/true);
+  Value view = PaddedViewOp::create(rewriter, loc, buffer, pad.getStaticLow(),
+                                    pad.getStaticHigh());
+  Value tensor = bufferization::ToTensorOp::create(
+      rewriter, loc, pad.getResultType(), view, rewriter.getUnitAttr());
+  rewriter.replaceOp(pad, tensor);
+  return true;
+}
+
 /// Generalizes named ops and fuses elementwise chains into their consumers,
 /// so that one loop nest computes a chain without intermediates.
 static LogicalResult prepareBody(func::FuncOp func) {
@@ -225,6 +255,7 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   if (failed(loops) || failed(checkLowerable(kernel, tuning, emitError)))
     return failure();
 
+  Operation *kernelAnchor = kernel.getAnchorOp();
   // Outline the body into a function; the kernel becomes a call.
   IRRewriter rewriter(kernel.getContext());
   auto parentFunc = kernel->getParentOfType<func::FuncOp>();
@@ -250,10 +281,21 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   rewriter.replaceOp(kernel, call.getResults());
 
   Block &body = func.getBody().front();
+  // Pads fused into a convolution (egg-form-kernels): a border the implicit
+  // GEMM's copies zero-fill, else a gather that the convolution's loops
+  // fuse (elementwise fusion below), as for a pad kernel of its own.
+  auto product = dyn_cast_or_null<linalg::LinalgOp>(kernelAnchor);
+  bool copiesFillBorders =
+      product &&
+      structure.getFormulation() == Formulation::conv_implicit_gemm &&
+      isSharedGemm(tuning);
   SmallVector<tensor::PadOp> pads(body.getOps<tensor::PadOp>());
-  for (tensor::PadOp pad : pads)
+  for (tensor::PadOp pad : pads) {
+    if (copiesFillBorders && padAsBorderedView(rewriter, pad, product))
+      continue;
     if (failed(padAsGather(rewriter, pad)))
       return failure();
+  }
   if (failed(prepareBody(func)))
     return func.emitError("could not prepare kernel body for tiling");
 

@@ -6,7 +6,9 @@
 //  * a reduction joins the kernel of a producing reduction over the same rows
 //    (normalisations and decomposed softmax stay one kernel);
 //  * a group without a reduction/contraction whose results all feed one other
-//    kernel joins it (prologues: fills, pads, scales, masks);
+//    kernel joins it (prologues: fills, scales, masks), except before a
+//    product's inputs;
+//  * a zero pad of a convolution's image joins the convolution;
 // and every merge keeps the group convex (no path leaves it and comes back),
 // so the partition can always be scheduled.
 //
@@ -26,6 +28,8 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <functional>
 
 namespace mlir::egg {
 #define GEN_PASS_DEF_EGGFORMKERNELS
@@ -230,9 +234,14 @@ public:
   /// scale before a product stays a kernel of its own. The fill of its init
   /// still joins.
   bool feedsProductInput(Operation *group) {
-    for (Operation *m : members(group))
+    // A pad fused into a convolution is read by its copies too: what feeds
+    // the pad feeds the product's input.
+    std::function<bool(Operation *)> feeds = [&](Operation *m) {
       for (Operation *user : m->getUsers()) {
         Operation *top = block.findAncestorOpInBlock(*user);
+        if (auto pad = dyn_cast_or_null<tensor::PadOp>(top))
+          if (!sameGroup(pad, group) && feeds(pad))
+            return true;
         // (A group without an anchor holds no product itself.)
         if (!top || !isProduct(top))
           continue;
@@ -241,19 +250,49 @@ public:
           if (input->get().getDefiningOp() == m)
             return true;
       }
-    return false;
+      return false;
+    };
+    return llvm::any_of(members(group), feeds);
+  }
+
+  /// A zero pad whose one reader is the image of a convolution the GEMM
+  /// lowering can take joins that convolution's kernel: an implicit GEMM's
+  /// copies then read the unpadded input and zero-fill the border
+  /// (egg.padded_view), and a direct convolution gathers through it, so the
+  /// padded tensor is never written (docs/principles/fusion.md).
+  void fusePadsIntoConvolutions() {
+    for (Operation *op : ops) {
+      auto pad = dyn_cast<tensor::PadOp>(op);
+      if (!pad || members(op).size() != 1 || !pad.getResult().hasOneUse() ||
+          !pad.getLow().empty() || !pad.getHigh().empty())
+        continue;
+      Value padValue = pad.getConstantPaddingValue();
+      if (!padValue || !matchPattern(padValue, m_PosZeroFloat()))
+        continue;
+      OpOperand &use = *pad.getResult().getUses().begin();
+      auto conv = dyn_cast<linalg::LinalgOp>(use.getOwner());
+      if (!conv || conv->getBlock() != &block ||
+          !linalg::isaConvolutionOpInterface(conv) || !isProduct(conv) ||
+          !conv.isDpsInput(&use) ||
+          conv.getMatchingIndexingMap(&use).isProjectedPermutation())
+        continue; // Not the image (read through oh * s + kh).
+      tryMerge(conv, op);
+    }
   }
 
   /// Prologue fusion, in reverse program order: a group without an anchor
-  /// whose results all feed one other group joins it. Pads stay kernels of
-  /// their own: a padded tile fused into a convolution's thread loop would be
-  /// materialised per block (docs/principles/fusion.md); and they take no
-  /// prologue, since a pad's gather reads its source directly (a ReLU before
-  /// a padded convolution stays apart, or joins its own producer).
+  /// whose results all feed one other group joins it. Other pads stay
+  /// kernels of their own: a padded tile fused into a thread loop would be
+  /// materialised per block; and a pad kernel takes no prologue, since its
+  /// gather reads its source directly (a ReLU before a padded convolution
+  /// stays apart, or joins its own producer).
   void fuseIntoConsumers() {
     auto hasPad = [&](Operation *group) {
       return llvm::any_of(members(group),
                           [](Operation *m) { return isa<tensor::PadOp>(m); });
+    };
+    auto isPadKernel = [&](Operation *group) {
+      return hasPad(group) && anchors(group).empty();
     };
     for (Operation *op : llvm::reverse(ops)) {
       if (!anchors(op).empty() || hasPad(op) || feedsProductInput(op))
@@ -273,7 +312,7 @@ public:
             single = false;
           consumer = top;
         }
-      if (single && consumer && !hasPad(consumer))
+      if (single && consumer && !isPadKernel(consumer))
         tryMerge(consumer, op);
     }
   }
@@ -415,6 +454,7 @@ struct FormKernelsPass : public egg::impl::EggFormKernelsBase<FormKernelsPass> {
       Partition partition(block);
       if (fuse) {
         partition.fuseWithProducers();
+        partition.fusePadsIntoConvolutions();
         partition.fuseIntoConsumers();
       }
       for (SmallVector<Operation *> &group : partition.groups())

@@ -45,6 +45,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include <functional>
 
 namespace mlir::egg {
 #define GEN_PASS_DEF_EGGLOWERSHAREDGEMM
@@ -187,7 +188,19 @@ private:
     Value tensorMap;
     SmallVector<OpFoldResult> viewOffsets;
     Value tileStart;
+    // A convolution's image read through egg.padded_view (its zero pad
+    // fused into the kernel): the view's source, its low padding, and the
+    // block view's offsets into the padded view. Copies read the source
+    // and zero-fill what lies in the border.
+    struct {
+      Value source;
+      SmallVector<int64_t> low, high, shape;
+      SmallVector<OpFoldResult> offsets;
+    } border;
   };
+  /// Fills `x.border` where `x.global` is (a block view of) an
+  /// egg.padded_view.
+  LogicalResult findBorder(Operand &x);
   /// wgmma: element offset in a swizzled stage of `x` of the 16-byte piece
   /// starting at (mn, k).
   Value swizzledOffset(OpBuilder &b, const Operand &x, Value mn, Value k);
@@ -485,6 +498,43 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
     };
     decode(b, plan.loops.kLoops, extents, kAt, loopIdx);
     SmallVector<Value> src = applyMap(b, loc, map, loopIdx);
+    // Through a padded view: the source's element at the view's position
+    // less the low padding, where that lies inside the source (an unsigned
+    // comparison also catches positions left of it), else a zero; outside,
+    // a valid address (the source's first element) is read.
+    Value global = x.global, inSource;
+    if (x.border.source) {
+      global = x.border.source;
+      SmallVector<unsigned> padded;
+      for (auto [d, idx] : llvm::enumerate(src)) {
+        idx = arith::AddIOp::create(
+            b, loc,
+            getValueOrCreateConstantIndexOp(b, loc, x.border.offsets[d]), idx);
+        if (x.border.low[d] == 0 && x.border.high[d] == 0)
+          continue;
+        if (x.border.low[d] != 0)
+          idx = arith::SubIOp::create(b, loc, idx,
+                                      constIndex(b, loc, x.border.low[d]));
+        Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, idx,
+                                         constIndex(b, loc, x.border.shape[d]));
+        inSource = inSource ? arith::AndIOp::create(b, loc, inSource, in) : in;
+        padded.push_back(d);
+      }
+      for (unsigned d : padded)
+        src[d] = arith::SelectOp::create(b, loc, inSource, src[d],
+                                         constIndex(b, loc, 0));
+      if (plan.async)
+        inside =
+            inside ? arith::AndIOp::create(b, loc, inside, inSource) : inSource;
+    }
+    // Synchronous copies select a zero for what lies in the border.
+    auto zeroBorder = [&](Value value) -> Value {
+      if (!inSource || plan.async)
+        return value;
+      Value zero = arith::ConstantOp::create(
+          b, loc, cast<TypedAttr>(b.getZeroAttr(value.getType())));
+      return arith::SelectOp::create(b, loc, inSource, value, zero);
+    };
     // `offset` elements along the global layout's contiguous dimension.
     auto sharedAt = [&](int64_t offset) -> SmallVector<Value> {
       Value off = constIndex(b, loc, offset);
@@ -502,26 +552,27 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
       // checkLowerable). 16-byte pieces skip L1 (cp.async.cg): the tile is
       // read once.
       nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, x.shared, sharedAt(0), x.global, src, b.getIndexAttr(v),
+          b, loc, x.shared, sharedAt(0), global, src, b.getIndexAttr(v),
           readElements(v), v * bytes == 16 ? b.getUnitAttr() : UnitAttr());
       return;
     }
     if (v == 1) {
-      Value value = memref::LoadOp::create(b, loc, x.global, src);
+      Value value = zeroBorder(memref::LoadOp::create(b, loc, global, src));
       memref::StoreOp::create(b, loc, value, x.shared, sharedAt(0));
       return;
     }
     auto vecType = VectorType::get({v}, element);
-    auto load = vector::LoadOp::create(b, loc, vecType, x.global, src);
+    auto load = vector::LoadOp::create(b, loc, vecType, global, src);
     load.setAlignment(v * bytes);
+    Value loaded = zeroBorder(load.getResult());
     if (contiguous) {
-      auto store = vector::StoreOp::create(b, loc, load.getResult(), x.shared,
-                                           sharedAt(0));
+      auto store =
+          vector::StoreOp::create(b, loc, loaded, x.shared, sharedAt(0));
       store.setAlignment(v * bytes);
       return;
     }
     for (int64_t e = 0; e < v; ++e) {
-      Value value = vector::ExtractOp::create(b, loc, load.getResult(), e);
+      Value value = vector::ExtractOp::create(b, loc, loaded, e);
       memref::StoreOp::create(b, loc, value, x.shared, sharedAt(e));
     }
   };
@@ -1121,6 +1172,45 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
   return values;
 }
 
+LogicalResult GemmBuilder::findBorder(Operand &x) {
+  Value v = x.global;
+  auto view = dyn_cast_or_null<memref::SubViewOp>(v.getDefiningOp());
+  if (view)
+    v = view.getSource();
+  while (auto cast = v.getDefiningOp<memref::CastOp>())
+    v = cast.getSource();
+  auto padded = v.getDefiningOp<PaddedViewOp>();
+  if (!padded)
+    return success();
+  auto sourceType = cast<MemRefType>(padded.getSource().getType());
+  if (view && (!view.hasUnitStride() ||
+               view.getType().getRank() != sourceType.getRank()))
+    return gemm.emitOpError("reads a padded view through a strided or "
+                            "rank-reducing slice, which its copies cannot "
+                            "bound");
+  if (plan.tma)
+    return gemm.emitOpError("reads a padded view: TMA copies take whole "
+                            "tensors (use cp_async)");
+  // A piece of several elements along a padded contiguous dimension could
+  // straddle the border (checkLowerable).
+  int64_t v1 = x.fastIsMN == x.sharedFastIsMN || !plan.async ? plan.vector : 1;
+  int64_t last = sourceType.getRank() - 1;
+  if (v1 > 1 && (padded.getLow()[last] != 0 || padded.getHigh()[last] != 0))
+    return gemm.emitOpError("input ")
+           << x.which << " is padded along its contiguous dimension: its "
+           << "copies need vector = 1, not " << v1;
+  x.border.source = padded.getSource();
+  x.border.low = llvm::to_vector(padded.getLow());
+  x.border.high = llvm::to_vector(padded.getHigh());
+  x.border.shape = llvm::to_vector(sourceType.getShape());
+  if (view)
+    x.border.offsets = view.getMixedOffsets();
+  else
+    x.border.offsets.assign(sourceType.getRank(),
+                            OpBuilder(gemm).getIndexAttr(0));
+  return success();
+}
+
 LogicalResult GemmBuilder::prepare(OpBuilder &b) {
   auto addBuffer = [&](unsigned which, ArrayRef<unsigned> mnLoops,
                        int64_t tileMN) -> MemRefType {
@@ -1151,6 +1241,9 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
   SmallVector<MemRefType, 2> types = {
       addBuffer(plan.loops.lhs, plan.loops.mLoops, plan.bm),
       addBuffer(plan.loops.rhs, plan.loops.nLoops, plan.bn)};
+  for (Operand &x : operands)
+    if (failed(findBorder(x)))
+      return failure();
   // Up to 48 KB: static workgroup buffers. Beyond (deep pipelines,
   // checkLowerable): views of the block's dynamic shared
   // memory, whose size the launch carries (the driver needs an opt-in
@@ -1635,7 +1728,32 @@ struct LowerSharedGemmPass
       return isSharedGemm(tuning) && !isStagedMap(structure, tuning);
     };
     if (failed(lowerKernelLaunches(getOperation(), applies, lowerLaunch)))
-      signalPassFailure();
+      return signalPassFailure();
+    // Padded views are read by the copies built above alone: the block
+    // views left behind are dead; any other reader could not be lowered.
+    SmallVector<PaddedViewOp> views;
+    getOperation().walk([&](PaddedViewOp view) { views.push_back(view); });
+    for (PaddedViewOp view : views) {
+      SmallVector<Operation *> dead;
+      std::function<bool(Value)> unused = [&](Value v) {
+        for (Operation *user : v.getUsers()) {
+          if (!isa<memref::SubViewOp, memref::CastOp>(user) ||
+              !unused(user->getResult(0)))
+            return false;
+          dead.push_back(user);
+        }
+        return true;
+      };
+      if (!unused(view.getResult())) {
+        view.emitOpError("is read by an op other than an implicit GEMM's "
+                         "copies (egg-lower-shared-gemm): nothing else can "
+                         "read its border");
+        return signalPassFailure();
+      }
+      for (Operation *op : dead) // Users before what they read.
+        op->erase();
+      view.erase();
+    }
   }
 };
 

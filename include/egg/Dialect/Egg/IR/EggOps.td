@@ -8,6 +8,7 @@ include "egg/Dialect/Egg/IR/EggAttrs.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ViewLikeInterface.td"
 
 def Egg_KernelOp : Egg_Op<"kernel", [
     IsolatedFromAbove, RecursiveMemoryEffects,
@@ -72,6 +73,53 @@ def Egg_YieldOp : Egg_Op<"yield", [
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
   let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+}
+
+def Egg_PaddedViewOp : Egg_Op<"padded_view", [
+    Pure, ViewLikeOpInterface]> {
+  let summary = "a buffer seen with a zero border, for an implicit GEMM's "
+                "copies";
+  let description = [{
+    A view of `source` as if padded with zeros by `low` and `high` elements
+    per dimension (the padded shape is the result's): element `i` of the
+    result is `source[i - low]` where that lies inside `source`, and zero
+    elsewhere. No memory holds the border: the result shares the source's
+    base address and strides, and only `egg-lower-shared-gemm` may read it,
+    whose copies of an implicit-GEMM convolution's input read the source
+    where a piece lies inside it and zero-fill the rest (cp.async with a
+    source size of 0). `egg-apply-schedule` creates it for a zero
+    `tensor.pad` that `egg-form-kernels` fused into a convolution's kernel
+    (docs/pipeline.md, "Convolutions as implicit GEMM"); any other reader is
+    an error.
+
+    ```mlir
+    %v = egg.padded_view %x low [0, 1, 1, 0] high [0, 1, 1, 0]
+        : memref<16x64x64x64xf16>
+        to memref<16x66x66x64xf16, strided<[262144, 4096, 64, 1], offset: ?>>
+    ```
+  }];
+  let arguments = (ins AnyStridedMemRef:$source, DenseI64ArrayAttr:$low,
+                       DenseI64ArrayAttr:$high);
+  let results = (outs AnyStridedMemRef:$result);
+  let assemblyFormat = [{
+    $source `low` $low `high` $high attr-dict `:` type($source) `to`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$source,
+                   "::llvm::ArrayRef<int64_t>":$low,
+                   "::llvm::ArrayRef<int64_t>":$high)>
+  ];
+  let extraClassDeclaration = [{
+    /// The result type for `source` padded by `low` and `high`: the padded
+    /// shape with the source's strides and a dynamic offset; null where the
+    /// source's strides are not static.
+    static ::mlir::MemRefType inferResultType(::mlir::MemRefType source,
+                                              ::llvm::ArrayRef<int64_t> low,
+                                              ::llvm::ArrayRef<int64_t> high);
+    ::mlir::Value getViewSource() { return getSource(); }
+  }];
 }
 
 #endif // EGG_OPS_TD

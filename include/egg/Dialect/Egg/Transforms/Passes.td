@@ -155,7 +155,8 @@ def EggApplySchedule : Pass<"egg-apply-schedule", "::mlir::ModuleOp"> {
     "::mlir::egg::EggDialect", "::mlir::scf::SCFDialect",
     "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
     "::mlir::tensor::TensorDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::vector::VectorDialect",
+    "::mlir::bufferization::BufferizationDialect"
   ];
 }
 
