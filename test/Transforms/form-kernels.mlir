@@ -270,3 +270,27 @@ func.func @two_reads(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %bias: tensor
   } -> tensor<64x64xf32>
   return %t : tensor<64x64xf32>
 }
+
+// -----
+
+// Channels padded to a multiple of 8 (an NHWC image's innermost dimension,
+// read as a loop of its own): fused, the copies would move single elements,
+// so the pad stays a kernel of its own.
+// CHECK-LABEL: func.func @pad_channels_conv
+// CHECK: %[[P:.*]] = egg.kernel @pad_channels_conv_k0
+// CHECK:   tensor.pad
+// CHECK-NOT: linalg.conv
+// CHECK: egg.kernel @pad_channels_conv_k1 ins({{.*}}%[[P]]
+// CHECK:   linalg.conv_2d_nhwc_hwcf
+func.func @pad_channels_conv(%x: tensor<2x18x18x3xf16>, %w: tensor<3x3x8x64xf16>) -> tensor<2x16x16x64xf32> {
+  %z = arith.constant 0.0 : f32
+  %zh = arith.constant 0.0 : f16
+  %p = tensor.pad %x low[0, 0, 0, 0] high[0, 0, 0, 5] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zh : f16
+  } : tensor<2x18x18x3xf16> to tensor<2x18x18x8xf16>
+  %e = tensor.empty() : tensor<2x16x16x64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x16x16x64xf32>) -> tensor<2x16x16x64xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<2x18x18x8xf16>, tensor<3x3x8x64xf16>) outs(%f : tensor<2x16x16x64xf32>) -> tensor<2x16x16x64xf32>
+  return %c : tensor<2x16x16x64xf32>
+}

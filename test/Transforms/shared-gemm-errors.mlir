@@ -819,3 +819,29 @@ func.func @tile_past_loop(%a: tensor<60x64xf32>, %b: tensor<64x128xf32>) -> tens
   }
   return %r : tensor<60x128xf32>
 }
+
+// -----
+
+// A zero pad of the channels fused into the kernel (by hand: egg-form-kernels
+// keeps such a pad apart): 8-element pieces along C could straddle the
+// border.
+func.func @padded_channels(%x: tensor<2x18x18x8xf16>, %w: tensor<3x3x16x64xf16>) -> tensor<2x16x16x64xf32> {
+  // expected-error @+1 {{input 0 is padded along its contiguous dimension in the kernel: its copies need vector = 1}}
+  %r = egg.kernel @k ins(%x, %w : tensor<2x18x18x8xf16>, tensor<3x3x16x64xf16>) -> tensor<2x16x16x64xf32>
+      attributes {structure = #egg.structure<conv_implicit_gemm>,
+                  tuning = #egg.tuning<threads = [32, 2, 2], block = [1, 2, 16, 32], warp = [1, 1, 16, 16], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 3>} {
+  ^bb0(%a: tensor<2x18x18x8xf16>, %b: tensor<3x3x16x64xf16>):
+    %zero = arith.constant 0.0 : f32
+    %zh = arith.constant 0.0 : f16
+    %p = tensor.pad %a low[0, 0, 0, 0] high[0, 0, 0, 8] {
+    ^bb0(%i: index, %j: index, %k: index, %l: index):
+      tensor.yield %zh : f16
+    } : tensor<2x18x18x8xf16> to tensor<2x18x18x16xf16>
+    %e = tensor.empty() : tensor<2x16x16x64xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x16x64xf32>) -> tensor<2x16x16x64xf32>
+    %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%p, %b : tensor<2x18x18x16xf16>, tensor<3x3x16x64xf16>) outs(%f : tensor<2x16x16x64xf32>) -> tensor<2x16x16x64xf32>
+    egg.yield %c : tensor<2x16x16x64xf32>
+  }
+  return %r : tensor<2x16x16x64xf32>
+}

@@ -276,6 +276,16 @@ public:
           !conv.isDpsInput(&use) ||
           conv.getMatchingIndexingMap(&use).isProjectedPermutation())
         continue; // Not the image (read through oh * s + kh).
+      // A padded innermost dimension read as a loop of its own (channels
+      // padded to a multiple of 8) would limit the copies to single
+      // elements (no tensor cores): that pad stays a kernel. NCHW images,
+      // read along ow * s + kw, are copied an element at a time anyway.
+      int64_t last = pad.getSourceType().getRank() - 1;
+      bool innermostPadded =
+          pad.getStaticLow()[last] != 0 || pad.getStaticHigh()[last] != 0;
+      AffineMap map = conv.getMatchingIndexingMap(&use);
+      if (innermostPadded && isa<AffineDimExpr>(map.getResults().back()))
+        continue;
       tryMerge(conv, op);
     }
   }
