@@ -211,9 +211,11 @@ static bool padAsBorderedView(RewriterBase &rewriter, tensor::PadOp pad,
   RankedTensorType sourceType = pad.getSourceType();
   if (!isa<BlockArgument>(pad.getSource()) || !sourceType.hasStaticShape() ||
       !pad.getLow().empty() || !pad.getHigh().empty() || !padValue ||
-      !matchPattern(padValue, m_PosZeroFloat()) ||
-      !pad.getResult().hasOneUse() ||
-      pad.getResult().getUses().begin()->getOwner() != product.getOperation())
+      !matchPattern(padValue, m_PosZeroFloat()) || !pad.getResult().hasOneUse())
+    return false;
+  // Read by the product's copies, as one of its inputs.
+  OpOperand &use = *pad.getResult().getUses().begin();
+  if (use.getOwner() != product.getOperation() || !product.isDpsInput(&use))
     return false;
   Location loc = pad.getLoc();
   rewriter.setInsertionPoint(pad);
