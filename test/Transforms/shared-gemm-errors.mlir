@@ -845,3 +845,29 @@ func.func @padded_channels(%x: tensor<2x18x18x8xf16>, %w: tensor<3x3x16x64xf16>)
   }
   return %r : tensor<2x16x16x64xf32>
 }
+
+// -----
+
+// A pad of another value than zero inside an implicit GEMM through shared
+// memory (by hand: egg-form-kernels keeps such a pad apart): the copies can
+// only zero-fill a border.
+func.func @one_padded_implicit_gemm(%x: tensor<4x32x32x32xf32>, %w: tensor<64x32x3x3xf32>) -> tensor<4x64x32x32xf32> {
+  %r = egg.kernel @k ins(%x, %w : tensor<4x32x32x32xf32>, tensor<64x32x3x3xf32>) -> tensor<4x64x32x32xf32>
+      attributes {structure = #egg.structure<conv_implicit_gemm>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [1, 32, 1, 32], thread = [1, 4, 1, 4], reduction = [16], shared = [0, 1], padding = 4, copy = cp_async, pipeline = 3>} {
+  ^bb0(%a: tensor<4x32x32x32xf32>, %b: tensor<64x32x3x3xf32>):
+    %zero = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    // expected-error @+1 {{feeds an implicit GEMM through shared memory, whose copies take a pad only as a static zero border of a kernel input that the product alone reads (egg.padded_view)}}
+    %p = tensor.pad %a low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    ^bb0(%i: index, %j: index, %k: index, %l: index):
+      tensor.yield %one : f32
+    } : tensor<4x32x32x32xf32> to tensor<4x32x34x34xf32>
+    %e = tensor.empty() : tensor<4x64x32x32xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x64x32x32xf32>) -> tensor<4x64x32x32xf32>
+    %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%p, %b : tensor<4x32x34x34xf32>, tensor<64x32x3x3xf32>) outs(%f : tensor<4x64x32x32xf32>) -> tensor<4x64x32x32xf32>
+    egg.yield %c : tensor<4x64x32x32xf32>
+  }
+  return %r : tensor<4x64x32x32xf32>
+}

@@ -295,6 +295,14 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   for (tensor::PadOp pad : pads) {
     if (copiesFillBorders && padAsBorderedView(rewriter, pad, product))
       continue;
+    // A gather fused into the product's body would hide its input from
+    // the copies through shared memory.
+    if (copiesFillBorders &&
+        llvm::is_contained(pad.getResult().getUsers(), product.getOperation()))
+      return pad.emitOpError(
+          "feeds an implicit GEMM through shared memory, whose copies take a "
+          "pad only as a static zero border of a kernel input that the "
+          "product alone reads (egg.padded_view)");
     if (failed(padAsGather(rewriter, pad)))
       return failure();
   }

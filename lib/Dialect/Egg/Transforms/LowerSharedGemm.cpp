@@ -1174,6 +1174,8 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
 
 LogicalResult GemmBuilder::findBorder(Operand &x) {
   Value v = x.global;
+  while (auto cast = v.getDefiningOp<memref::CastOp>())
+    v = cast.getSource();
   auto view = dyn_cast_or_null<memref::SubViewOp>(v.getDefiningOp());
   if (view)
     v = view.getSource();
