@@ -273,8 +273,10 @@ public:
       auto conv = dyn_cast<linalg::LinalgOp>(use.getOwner());
       if (!conv || conv->getBlock() != &block ||
           !linalg::isaConvolutionOpInterface(conv) || !isProduct(conv) ||
-          !conv.isDpsInput(&use) ||
-          conv.getMatchingIndexingMap(&use).isProjectedPermutation())
+          !conv.isDpsInput(&use))
+        continue;
+      AffineMap map = conv.getMatchingIndexingMap(&use);
+      if (map.isProjectedPermutation())
         continue; // Not the image (read through oh * s + kh).
       // A padded innermost dimension read as a loop of its own (channels
       // padded to a multiple of 8) would limit the copies to single
@@ -283,7 +285,6 @@ public:
       int64_t last = pad.getSourceType().getRank() - 1;
       bool innermostPadded =
           pad.getStaticLow()[last] != 0 || pad.getStaticHigh()[last] != 0;
-      AffineMap map = conv.getMatchingIndexingMap(&use);
       if (innermostPadded && isa<AffineDimExpr>(map.getResults().back()))
         continue;
       tryMerge(conv, op);

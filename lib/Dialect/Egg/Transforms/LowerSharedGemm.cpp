@@ -220,6 +220,15 @@ private:
     return plan.wgmma && (plan.tma || plan.stages >= 4);
   }
   void copyTile(OpBuilder &b, const Operand &x, Value kt, Value stage);
+  /// Elements per copied piece of `x`. Stored transposed by cp.async, one
+  /// 4-byte element per copy: each lane copies single elements, so that a
+  /// warp's copies cover few rows of the global tile. (With 16-byte pieces,
+  /// lanes 4 elements apart: on matmul 2048^3 f32, 8 rows of A per
+  /// warp-wide copy cost 18.9M excess shared wavefronts, and 16 rows,
+  /// arranged to avoid bank conflicts, 27.8M.)
+  int64_t copyWidth(const Operand &x) const {
+    return x.fastIsMN == x.sharedFastIsMN || !plan.async ? plan.vector : 1;
+  }
   /// TMA: the tensor map of `x`'s whole buffer, built before the launch.
   LogicalResult createTensorMap(OpBuilder &b, Operand &x);
   /// TMA: starts the copies of K tile `kt` into `stage`, counted by the
@@ -440,12 +449,7 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
   SmallVector<int64_t> extents = gemm.getStaticLoopRanges();
   Type element = getElementTypeOrSelf(x.global.getType());
   bool contiguous = x.fastIsMN == x.sharedFastIsMN;
-  // Stored transposed by cp.async, one 4-byte element per copy: each lane
-  // copies single elements, so that a warp's copies cover few rows of the
-  // global tile. (With 16-byte pieces, lanes 4 elements apart: on matmul
-  // 2048^3 f32, 8 rows of A per warp-wide copy cost 18.9M excess shared
-  // wavefronts, and 16 rows, arranged to avoid bank conflicts, 27.8M.)
-  int64_t v = contiguous || !plan.async ? plan.vector : 1;
+  int64_t v = copyWidth(x);
   int64_t along = (x.fastIsMN ? x.tileMN : plan.bk) / v;
   int64_t pieces = x.tileMN * plan.bk / v;
   int64_t nt = plan.numThreads();
@@ -1173,14 +1177,15 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
 }
 
 LogicalResult GemmBuilder::findBorder(Operand &x) {
-  Value v = x.global;
-  while (auto cast = v.getDefiningOp<memref::CastOp>())
-    v = cast.getSource();
-  auto view = dyn_cast_or_null<memref::SubViewOp>(v.getDefiningOp());
+  auto stripCasts = [](Value v) {
+    while (auto cast = v.getDefiningOp<memref::CastOp>())
+      v = cast.getSource();
+    return v;
+  };
+  Value v = stripCasts(x.global);
+  auto view = v.getDefiningOp<memref::SubViewOp>();
   if (view)
-    v = view.getSource();
-  while (auto cast = v.getDefiningOp<memref::CastOp>())
-    v = cast.getSource();
+    v = stripCasts(view.getSource());
   auto padded = v.getDefiningOp<PaddedViewOp>();
   if (!padded)
     return success();
@@ -1195,7 +1200,7 @@ LogicalResult GemmBuilder::findBorder(Operand &x) {
                             "tensors (use cp_async)");
   // A piece of several elements along a padded contiguous dimension could
   // straddle the border (checkLowerable).
-  int64_t v1 = x.fastIsMN == x.sharedFastIsMN || !plan.async ? plan.vector : 1;
+  int64_t v1 = copyWidth(x);
   int64_t last = sourceType.getRank() - 1;
   if (v1 > 1 && (padded.getLow()[last] != 0 || padded.getHigh()[last] != 0))
     return gemm.emitOpError("input ")
