@@ -6,7 +6,10 @@ Times are a deterministic function of each launch's block shape (fastest at
 256 threads). FAKE_EVAL_MODE picks misbehaviour: ok, slow (0.3 s per run),
 faulty (every third manifest faults), hang (every third never returns),
 garbage (every third writes invalid JSON), crash (every third is killed by a
-signal). Each evaluation appends the manifest's hash to FAKE_EVAL_LOG."""
+signal). Each evaluation appends the manifest's hash to FAKE_EVAL_LOG; with
+FAKE_EVAL_KILL_PARENT_AT=N, the N-th logged evaluation SIGKILLs its caller
+(egg-tune) mid-measurement, a kill that does not depend on the machine's
+speed."""
 import hashlib, json, math, os, signal, sys, time
 
 args = sys.argv[1:]
@@ -21,6 +24,10 @@ digest = hashlib.sha256(text.encode()).hexdigest()
 if os.environ.get("FAKE_EVAL_LOG"):
     with open(os.environ["FAKE_EVAL_LOG"], "a") as log:
         log.write(digest + "\n")
+    kill_at = os.environ.get("FAKE_EVAL_KILL_PARENT_AT")
+    if kill_at and len(open(os.environ["FAKE_EVAL_LOG"]).read().split()) == int(kill_at):
+        os.kill(os.getppid(), signal.SIGKILL)
+        sys.exit(1)
 mode = os.environ.get("FAKE_EVAL_MODE", "ok")
 # Which evaluations misbehave: with FAKE_EVAL_COUNTER (a file counting the
 # evaluations), every third from the second on, so that the expert's own
