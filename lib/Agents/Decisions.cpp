@@ -10,8 +10,10 @@
 #include "egg/Dialect/Egg/IR/EggOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -24,10 +26,28 @@ std::string mlir::egg::printDecision(Attribute attr) {
   return text;
 }
 
+std::string mlir::egg::kernelSignature(KernelOp kernel) {
+  // A detached copy without the name and the decisions; its operands are
+  // defined outside it, so they print the same wherever the kernel sits.
+  Operation *copy = kernel->clone();
+  auto bare = cast<KernelOp>(copy);
+  bare.setSymName("kernel");
+  bare.removeStructureAttr();
+  bare.removeTuningAttr();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  copy->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
+  copy->destroy();
+  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),
+                     /*LowerCase=*/true)
+      .substr(0, 16);
+}
+
 LogicalResult mlir::egg::exportDecisions(Operation *op, raw_ostream &os) {
   llvm::json::Array kernels;
   op->walk([&](KernelOp kernel) {
-    llvm::json::Object entry{{"name", kernel.getSymName()}};
+    llvm::json::Object entry{{"name", kernel.getSymName()},
+                             {"signature", kernelSignature(kernel)}};
     if (Operation *anchor = kernel.getAnchorOp())
       entry["anchor"] = anchor->getName().getStringRef();
     if (StructureAttr s = kernel.getStructureAttr())

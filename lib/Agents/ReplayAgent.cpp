@@ -1,10 +1,14 @@
 //===- ReplayAgent.cpp - Decisions from a file ----------------------------===//
 
 #include "egg/Agents/Agent.h"
+#include "egg/Agents/Decisions.h"
 #include "egg/Agents/LlmClient.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -14,13 +18,16 @@ using namespace mlir::egg;
 
 namespace {
 struct Entry {
-  std::string anchor, structure, tuning;
+  std::string name, anchor, signature, structure, tuning;
 };
 
 class ReplayAgent : public Agent {
 public:
-  ReplayAgent(std::string path, llvm::StringMap<Entry> entries)
-      : path(std::move(path)), entries(std::move(entries)) {}
+  ReplayAgent(std::string path, std::vector<Entry> entries)
+      : path(std::move(path)), entries(std::move(entries)) {
+    for (const Entry &e : this->entries)
+      byName[e.name] = &e;
+  }
 
   StringRef getName() const override { return "replay"; }
 
@@ -40,21 +47,85 @@ public:
   }
 
 private:
+  /// Which entry each kernel of `scope` replays (docs/decisions.md): the one
+  /// of its name recorded for the same body; else one recorded for the same
+  /// body under another name (kernels are named by position, so a kernel
+  /// added or fused away elsewhere renames the others), each such entry
+  /// used once while another is left; else the one of its name (a file
+  /// without signatures, or a body changed since it was recorded).
+  void match(Operation *scope) {
+    matchedScope = scope;
+    matched.clear();
+    renamed.clear();
+    SmallVector<KernelOp> kernels;
+    scope->walk([&](KernelOp k) { kernels.push_back(k); });
+    bool anySignature = llvm::any_of(
+        entries, [](const Entry &e) { return !e.signature.empty(); });
+    SmallVector<std::string> signatures;
+    for (KernelOp k : kernels)
+      signatures.push_back(anySignature ? kernelSignature(k) : "");
+    llvm::DenseSet<const Entry *> used;
+    for (auto [k, signature] : llvm::zip(kernels, signatures)) {
+      const Entry *e = byName.lookup(k.getSymName());
+      if (e && !signature.empty() && e->signature == signature) {
+        matched[k] = e;
+        used.insert(e);
+      }
+    }
+    for (auto [k, signature] : llvm::zip(kernels, signatures)) {
+      if (matched.count(k) || signature.empty())
+        continue;
+      const Entry *first = nullptr;
+      for (const Entry &e : entries) {
+        if (e.signature != signature)
+          continue;
+        if (!first)
+          first = &e;
+        if (!used.contains(&e)) {
+          first = &e;
+          break;
+        }
+      }
+      if (first) {
+        matched[k] = first;
+        used.insert(first);
+      }
+    }
+    for (KernelOp k : kernels) {
+      if (matched.count(k))
+        continue;
+      if (const Entry *e = byName.lookup(k.getSymName())) {
+        matched[k] = e;
+        if (!e->signature.empty())
+          renamed.insert(k);
+      }
+    }
+  }
+
   FailureOr<const Entry *> lookup(KernelOp kernel, StringRef field) {
-    auto it = entries.find(kernel.getSymName());
-    if (it == entries.end() ||
-        (field == "structure" ? it->second.structure : it->second.tuning)
-            .empty())
+    Operation *scope = kernel->getParentOfType<ModuleOp>();
+    if (!scope)
+      scope = kernel;
+    if (scope != matchedScope || !matched.count(kernel))
+      match(scope);
+    const Entry *entry = matched.lookup(kernel);
+    if (!entry ||
+        (field == "structure" ? entry->structure : entry->tuning).empty())
       return kernel.emitOpError("decisions file '")
              << path << "' has no " << field << " for kernel @"
              << kernel.getSymName();
     Operation *anchor = kernel.getAnchorOp();
-    if (anchor && !it->second.anchor.empty() &&
-        anchor->getName().getStringRef() != it->second.anchor)
+    if (anchor && !entry->anchor.empty() &&
+        anchor->getName().getStringRef() != entry->anchor)
       return kernel.emitOpError("decisions file '")
-             << path << "' was recorded for an anchor '" << it->second.anchor
+             << path << "' was recorded for an anchor '" << entry->anchor
              << "' but this kernel's anchor is '" << anchor->getName() << "'";
-    return &it->second;
+    // Said once, at stage 1 (each stage pass has its own agent).
+    if (field == "structure" && renamed.erase(kernel))
+      kernel.emitWarning("decisions file '")
+          << path << "' recorded @" << kernel.getSymName()
+          << " with another body; replaying its decisions by name";
+    return entry;
   }
 
   /// Parses with the dialect's own parser, so the verifiers run; parse errors
@@ -79,7 +150,11 @@ private:
   }
 
   std::string path;
-  llvm::StringMap<Entry> entries;
+  std::vector<Entry> entries;
+  llvm::StringMap<const Entry *> byName;
+  Operation *matchedScope = nullptr;
+  llvm::DenseMap<Operation *, const Entry *> matched;
+  llvm::DenseSet<Operation *> renamed;
 };
 } // namespace
 
@@ -106,14 +181,16 @@ mlir::egg::createReplayAgent(StringRef path, MLIRContext *ctx, Location loc) {
   const llvm::json::Array *kernels = root->getArray("kernels");
   if (!kernels)
     return emitError(loc, "decisions file '") << path << "' has no kernels";
-  llvm::StringMap<Entry> entries;
+  std::vector<Entry> entries;
   for (const llvm::json::Value &value : *kernels) {
     const llvm::json::Object *k = value.getAsObject();
     std::optional<StringRef> name = k ? k->getString("name") : std::nullopt;
     if (!name)
       return emitError(loc, "decisions file '")
              << path << "' has a kernel entry without a name";
-    Entry &entry = entries[*name];
+    Entry &entry = entries.emplace_back();
+    entry.name = name->str();
+    entry.signature = k->getString("signature").value_or("").str();
     entry.anchor = k->getString("anchor").value_or("").str();
     entry.structure = k->getString("structure").value_or("").str();
     entry.tuning = k->getString("tuning").value_or("").str();

@@ -16,17 +16,22 @@
 // RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
 
 // DECISIONS: "name": "nhwc_f16_k0"
+// DECISIONS-NEXT: "signature": "{{[0-9a-f]+}}"
 // DECISIONS-NEXT: "structure": "#egg.structure<conv_implicit_gemm>"
 // DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 1], block = [1, 2, 32, 128], warp = [1, 2, 32, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
 // DECISIONS: "name": "nchw_f32_k0"
+// DECISIONS-NEXT: "signature": "{{[0-9a-f]+}}"
 // DECISIONS-NEXT: "structure": "#egg.structure<conv_implicit_gemm>"
 // DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [8, 8], block = [1, 32, 1, 32], thread = [1, 4, 1, 4], reduction = [16], shared = [0, 1], padding = 4, copy = cp_async, pipeline = 3>"
 // DECISIONS: "name": "depthwise_k0"
+// DECISIONS-NEXT: "signature": "{{[0-9a-f]+}}"
 // DECISIONS-NEXT: "structure": "#egg.structure<conv_direct>"
 // DECISIONS: "name": "padded_nhwc_f16_k0"
+// DECISIONS-NEXT: "signature": "{{[0-9a-f]+}}"
 // DECISIONS-NEXT: "structure": "#egg.structure<conv_implicit_gemm>"
 // DECISIONS-NOT: "name": "padded_nhwc_f16_k1"
 // DECISIONS: "name": "padded_nchw_f32_k0"
+// DECISIONS-NEXT: "signature": "{{[0-9a-f]+}}"
 // DECISIONS-NEXT: "structure": "#egg.structure<conv_implicit_gemm>"
 // DECISIONS-NOT: "name": "padded_nchw_f32_k1"
 

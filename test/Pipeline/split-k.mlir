@@ -16,6 +16,7 @@
 
 // The decisions stay on the one kernel the input formed.
 // DECISIONS: "name": "skinny_k0"
+// DECISIONS-NEXT: "signature": "{{[0-9a-f]+}}"
 // DECISIONS-NEXT: "structure": "#egg.structure<gemm_split_k, split_k = 8>"
 // DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 1], block = [64, 128], warp = [64, 128], reduction = [64]
 // DECISIONS-NOT: "name"

@@ -17,9 +17,17 @@ namespace mlir {
 class Attribute;
 class Operation;
 namespace egg {
+class KernelOp;
 
 /// A decision in the dialect's own syntax, as decisions files store it.
 std::string printDecision(Attribute decision);
+
+/// What a kernel computes, independent of its name, its place in the module
+/// and its decisions: a hash of its body and types in generic form. Kernels
+/// are named by position (`<function>_k<N>`), so a change elsewhere in the
+/// input renames them; the replay agent finds a recorded kernel again by
+/// this signature.
+std::string kernelSignature(KernelOp kernel);
 
 /// Writes the decisions of every egg.kernel under `op` as a decisions file.
 LogicalResult exportDecisions(Operation *op, llvm::raw_ostream &os);

@@ -1,0 +1,16 @@
+#!/usr/bin/env python3
+"""Edits a decisions file for the replay tests: `shift IN OUT` renames every
+kernel <function>_k<N> to _k<N+1>, as a kernel added in front would;
+`other-body IN OUT` keeps the names and changes every recorded signature, as
+an input edited since recording would."""
+import json, re, sys
+
+mode, src, dst = sys.argv[1:]
+d = json.load(open(src))
+for k in d["kernels"]:
+    if mode == "shift":
+        k["name"] = re.sub(r"_k(\d+)$", lambda m: f"_k{int(m.group(1)) + 1}",
+                           k["name"])
+    else:
+        k["signature"] = "0" * 16
+json.dump(d, open(dst, "w"), indent=2)
