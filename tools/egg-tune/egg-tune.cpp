@@ -376,13 +376,12 @@ LogicalResult Tuner::analyze() {
     info.op = op;
     info.name = op.getSymName().str();
     info.kind = stringifyKernelClass(classifyKernel(op)).str();
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    op->print(os, OpPrintingFlags().printGenericOpForm());
-    // Verdicts depend on the TF32 permission (egg-eval's tolerance).
-    info.fingerprint =
-        sha256(text + "|" + chip + (allowsTf32(op) ? "|tf32" : ""))
-            .substr(0, 32);
+    // What the kernel computes, not where it sits or what it is called, so
+    // a kernel repeated in the input or met in another input hits the same
+    // records. Verdicts depend on the TF32 permission (egg-eval's tolerance).
+    info.fingerprint = sha256(kernelSignature(op) + "|" + chip +
+                              (allowsTf32(op) ? "|tf32" : ""))
+                           .substr(0, 32);
     info.work = measureWork(op);
     info.structures = enumerateStructures(op);
     FailureOr<StructureAttr> s = expert->chooseStructure(op, info.structures);
