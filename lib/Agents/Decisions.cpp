@@ -16,6 +16,8 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::egg;
 
@@ -27,16 +29,31 @@ std::string mlir::egg::printDecision(Attribute attr) {
 }
 
 std::string mlir::egg::kernelSignature(KernelOp kernel) {
-  // A detached copy without the name and the decisions; its operands are
-  // defined outside it, so they print the same wherever the kernel sits.
-  Operation *copy = kernel->clone();
+  // A detached copy without operands (the body's arguments keep the types),
+  // name, decisions or other annotations (an LLM agent's rationale).
+  Operation *copy =
+      kernel->clone(Operation::CloneOptions::all().cloneOperands(false));
+  copy->setDiscardableAttrs(ArrayRef<NamedAttribute>{});
   auto bare = cast<KernelOp>(copy);
   bare.setSymName("kernel");
   bare.removeStructureAttr();
   bare.removeTuningAttr();
+  // Every flag set here: the defaults follow the tool's --mlir-print-*
+  // options, which would change (or, skipping regions, blur) the signature.
+  OpPrintingFlags flags;
+  flags.printGenericOpForm()
+      .useLocalScope()
+      .assumeVerified()
+      .enableDebugInfo(false)
+      .skipRegions(false)
+      .printValueUsers(false)
+      .printUniqueSSAIDs(false)
+      .printNameLocAsPrefix(false)
+      .elideLargeElementsAttrs(std::numeric_limits<int64_t>::max())
+      .printLargeElementsAttrWithHex(-1);
   std::string text;
   llvm::raw_string_ostream os(text);
-  copy->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
+  copy->print(os, flags);
   copy->destroy();
   return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),
                      /*LowerCase=*/true)

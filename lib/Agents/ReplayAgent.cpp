@@ -51,8 +51,9 @@ private:
   /// of its name recorded for the same body; else one recorded for the same
   /// body under another name (kernels are named by position, so a kernel
   /// added or fused away elsewhere renames the others), each such entry
-  /// used once while another is left; else the one of its name (a file
-  /// without signatures, or a body changed since it was recorded).
+  /// used once while another is left; else the one of its name that no
+  /// other kernel took (a file without signatures, or a body changed since
+  /// it was recorded).
   void match(Operation *scope) {
     matchedScope = scope;
     matched.clear();
@@ -94,7 +95,10 @@ private:
     for (KernelOp k : kernels) {
       if (matched.count(k))
         continue;
-      if (const Entry *e = byName.lookup(k.getSymName())) {
+      // Not an entry another kernel took by its signature: a kernel added
+      // since the recording has no decisions (an error at the kernel).
+      if (const Entry *e = byName.lookup(k.getSymName());
+          e && !used.contains(e)) {
         matched[k] = e;
         if (!e->signature.empty())
           renamed.insert(k);

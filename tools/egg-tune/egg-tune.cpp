@@ -37,6 +37,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -285,6 +286,14 @@ private:
   /// The decisions file with every kernel at its best so far, kernel `k`
   /// (if any) at `d` instead.
   std::string decisionsFor(std::optional<size_t> k, const Decision &d = {});
+  /// The whole function's time with every kernel at its initial (expert)
+  /// or best decisions: `row`'s, when the candidate it was recorded for
+  /// built that same bundle; else measured (or estimated) now, not
+  /// recorded. Negative if that fails.
+  /// `measured` gets the manifest whose time it is.
+  double functionMs(bool initial, const KernelInfo &owner,
+                    const CandidateRecord &row,
+                    std::string *measured = nullptr);
   /// Where a candidate's decisions, manifest and egg-eval output live.
   std::string candidateDir(const KernelInfo &k, StringRef structure,
                            StringRef tuning) const {
@@ -915,6 +924,51 @@ int Tuner::run() {
   return rc;
 }
 
+double Tuner::functionMs(bool initial, const KernelInfo &owner,
+                         const CandidateRecord &row, std::string *measured) {
+  // With `initial`, every kernel at the expert's decisions for the while.
+  SmallVector<Decision> saved;
+  for (KernelInfo &k : kernels) {
+    saved.push_back(k.best);
+    if (initial)
+      k.best = k.initial;
+  }
+  llvm::scope_exit restore([&] {
+    for (auto [k, best] : llvm::zip(kernels, saved)) {
+      k.best = best;
+      k.op.setStructureAttr(best.structure);
+      k.op.setTuningAttr(best.tuning);
+    }
+  });
+  Candidate c;
+  c.kernel = kernels.size() - 1;
+  c.decision = kernels.back().best;
+  c.dir = outDir + (initial ? "/function-initial" : "/function-best");
+  llvm::sys::fs::create_directories(c.dir);
+  std::string path = c.dir + "/decisions.json", error;
+  if (!writeFile(path, decisionsFor(std::nullopt), error))
+    return -1;
+  CompileResult bundle = compileCandidate(source, path);
+  if (!bundle.ok)
+    return -1;
+  auto recorded = llvm::MemoryBuffer::getFile(
+      candidateDir(owner, row.structure, row.tuning) + "/manifest.json");
+  if (row.usable() && recorded && (*recorded)->getBuffer() == bundle.manifest) {
+    if (measured)
+      *measured = bundle.manifest;
+    return row.functionMs;
+  }
+  if (!writeFile(c.dir + "/manifest.json", bundle.manifest, error))
+    return -1;
+  if (measured)
+    *measured = bundle.manifest;
+  if (onGpu)
+    evaluateOnGpu(c, 0);
+  else
+    estimate(c);
+  return c.record.usable() ? c.record.functionMs : -1;
+}
+
 int Tuner::finish() {
   std::string error;
   std::string stem = llvm::sys::path::stem(inputPath).str();
@@ -950,14 +1004,21 @@ int Tuner::finish() {
   } else {
     llvm::consumeError(manifest.takeError());
   }
-  // The last kernel's best candidate ran exactly the final decisions.
+  // The first kernel's first candidate ran the expert's choices everywhere
+  // and the last kernel's best ran every kernel's best, when this run
+  // measured them. A row found in the records may have been measured with
+  // other decisions elsewhere: for another kernel of the same body, for
+  // another input, or in a run that ended elsewhere; then the function is
+  // measured again. `replay_identical`: the bundle rebuilt from the
+  // decisions file alone is the one whose time is reported.
+  std::string measuredBest;
+  double initialMs = functionMs(/*initial=*/true, kernels.front(),
+                                kernels.front().initialRecord);
+  double bestMs = functionMs(/*initial=*/false, kernels.back(),
+                             kernels.back().bestRecord, &measuredBest);
   json::Value replay = nullptr;
-  const KernelInfo &last = kernels.back();
-  std::string lastDir =
-      candidateDir(last, last.bestRecord.structure, last.bestRecord.tuning);
-  if (auto measuredManifest =
-          llvm::MemoryBuffer::getFile(lastDir + "/manifest.json"))
-    replay = (*measuredManifest)->getBuffer() == final.manifest;
+  if (!measuredBest.empty())
+    replay = measuredBest == final.manifest;
 
   json::Array kernelJson;
   for (const KernelInfo &k : kernels) {
@@ -980,10 +1041,6 @@ int Tuner::finish() {
                      {"best", pick(k.bestRecord, k.best)},
                      {"trajectory", json::Array(k.trajectory)}});
   }
-  // The first candidate ran the expert's choices everywhere; the last
-  // kernel's best ran every kernel's best.
-  double initialMs = kernels.front().initialRecord.functionMs;
-  double bestMs = kernels.back().bestRecord.functionMs;
   double wall = std::chrono::duration<double>(Clock::now() - start).count();
   json::Object report{
       {"format", "egg-tune-report"},
