@@ -18,14 +18,27 @@
 
 using namespace mlir;
 
+// Three kernels, two of the same body, so that entries are matched by name,
+// by signature and shared (docs/decisions.md).
 static const char *kKernel = R"mlir(
-func.func @f(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
+func.func @f(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x16xf32>) -> (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>) {
   %r = egg.kernel @f_k0 ins(%a, %b, %c : tensor<64x32xf32>, tensor<32x16xf32>, tensor<64x16xf32>) -> tensor<64x16xf32> {
   ^bb0(%x: tensor<64x32xf32>, %y: tensor<32x16xf32>, %z: tensor<64x16xf32>):
     %m = linalg.matmul ins(%x, %y : tensor<64x32xf32>, tensor<32x16xf32>) outs(%z : tensor<64x16xf32>) -> tensor<64x16xf32>
     egg.yield %m : tensor<64x16xf32>
   }
-  return %r : tensor<64x16xf32>
+  %s = egg.kernel @f_k1 ins(%a, %b, %r : tensor<64x32xf32>, tensor<32x16xf32>, tensor<64x16xf32>) -> tensor<64x16xf32> {
+  ^bb0(%x: tensor<64x32xf32>, %y: tensor<32x16xf32>, %z: tensor<64x16xf32>):
+    %m = linalg.matmul ins(%x, %y : tensor<64x32xf32>, tensor<32x16xf32>) outs(%z : tensor<64x16xf32>) -> tensor<64x16xf32>
+    egg.yield %m : tensor<64x16xf32>
+  }
+  %t = egg.kernel @f_k2 ins(%r, %s : tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<64x16xf32> {
+  ^bb0(%x: tensor<64x16xf32>, %y: tensor<64x16xf32>):
+    %e = tensor.empty() : tensor<64x16xf32>
+    %m = linalg.add ins(%x, %y : tensor<64x16xf32>, tensor<64x16xf32>) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+    egg.yield %m : tensor<64x16xf32>
+  }
+  return %r, %s, %t : tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>
 })mlir";
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
