@@ -8,12 +8,11 @@
 
 #include "egg/Agents/Decisions.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Support/Hash.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
@@ -55,9 +54,7 @@ std::string mlir::egg::kernelSignature(KernelOp kernel) {
   llvm::raw_string_ostream os(text);
   copy->print(os, flags);
   copy->destroy();
-  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),
-                     /*LowerCase=*/true)
-      .substr(0, 16);
+  return sha256Hex(text).substr(0, 16);
 }
 
 LogicalResult mlir::egg::exportDecisions(Operation *op, raw_ostream &os) {

@@ -1,20 +1,15 @@
 //===- ExchangeLog.cpp - LLM response cache and exchange records ----------===//
 
 #include "egg/Agents/ExchangeLog.h"
+#include "egg/Support/Hash.h"
 #include "egg/Support/Sqlite.h"
-
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/SHA256.h"
 
 #include <ctime>
 
 using namespace mlir::egg;
 
 namespace {
-std::string keyOf(const std::string &request) {
-  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(request)),
-                     /*LowerCase=*/true);
-}
+std::string keyOf(const std::string &request) { return sha256Hex(request); }
 
 std::string scrub(std::string text, const std::string &secret) {
   if (secret.empty())

@@ -24,6 +24,7 @@
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 #include "egg/Pipelines/Pipelines.h"
+#include "egg/Support/Hash.h"
 #include "egg/Target/Profiles.h"
 #include "egg/Tools/Registration.h"
 #include "egg/Translate/Translations.h"
@@ -48,7 +49,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -156,11 +156,6 @@ static cl::opt<bool>
 
 namespace {
 using Clock = std::chrono::steady_clock;
-
-std::string sha256(StringRef text) {
-  return llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)),
-                     /*LowerCase=*/true);
-}
 
 bool writeFile(const std::string &path, StringRef text, std::string &error) {
   std::error_code ec;
@@ -290,15 +285,17 @@ private:
   /// or best decisions: `row`'s, when the candidate it was recorded for
   /// built that same bundle; else measured (or estimated) now, not
   /// recorded. Negative if that fails.
+  /// `built`: that bundle's manifest when the caller has compiled it;
   /// `measured` gets the manifest whose time it is.
   double functionMs(bool initial, const KernelInfo &owner,
                     const CandidateRecord &row,
+                    const std::string *built = nullptr,
                     std::string *measured = nullptr);
   /// Where a candidate's decisions, manifest and egg-eval output live.
   std::string candidateDir(const KernelInfo &k, StringRef structure,
                            StringRef tuning) const {
     return outDir + "/candidates/" +
-           sha256(
+           sha256Hex(
                (llvm::Twine(k.fingerprint) + device + structure + tuning).str())
                .substr(0, 16);
   }
@@ -345,7 +342,7 @@ LogicalResult Tuner::analyze() {
     return failure();
   }
   source = (*buffer)->getBuffer().str();
-  inputHash = sha256(source);
+  inputHash = sha256Hex(source);
   registerToolExtensions(registry);
   ctx = std::make_unique<MLIRContext>(registry);
   ctx->printOpOnDiagnostic(false);
@@ -388,8 +385,8 @@ LogicalResult Tuner::analyze() {
     // What the kernel computes, not where it sits or what it is called, so
     // a kernel repeated in the input or met in another input hits the same
     // records. Verdicts depend on the TF32 permission (egg-eval's tolerance).
-    info.fingerprint = sha256(kernelSignature(op) + "|" + chip +
-                              (allowsTf32(op) ? "|tf32" : ""))
+    info.fingerprint = sha256Hex(kernelSignature(op) + "|" + chip +
+                                 (allowsTf32(op) ? "|tf32" : ""))
                            .substr(0, 32);
     info.work = measureWork(op);
     info.structures = enumerateStructures(op);
@@ -925,7 +922,8 @@ int Tuner::run() {
 }
 
 double Tuner::functionMs(bool initial, const KernelInfo &owner,
-                         const CandidateRecord &row, std::string *measured) {
+                         const CandidateRecord &row, const std::string *built,
+                         std::string *measured) {
   // With `initial`, every kernel at the expert's decisions for the while.
   SmallVector<Decision> saved;
   for (KernelInfo &k : kernels) {
@@ -945,12 +943,18 @@ double Tuner::functionMs(bool initial, const KernelInfo &owner,
   c.decision = kernels.back().best;
   c.dir = outDir + (initial ? "/function-initial" : "/function-best");
   llvm::sys::fs::create_directories(c.dir);
-  std::string path = c.dir + "/decisions.json", error;
-  if (!writeFile(path, decisionsFor(std::nullopt), error))
-    return -1;
-  CompileResult bundle = compileCandidate(source, path);
-  if (!bundle.ok)
-    return -1;
+  std::string error;
+  CompileResult bundle;
+  if (built) {
+    bundle = {true, "", *built};
+  } else {
+    std::string path = c.dir + "/decisions.json";
+    if (!writeFile(path, decisionsFor(std::nullopt), error))
+      return -1;
+    bundle = compileCandidate(source, path);
+    if (!bundle.ok)
+      return -1;
+  }
   auto recorded = llvm::MemoryBuffer::getFile(
       candidateDir(owner, row.structure, row.tuning) + "/manifest.json");
   if (row.usable() && recorded && (*recorded)->getBuffer() == bundle.manifest) {
@@ -1014,8 +1018,9 @@ int Tuner::finish() {
   std::string measuredBest;
   double initialMs = functionMs(/*initial=*/true, kernels.front(),
                                 kernels.front().initialRecord);
-  double bestMs = functionMs(/*initial=*/false, kernels.back(),
-                             kernels.back().bestRecord, &measuredBest);
+  double bestMs =
+      functionMs(/*initial=*/false, kernels.back(), kernels.back().bestRecord,
+                 &final.manifest, &measuredBest);
   json::Value replay = nullptr;
   if (!measuredBest.empty())
     replay = measuredBest == final.manifest;
