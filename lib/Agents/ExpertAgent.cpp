@@ -327,12 +327,13 @@ private:
   /// products on sm_90a large enough to give three quarters of the SMs a
   /// block with the largest tile that allows it: 128x256 tiles (two
   /// warpgroups of 128x128), else 128x128 or 64x128; K steps of 128 bytes
-  /// (64 16-bit elements) in the 128-byte swizzled layout, as many cp.async
-  /// stages as fit (4, else 3), but 128x128 tiles at 3 where two blocks can
-  /// share an SM (short K; see twoPerSm). f32 products too where the module
-  /// allows TF32 and both tiles are K-major.
-  /// Smaller products keep mma.sync, whose smaller tiles reach more SMs
-  /// (f32 ones FMA tiles: mma.sync's TF32 form is not implemented).
+  /// (64 16-bit elements) in the 128-byte swizzled layout, as many stages
+  /// as fit (4, else 3), but 128x128 tiles at 3 where two blocks can share
+  /// an SM (short K; see twoPerSm); TMA copies for 128x256 tiles of plain
+  /// 16-bit products with K of 1024 or more, cp.async otherwise. f32 products
+  /// too where the module allows TF32 and both tiles are K-major. Smaller
+  /// products keep mma.sync, whose smaller tiles reach more SMs (f32 ones FMA
+  /// tiles: mma.sync's TF32 form is not implemented).
   FailureOr<TuningAttr> chooseWgmma(KernelOp kernel, TargetAttr target,
                                     bool splitPartial) {
     if (target.getSmVersion() != 90 || !target.hasArchSpecificFeatures())
@@ -411,19 +412,33 @@ private:
         SmallVector<int64_t, 2> stageChoices = {4, 3};
         if (t.bm == 128 && t.bn == 128 && !splitPartial)
           stageChoices = {3, 4};
-        for (int64_t stages : stageChoices) {
-          TuningAttr tuning = TuningAttr::getChecked(
-              function_ref<InFlightDiagnostic()>(emitError),
-              kernel.getContext(),
-              ArrayRef<int64_t>{128, t.bn / t.wn, t.bm / t.wm},
-              ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
-              ArrayRef<int64_t>{}, ArrayRef<int64_t>{128 / bytes},
-              ArrayRef<int64_t>{0, 1}, ArrayRef<int64_t>{}, int64_t(0),
-              Swizzle::xor128, int64_t(16 / bytes), CopyEngine::cp_async,
-              stages);
-          if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
-            return tuning;
-        }
+        // 128x256 tiles over a long K take their copies from TMA (a
+        // producer warpgroup; plain products only, checkLowerable falls
+        // back to cp.async for the rest). H200, session 25, cp.async ->
+        // TMA at four stages (cuBLAS): 4096^3 bf16 0.1862 -> 0.1674 ms
+        // (0.1655), 8192^3 1.493 -> 1.338 (1.353), 2048 x 2048 x 8192
+        // 0.0932 -> 0.0814 (0.0828), 4096 x 4096 x 2048 0.1025 -> 0.0929,
+        // 6144^3 f16 0.625 -> 0.582, 4096 x 2048 x 2048 with a residual
+        // epilogue 0.0611 -> 0.0573; level (within 1.5%) for the 4096 x
+        // 2048 x 2048 linear layers and 4096 x 1000 x 4096; slower at K =
+        // 256 (TF32 1024 x 4096 x 256, session 20: 0.0150 -> 0.0156).
+        // TF32 keeps cp.async: no long-K TF32 product has been timed.
+        SmallVector<CopyEngine, 2> engines = {CopyEngine::cp_async};
+        if (t.bn == 256 && bytes == 2 && extentK >= 1024 && !splitPartial)
+          engines.insert(engines.begin(), CopyEngine::tma);
+        for (CopyEngine engine : engines)
+          for (int64_t stages : stageChoices) {
+            TuningAttr tuning = TuningAttr::getChecked(
+                function_ref<InFlightDiagnostic()>(emitError),
+                kernel.getContext(),
+                ArrayRef<int64_t>{128, t.bn / t.wn, t.bm / t.wm},
+                ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
+                ArrayRef<int64_t>{}, ArrayRef<int64_t>{128 / bytes},
+                ArrayRef<int64_t>{0, 1}, ArrayRef<int64_t>{}, int64_t(0),
+                Swizzle::xor128, int64_t(16 / bytes), engine, stages);
+            if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
+              return tuning;
+          }
       }
     return failure();
   }

@@ -19,7 +19,7 @@
 // DECISIONS: "name": "wide_bf16_k0"
 // DECISIONS: "tuning": "#egg.tuning<threads = [32, 2, 2], block = [128, 128], warp = [64, 64], reduction = [32], shared = [0, 1], padding = 8, vector = 4, copy = cp_async, pipeline = 3>"
 // DECISIONS: "name": "wg_bf16_k0"
-// DECISIONS: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
+// DECISIONS: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4>"
 // DECISIONS: "name": "wg_short_k_bf16_k0"
 // DECISIONS: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>"
 // DECISIONS: "name": "oddk_f16_k0"
@@ -88,10 +88,15 @@ func.func @wide_bf16(%a: tensor<2048x100xbf16>, %b: tensor<100x2048xbf16>) -> te
 // of 64 and long (4096): warpgroup MMA (principle 9). Two warpgroups, each
 // 128x128 as two m64n128k16 instructions per K step of 16, B (N-contiguous)
 // transposed by wgmma; four stages of 48 KB plus the 1 KB alignment slack,
-// with one group of products in flight across the next K step.
+// with one group of products in flight across the next K step. K is long
+// enough for TMA copies from a producer warpgroup (docs/pipeline.md, "TMA
+// copies"; 384 threads) instead of cp.async.
 // PTX-LABEL: .entry wg_bf16_k0_kernel
-// PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
-// PTX: fence.proxy.async.shared::cta
+// PTX: .maxntid 384, 1, 1
+// PTX-NOT: cp.async.cg.shared.global
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-NOT: cp.async.cg.shared.global
+// PTX: setmaxnreg.inc.sync.aligned.u32 224
 // PTX: wgmma.fence.sync.aligned
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1,  1, 0,  1;
 // PTX: wgmma.commit_group.sync.aligned

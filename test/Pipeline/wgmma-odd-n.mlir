@@ -1,17 +1,18 @@
 // A linear layer with 1000 outputs (a classifier head), bf16: no tile of
 // 128 divides N. The expert takes partial 128 x 256 tiles (two warpgroups
-// of 128 x 128; docs/pipeline.md, "Partial tiles"). Replayed from
-// Inputs/classifier-n200.json, the lowering also builds whole 128 x 200
-// tiles: one warpgroup's m64n200k16 per 64 rows, where a 200 x 64 tile of
-// B is 1600 16-byte pieces over 256 threads, so the last round of copies
-// is guarded (slower on the H200: 0.0855 ms against 0.0488).
+// of 128 x 128, TMA copies as K is long; docs/pipeline.md, "Partial
+// tiles"). Replayed from Inputs/classifier-n200.json, the lowering also
+// builds whole 128 x 200 tiles: one warpgroup's m64n200k16 per 64 rows,
+// where a 200 x 64 tile of B is 1600 16-byte pieces over 256 threads, so
+// the last round of copies is guarded (slower on the H200: 0.0855 ms
+// against 0.0488).
 // RUN: egg-opt %s --egg-pipeline="record=%t.json" -o %t.expert.mlir
 // RUN: FileCheck %s --check-prefix=TUNING < %t.json
 // RUN: egg-translate --egg-to-ptx %t.expert.mlir | FileCheck %s --check-prefix=EXPERT
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%S/Inputs/classifier-n200.json" -o %t.mlir
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%S/Inputs/classifier-n200.json" --mlir-print-ir-after=egg-lower-shared-gemm -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
 // RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
-// TUNING: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
+// TUNING: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4>"
 // EXPERT: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // IR: %[[HAS:.*]] = arith.cmpi ult, %{{.*}}, %c1600
 // IR-NEXT: scf.if %[[HAS]] {
