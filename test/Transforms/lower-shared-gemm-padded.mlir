@@ -4,8 +4,9 @@
 // egg.padded_view): the input's copies read the unpadded source at the
 // view's position less the low padding, bounded by unsigned comparisons
 // against the source's extents (H and W, 8), with a source size of 0
-// outside, where they read the source's first row instead (and past K:
-// K = 72 leaves a partial last step of 16). No view of the border is left.
+// outside (and past K: K = 72 leaves a partial last step of 16). A copy of
+// 0 bytes reads nothing, so its address is left outside the source: no
+// selects. No view of the border is left.
 // CHECK-LABEL: func.func private @padded_k0
 // CHECK-SAME: (%[[X:.*]]: memref<1x8x8x8xf32>, %[[W:.*]]: memref<32x8x3x3xf32>
 // CHECK-NOT: egg.padded_view
@@ -16,11 +17,10 @@
 // CHECK: %[[WI:.*]] = arith.subi %{{.*}}, %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[INW:.*]] = arith.cmpi ult, %[[WI]], %c8{{(_[0-9]+)?}} : index
 // CHECK: %[[IN:.*]] = arith.andi %[[INH]], %[[INW]] : i1
-// CHECK: %[[SH:.*]] = arith.select %[[IN]], %[[H]], %c0{{(_[0-9]+)?}} : index
-// CHECK: %[[SW:.*]] = arith.select %[[IN]], %[[WI]], %c0{{(_[0-9]+)?}} : index
+// CHECK-NOT: arith.select %[[IN]]
 // CHECK: %[[READ:.*]] = arith.andi %{{.*}}, %[[IN]] : i1
 // CHECK: %[[N:.*]] = arith.select %[[READ]], %c1{{(_[0-9]+)?}}, %c0{{(_[0-9]+)?}} : index
-// CHECK: nvgpu.device_async_copy %[[X]][%{{.*}}, %{{.*}}, %[[SH]], %[[SW]]], %{{.*}}[{{.*}}], 1, %[[N]] : memref<1x8x8x8xf32>
+// CHECK: nvgpu.device_async_copy %[[X]][%{{.*}}, %{{.*}}, %[[H]], %[[WI]]], %{{.*}}[{{.*}}], 1, %[[N]] : memref<1x8x8x8xf32>
 // CHECK-NOT: strided<[512, 64, 8, 1], offset: ?>
 #map = affine_map<(d0) -> (d0 * 4)>
 #map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>

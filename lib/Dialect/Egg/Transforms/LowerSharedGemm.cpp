@@ -524,9 +524,13 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
         inSource = inSource ? arith::AndIOp::create(b, loc, inSource, in) : in;
         padded.push_back(d);
       }
-      for (unsigned d : padded)
-        src[d] = arith::SelectOp::create(b, loc, inSource, src[d],
-                                         constIndex(b, loc, 0));
+      // cp.async with a source size of 0 reads nothing: its address may lie
+      // outside the source. Synchronous copies load, so they read a valid
+      // element (the source's first) and select the zero afterwards.
+      if (!plan.async)
+        for (unsigned d : padded)
+          src[d] = arith::SelectOp::create(b, loc, inSource, src[d],
+                                           constIndex(b, loc, 0));
       if (plan.async)
         inside =
             inside ? arith::AndIOp::create(b, loc, inside, inSource) : inSource;
