@@ -35,5 +35,5 @@ if shutil.which("chromium"):
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.egg_tools_dir, config.llvm_tools_dir]
-tools = ["egg-opt", "egg-translate", "egg-tune", ToolSubst("mlir-opt", unresolved="ignore")]
+tools = ["egg-opt", "egg-translate", "egg-tune", "egg-eval", ToolSubst("mlir-opt", unresolved="ignore")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

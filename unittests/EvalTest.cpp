@@ -382,3 +382,94 @@ TEST(ReferenceTest, FindsTheContractionForACublasBaseline) {
   ASSERT_TRUE(bool(ref2));
   EXPECT_FALSE((*ref2)->contraction().has_value());
 }
+
+namespace {
+// Deterministic values of mixed magnitudes, so that a sum taken in another
+// order would round differently.
+std::vector<double> mixedValues(size_t count, unsigned seed) {
+  std::vector<double> values(count);
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (double &v : values) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    double unit = double(state >> 11) / double(1ull << 53) - 0.5;
+    v = unit * std::ldexp(1.0, int(state % 40) - 20);
+  }
+  return values;
+}
+} // namespace
+
+// The reference evaluates a product with its N loop innermost (contiguous
+// B rows) and multiplies-adds without the bytecode, but every output still
+// sums its K terms in the source's order: the results equal a naive k-loop
+// to the bit, for the plain payload, for one the fast path does not take
+// (a scaled product) and for a batched product with B transposed (K stays
+// innermost).
+TEST(ReferenceTest, ProductsSumInTheSourceOrderWhateverTheLoopOrder) {
+  const int64_t m = 7, n = 9, k = 300;
+  std::vector<double> a = mixedValues(m * k, 1), b = mixedValues(k * n, 2);
+  auto naive = [&](const std::vector<double> &b, bool scaled,
+                   bool bTransposed) {
+    std::vector<double> c(m * n, 0.0);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          double bv = bTransposed ? b[j * k + p] : b[p * n + j];
+          double product = a[i * k + p] * bv;
+          if (scaled)
+            product = product * 2.0;
+          acc = acc + product;
+        }
+        c[i * n + j] = acc;
+      }
+    return c;
+  };
+  const char *plain = R"mlir(
+    func.func @f(%a: tensor<7x300xbf16>, %b: tensor<300x9xbf16>) -> tensor<7x9xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<7x9xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<7x9xf32>) -> tensor<7x9xf32>
+      %r = linalg.matmul ins(%a, %b : tensor<7x300xbf16>, tensor<300x9xbf16>) outs(%f : tensor<7x9xf32>) -> tensor<7x9xf32>
+      return %r : tensor<7x9xf32>
+    })mlir";
+  auto out = runReference(plain, {{{m, k}, a}, {{k, n}, b}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].data, naive(b, false, false));
+
+  const char *scaled = R"mlir(
+    func.func @f(%a: tensor<7x300xf32>, %b: tensor<300x9xf32>) -> tensor<7x9xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<7x9xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<7x9xf32>) -> tensor<7x9xf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(i, j, p) -> (i, p)>, affine_map<(i, j, p) -> (p, j)>, affine_map<(i, j, p) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"]}
+          ins(%a, %b : tensor<7x300xf32>, tensor<300x9xf32>) outs(%f : tensor<7x9xf32>) {
+      ^bb0(%x: f32, %y: f32, %acc: f32):
+        %two = arith.constant 2.0 : f32
+        %p = arith.mulf %x, %y : f32
+        %q = arith.mulf %p, %two : f32
+        %s = arith.addf %acc, %q : f32
+        linalg.yield %s : f32
+      } -> tensor<7x9xf32>
+      return %r : tensor<7x9xf32>
+    })mlir";
+  out = runReference(scaled, {{{m, k}, a}, {{k, n}, b}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].data, naive(b, true, false));
+
+  const char *transposed = R"mlir(
+    func.func @f(%a: tensor<1x7x300xf16>, %b: tensor<1x9x300xf16>) -> tensor<1x7x9xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<1x7x9xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x9xf32>) -> tensor<1x7x9xf32>
+      %r = linalg.batch_matmul indexing_maps = [affine_map<(bb, i, j, p) -> (bb, i, p)>, affine_map<(bb, i, j, p) -> (bb, j, p)>, affine_map<(bb, i, j, p) -> (bb, i, j)>]
+          ins(%a, %b : tensor<1x7x300xf16>, tensor<1x9x300xf16>) outs(%f : tensor<1x7x9xf32>) -> tensor<1x7x9xf32>
+      return %r : tensor<1x7x9xf32>
+    })mlir";
+  std::vector<double> bt(n * k);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t p = 0; p < k; ++p)
+      bt[j * k + p] = b[p * n + j];
+  out = runReference(transposed, {{{1, m, k}, a}, {{1, n, k}, bt}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].data, naive(bt, false, true));
+}

@@ -14,6 +14,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/Sequence.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SourceMgr.h"
@@ -716,6 +718,99 @@ private:
     return p;
   }
 
+  /// The loop order of a generic's evaluation: loop 0 first (the threads
+  /// split it), then the others in their order but for the innermost,
+  /// chosen for contiguous accesses (a product's N loop rather than its K
+  /// loop, whose B walks a column). The reduction loops keep their order
+  /// relative to each other, so every output element sums its terms in the
+  /// source's order and the result does not change by a bit. Only where
+  /// each output is indexed by exactly the parallel loops.
+  template <typename OperandT>
+  static SmallVector<unsigned> loopOrder(linalg::GenericOp op,
+                                         ArrayRef<OperandT> operands,
+                                         ArrayRef<int64_t> ranges) {
+    unsigned numLoops = ranges.size();
+    SmallVector<unsigned> order =
+        llvm::to_vector(llvm::seq<unsigned>(0, numLoops));
+    if (numLoops < 3)
+      return order;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      AffineMap map = op.getMatchingIndexingMap(&init);
+      llvm::SmallBitVector seen(numLoops);
+      for (AffineExpr e : map.getResults()) {
+        auto d = dyn_cast<AffineDimExpr>(e);
+        if (!d || iterators[d.getPosition()] != utils::IteratorType::parallel)
+          return order;
+        seen.set(d.getPosition());
+      }
+      for (unsigned d = 0; d < numLoops; ++d)
+        if (iterators[d] == utils::IteratorType::parallel && !seen.test(d))
+          return order;
+    }
+    unsigned lastReduction = numLoops;
+    for (unsigned d = 0; d < numLoops; ++d)
+      if (iterators[d] == utils::IteratorType::reduction)
+        lastReduction = d;
+    // Cost of a loop as the innermost: per operand, nothing where it does
+    // not move, 1 where it steps by one element, 4 where it strides.
+    auto cost = [&](unsigned d) {
+      int64_t total = 0;
+      for (const OperandT &o : operands)
+        if (!o.scalar && o.access.strides[d] != 0)
+          total += std::abs(o.access.strides[d]) == 1 ? 1 : 4;
+      return total;
+    };
+    unsigned best = numLoops - 1;
+    for (unsigned d = 1; d < numLoops; ++d)
+      if ((iterators[d] == utils::IteratorType::parallel ||
+           d == lastReduction) &&
+          cost(d) < cost(best))
+        best = d;
+    llvm::erase(order, best);
+    order.push_back(best);
+    return order;
+  }
+
+  /// A payload that is out + lhs * rhs of two inputs (extensions and
+  /// truncations are copies in float64): the interpreter's innermost loop
+  /// then multiplies and adds directly, in the same order of operations.
+  struct MultiplyAdd {
+    int lhs, rhs, out;
+  };
+  static std::optional<MultiplyAdd> multiplyAdd(const Program &p,
+                                                int64_t numInputs) {
+    if (p.yields.size() != 1 || !p.constants.empty())
+      return std::nullopt;
+    DenseMap<int, const Instr *> producer;
+    for (const Instr &in : p.code)
+      producer[in.dst] = &in;
+    auto through = [&](int slot) {
+      while (producer.count(slot) && producer[slot]->op == Opc::Copy)
+        slot = producer[slot]->a;
+      return slot;
+    };
+    auto isInput = [&](int slot) { return slot >= 0 && slot < numInputs; };
+    int outSlot = int(numInputs);
+    const Instr *add = producer.lookup(p.yields[0]);
+    if (!add || add->op != Opc::Add)
+      return std::nullopt;
+    int x = add->a, y = add->b;
+    if (y == outSlot)
+      std::swap(x, y);
+    const Instr *mul = producer.lookup(y);
+    if (x != outSlot || !mul || mul->op != Opc::Mul)
+      return std::nullopt;
+    int lhs = through(mul->a), rhs = through(mul->b);
+    if (!isInput(lhs) || !isInput(rhs))
+      return std::nullopt;
+    // Every other instruction must feed the product through copies only.
+    for (const Instr &in : p.code)
+      if (&in != add && &in != mul && in.op != Opc::Copy)
+        return std::nullopt;
+    return MultiplyAdd{lhs, rhs, outSlot};
+  }
+
   llvm::Error executeGeneric(linalg::GenericOp op, unsigned threads) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (llvm::any_of(ranges, ShapedType::isDynamic))
@@ -781,46 +876,84 @@ private:
     int64_t outer = numLoops ? ranges[0] : 1;
     unsigned workers =
         parallelOuter ? std::max(1u, std::min<unsigned>(threads, outer)) : 1;
+    SmallVector<unsigned> order = loopOrder<Operand>(op, operands, ranges);
+    std::optional<MultiplyAdd> mac = multiplyAdd(*program, numInputs);
+    if (mac && (operands[mac->lhs].scalar || operands[mac->rhs].scalar))
+      mac.reset(); // A scalar input has no data to step through.
+    // One point of the innermost loop per iteration, the operands' offsets
+    // advanced by their strides instead of recomputed.
     auto work = [&](int64_t begin, int64_t end) {
       std::vector<double> slots(program->numSlots);
       for (auto [id, value] : program->constants)
         slots[id] = value;
+      for (size_t k = 0; k < operands.size(); ++k)
+        if (operands[k].scalar)
+          slots[k] = operands[k].scalarValue;
       std::vector<int64_t> iv(numLoops, 0);
       std::vector<int64_t> offsets(operands.size());
       if (numLoops == 0) {
         begin = 0;
         end = 1;
       }
-      for (int64_t o = begin; o < end; ++o) {
-        if (numLoops)
-          iv[0] = o;
-        std::fill(iv.begin() + (numLoops ? 1 : 0), iv.end(), 0);
-        while (true) {
-          for (size_t k = 0; k < operands.size(); ++k) {
-            if (operands[k].scalar) {
-              slots[k] = operands[k].scalarValue;
-              continue;
-            }
-            const Access &a = operands[k].access;
-            int64_t off = a.base;
-            for (size_t d = 0; d < numLoops; ++d)
-              off += a.strides[d] * iv[d];
-            offsets[k] = off;
-            slots[k] = operands[k].data[off];
+      unsigned inner = numLoops ? order.back() : 0;
+      int64_t innerRange = numLoops > 1 ? ranges[inner] : 1;
+      std::vector<int64_t> innerStride(operands.size(), 0);
+      for (size_t k = 0; k < operands.size(); ++k)
+        if (!operands[k].scalar && numLoops > 1)
+          innerStride[k] = operands[k].access.strides[inner];
+      auto runInner = [&]() {
+        if (mac) {
+          const double *a = operands[mac->lhs].data + offsets[mac->lhs];
+          const double *b = operands[mac->rhs].data + offsets[mac->rhs];
+          double *c = operands[mac->out].out + offsets[mac->out];
+          int64_t sa = innerStride[mac->lhs], sb = innerStride[mac->rhs],
+                  sc = innerStride[mac->out];
+          for (int64_t i = 0; i < innerRange; ++i) {
+            double product = a[i * sa] * b[i * sb];
+            c[i * sc] = c[i * sc] + product;
           }
+          return;
+        }
+        for (int64_t i = 0; i < innerRange; ++i) {
+          if (numLoops > 1)
+            iv[inner] = i;
+          for (size_t k = 0; k < operands.size(); ++k)
+            if (!operands[k].scalar)
+              slots[k] = operands[k].data[offsets[k] + i * innerStride[k]];
           for (const Instr &in : program->code)
             slots[in.dst] = in.op == Opc::Index ? double(iv[in.pred])
                                                 : eval(in, slots.data());
-          for (size_t r = 0; r < program->yields.size(); ++r)
-            operands[numInputs + r].out[offsets[numInputs + r]] =
+          for (size_t r = 0; r < program->yields.size(); ++r) {
+            size_t k = numInputs + r;
+            operands[k].out[offsets[k] + i * innerStride[k]] =
                 slots[program->yields[r]];
-          // Next point of the inner loops (odometer).
+          }
+        }
+      };
+      for (int64_t o = begin; o < end; ++o) {
+        std::fill(iv.begin(), iv.end(), 0);
+        if (numLoops)
+          iv[0] = o;
+        for (size_t k = 0; k < operands.size(); ++k)
+          if (!operands[k].scalar)
+            offsets[k] = operands[k].access.base +
+                         (numLoops ? operands[k].access.strides[0] * o : 0);
+        // The loops between the first and the innermost (odometer).
+        while (true) {
+          runInner();
           bool done = true;
-          for (size_t d = numLoops; d-- > 1;) {
+          for (size_t j = order.size() >= 2 ? order.size() - 1 : 0; j-- > 1;) {
+            unsigned d = order[j];
             if (++iv[d] < ranges[d]) {
+              for (size_t k = 0; k < operands.size(); ++k)
+                if (!operands[k].scalar)
+                  offsets[k] += operands[k].access.strides[d];
               done = false;
               break;
             }
+            for (size_t k = 0; k < operands.size(); ++k)
+              if (!operands[k].scalar)
+                offsets[k] -= operands[k].access.strides[d] * (ranges[d] - 1);
             iv[d] = 0;
           }
           if (done)

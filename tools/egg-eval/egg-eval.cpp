@@ -164,7 +164,7 @@ static cl::opt<double> maxReferenceIterations(
     "max-reference-iterations",
     cl::desc("Refuse sources whose float64 reference takes more loop "
              "iterations than this per trial (it runs on the CPU)"),
-    cl::init(2e10));
+    cl::init(1e11));
 static cl::opt<unsigned>
     cpuThreads("cpu-threads",
                cl::desc("CPU threads for the reference (0: all)"), cl::init(0));
