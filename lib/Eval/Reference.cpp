@@ -877,6 +877,7 @@ private:
     unsigned workers =
         parallelOuter ? std::max(1u, std::min<unsigned>(threads, outer)) : 1;
     SmallVector<unsigned> order = loopOrder<Operand>(op, operands, ranges);
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     std::optional<MultiplyAdd> mac = multiplyAdd(*program, numInputs);
     if (mac && (operands[mac->lhs].scalar || operands[mac->rhs].scalar))
       mac.reset(); // A scalar input has no data to step through.
@@ -901,18 +902,48 @@ private:
       for (size_t k = 0; k < operands.size(); ++k)
         if (!operands[k].scalar && numLoops > 1)
           innerStride[k] = operands[k].access.strides[inner];
-      auto runInner = [&]() {
+      // A multiply-add whose innermost loop is a reduction (a dot product,
+      // as in x @ W^T) waits on each add; four outputs of the next loop out
+      // at a time give four independent sums, each still in its own order.
+      unsigned middle = order.size() >= 3 ? order[order.size() - 2] : 0;
+      bool fourOutputs =
+          mac && innerStride[mac->out] == 0 && order.size() >= 3 &&
+          iterators[middle] == utils::IteratorType::parallel &&
+          operands[mac->out].access.strides[middle] != 0;
+      // Runs the innermost loop from the current offsets; returns how many
+      // points of the middle loop it covered (four outputs at once, or one).
+      auto runInner = [&]() -> int64_t {
         if (mac) {
           const double *a = operands[mac->lhs].data + offsets[mac->lhs];
           const double *b = operands[mac->rhs].data + offsets[mac->rhs];
           double *c = operands[mac->out].out + offsets[mac->out];
           int64_t sa = innerStride[mac->lhs], sb = innerStride[mac->rhs],
                   sc = innerStride[mac->out];
+          if (fourOutputs && iv[middle] + 4 <= ranges[middle]) {
+            int64_t ta = operands[mac->lhs].access.strides[middle],
+                    tb = operands[mac->rhs].access.strides[middle],
+                    tc = operands[mac->out].access.strides[middle];
+            double c0 = c[0], c1 = c[tc], c2 = c[2 * tc], c3 = c[3 * tc];
+            for (int64_t i = 0; i < innerRange; ++i) {
+              const double *ai = a + i * sa, *bi = b + i * sb;
+              double p0 = ai[0] * bi[0], p1 = ai[ta] * bi[tb],
+                     p2 = ai[2 * ta] * bi[2 * tb], p3 = ai[3 * ta] * bi[3 * tb];
+              c0 = c0 + p0;
+              c1 = c1 + p1;
+              c2 = c2 + p2;
+              c3 = c3 + p3;
+            }
+            c[0] = c0;
+            c[tc] = c1;
+            c[2 * tc] = c2;
+            c[3 * tc] = c3;
+            return 4;
+          }
           for (int64_t i = 0; i < innerRange; ++i) {
             double product = a[i * sa] * b[i * sb];
             c[i * sc] = c[i * sc] + product;
           }
-          return;
+          return 1;
         }
         for (int64_t i = 0; i < innerRange; ++i) {
           if (numLoops > 1)
@@ -929,6 +960,7 @@ private:
                 slots[program->yields[r]];
           }
         }
+        return 1;
       };
       for (int64_t o = begin; o < end; ++o) {
         std::fill(iv.begin(), iv.end(), 0);
@@ -938,23 +970,26 @@ private:
           if (!operands[k].scalar)
             offsets[k] = operands[k].access.base +
                          (numLoops ? operands[k].access.strides[0] * o : 0);
-        // The loops between the first and the innermost (odometer).
+        // The loops between the first and the innermost (odometer); the
+        // middle one steps by what the innermost covered.
         while (true) {
-          runInner();
+          int64_t step = runInner();
           bool done = true;
           for (size_t j = order.size() >= 2 ? order.size() - 1 : 0; j-- > 1;) {
             unsigned d = order[j];
-            if (++iv[d] < ranges[d]) {
+            if (iv[d] + step < ranges[d]) {
+              iv[d] += step;
               for (size_t k = 0; k < operands.size(); ++k)
                 if (!operands[k].scalar)
-                  offsets[k] += operands[k].access.strides[d];
+                  offsets[k] += operands[k].access.strides[d] * step;
               done = false;
               break;
             }
             for (size_t k = 0; k < operands.size(); ++k)
               if (!operands[k].scalar)
-                offsets[k] -= operands[k].access.strides[d] * (ranges[d] - 1);
+                offsets[k] -= operands[k].access.strides[d] * iv[d];
             iv[d] = 0;
+            step = 1;
           }
           if (done)
             break;
