@@ -24,6 +24,9 @@ llvm_config.use_default_substitutions()
 # The plugin test needs upstream mlir-opt and a shared-library build.
 if config.egg_has_plugin:
     config.available_features.add("egg-plugin")
+# egg-eval is built only where the CUDA toolkit's headers are found.
+if os.path.exists(os.path.join(config.egg_tools_dir, "egg-eval")):
+    config.available_features.add("egg-eval")
 # GPU tests run on the device host only (scripts/gpu-check.sh).
 if os.environ.get("EGG_GPU_TESTS") == "1":
     config.available_features.add("gpu")

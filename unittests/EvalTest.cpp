@@ -473,3 +473,18 @@ TEST(ReferenceTest, ProductsSumInTheSourceOrderWhateverTheLoopOrder) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].data, naive(bt, false, true));
 }
+
+// A product over K = 0 runs no point: the result is its init.
+TEST(ReferenceTest, AnEmptyReductionKeepsTheInit) {
+  const char *src = R"mlir(
+    func.func @f(%a: tensor<4x0xf32>, %b: tensor<0x3xf32>) -> tensor<4x3xf32> {
+      %one = arith.constant 1.5 : f32
+      %e = tensor.empty() : tensor<4x3xf32>
+      %f = linalg.fill ins(%one : f32) outs(%e : tensor<4x3xf32>) -> tensor<4x3xf32>
+      %r = linalg.matmul ins(%a, %b : tensor<4x0xf32>, tensor<0x3xf32>) outs(%f : tensor<4x3xf32>) -> tensor<4x3xf32>
+      return %r : tensor<4x3xf32>
+    })mlir";
+  auto out = runReference(src, {{{4, 0}, {}}, {{0, 3}, {}}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].data, std::vector<double>(12, 1.5));
+}

@@ -996,9 +996,11 @@ private:
         }
       }
     };
-    if (workers <= 1) {
+    // A loop of extent 0 runs no point: the outputs keep their inits.
+    bool anyPoint = !llvm::is_contained(ranges, int64_t(0));
+    if (anyPoint && workers <= 1) {
       work(0, outer);
-    } else {
+    } else if (anyPoint) {
       std::vector<std::thread> pool;
       int64_t chunk = (outer + workers - 1) / workers;
       for (unsigned w = 0; w < workers; ++w) {

@@ -102,6 +102,7 @@ func.func @wide_bf16(%a: tensor<2048x100xbf16>, %b: tensor<100x2048xbf16>) -> te
 // PTX: wgmma.commit_group.sync.aligned
 // PTX: wgmma.wait_group.sync.aligned 1
 // PTX: wgmma.wait_group.sync.aligned 0
+// PTX-NOT: cp.async.cg.shared.global
 // MANIFEST: "kernel": "wg_bf16_k0_kernel"
 // MANIFEST: "shared_bytes": 197632
 func.func @wg_bf16(%a: tensor<2048x4096xbf16>, %b: tensor<4096x2048xbf16>) -> tensor<2048x2048xf32> {

@@ -13,6 +13,9 @@
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%S/Inputs/classifier-n200.json" --mlir-print-ir-after=egg-lower-shared-gemm -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
 // RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
 // TUNING: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4>"
+// EXPERT-NOT: cp.async.cg.shared.global
+// EXPERT: cp.async.bulk.tensor.2d.shared::cluster.global.tile
+// EXPERT-NOT: cp.async.cg.shared.global
 // EXPERT: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // IR: %[[HAS:.*]] = arith.cmpi ult, %{{.*}}, %c1600
 // IR-NEXT: scf.if %[[HAS]] {
