@@ -92,7 +92,7 @@ for n in elementwise_chain matmul_f32; do
   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); c=r.get('counters'); print(json.dumps(c, indent=1)[:1500])" "$work/ex/$n.ncu.json"
 done
 
-echo "== TMA copies (a producer warpgroup; the expert keeps cp.async): variants"
+echo "== TMA copies (a producer warpgroup; the expert takes them for long-K 128x256 tiles): variants of small products"
 # One and two computing warpgroups (setmaxnreg), all four operand layouts
 # between them, an epilogue; each against the float64 reference.
 EGG_TRIALS=1 EGG_VARIANTS_MATCH="copy = tma" timeout 240 \
