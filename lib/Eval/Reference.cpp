@@ -728,7 +728,8 @@ private:
   template <typename OperandT>
   static SmallVector<unsigned> loopOrder(linalg::GenericOp op,
                                          ArrayRef<OperandT> operands,
-                                         ArrayRef<int64_t> ranges) {
+                                         ArrayRef<int64_t> ranges,
+                                         bool groupOutputs) {
     unsigned numLoops = ranges.size();
     SmallVector<unsigned> order =
         llvm::to_vector(llvm::seq<unsigned>(0, numLoops));
@@ -761,14 +762,39 @@ private:
           total += std::abs(o.access.strides[d]) == 1 ? 1 : 4;
       return total;
     };
+    // On a tie a parallel loop wins (no chain of adds through one output),
+    // then the longer one (a convolution's output row over its 3-wide
+    // window row).
+    auto better = [&](unsigned d, unsigned than) {
+      if (cost(d) != cost(than))
+        return cost(d) < cost(than);
+      bool parallel = iterators[d] == utils::IteratorType::parallel;
+      if (parallel != (iterators[than] == utils::IteratorType::parallel))
+        return parallel;
+      return ranges[d] > ranges[than];
+    };
     unsigned best = numLoops - 1;
     for (unsigned d = 1; d < numLoops; ++d)
       if ((iterators[d] == utils::IteratorType::parallel ||
            d == lastReduction) &&
-          cost(d) < cost(best))
+          better(d, best))
         best = d;
     llvm::erase(order, best);
     order.push_back(best);
+    // A multiply-add summing along the innermost loop takes four outputs
+    // at a time along the loop just outside it: bring the cheapest
+    // parallel loop there (past reduction loops, whose order stays).
+    if (groupOutputs && iterators[best] == utils::IteratorType::reduction) {
+      std::optional<unsigned> middle;
+      for (unsigned d = 1; d < numLoops; ++d)
+        if (d != best && iterators[d] == utils::IteratorType::parallel &&
+            (!middle || better(d, *middle)))
+          middle = d;
+      if (middle) {
+        llvm::erase(order, *middle);
+        order.insert(order.end() - 1, *middle);
+      }
+    }
     return order;
   }
 
@@ -876,11 +902,12 @@ private:
     int64_t outer = numLoops ? ranges[0] : 1;
     unsigned workers =
         parallelOuter ? std::max(1u, std::min<unsigned>(threads, outer)) : 1;
-    SmallVector<unsigned> order = loopOrder<Operand>(op, operands, ranges);
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     std::optional<MultiplyAdd> mac = multiplyAdd(*program, numInputs);
     if (mac && (operands[mac->lhs].scalar || operands[mac->rhs].scalar))
       mac.reset(); // A scalar input has no data to step through.
+    SmallVector<unsigned> order =
+        loopOrder<Operand>(op, operands, ranges, mac.has_value());
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     // One point of the innermost loop per iteration, the operands' offsets
     // advanced by their strides instead of recomputed.
     auto work = [&](int64_t begin, int64_t end) {
