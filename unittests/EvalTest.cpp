@@ -488,3 +488,39 @@ TEST(ReferenceTest, AnEmptyReductionKeepsTheInit) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].data, std::vector<double>(12, 1.5));
 }
+
+// An NHWC convolution sums along its channels (the innermost loop); the
+// reference takes four filters at a time (the cheapest parallel loop moved
+// just outside the channels, past the window's loops) and still sums each
+// output in the source's order: kh, then kw, then c.
+TEST(ReferenceTest, ConvolutionSumsInTheSourceOrder) {
+  const int64_t h = 6, w = 6, c = 20, f = 7, o = 4;
+  std::vector<double> x = mixedValues(h * w * c, 3),
+                      k = mixedValues(f * 3 * 3 * c, 4);
+  const char *src = R"mlir(
+    func.func @f(%x: tensor<1x6x6x20xf16>, %k: tensor<7x3x3x20xf16>) -> tensor<1x4x4x7xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<1x4x4x7xf32>
+      %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x7xf32>) -> tensor<1x4x4x7xf32>
+      %r = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+          ins(%x, %k : tensor<1x6x6x20xf16>, tensor<7x3x3x20xf16>) outs(%fill : tensor<1x4x4x7xf32>) -> tensor<1x4x4x7xf32>
+      return %r : tensor<1x4x4x7xf32>
+    })mlir";
+  auto out = runReference(src, {{{1, h, w, c}, x}, {{f, 3, 3, c}, k}});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> want(o * o * f);
+  for (int64_t i = 0; i < o; ++i)
+    for (int64_t j = 0; j < o; ++j)
+      for (int64_t g = 0; g < f; ++g) {
+        double acc = 0;
+        for (int64_t kh = 0; kh < 3; ++kh)
+          for (int64_t kw = 0; kw < 3; ++kw)
+            for (int64_t ch = 0; ch < c; ++ch) {
+              double product = x[((i + kh) * w + j + kw) * c + ch] *
+                               k[((g * 3 + kh) * 3 + kw) * c + ch];
+              acc = acc + product;
+            }
+        want[(i * o + j) * f + g] = acc;
+      }
+  EXPECT_EQ(out[0].data, want);
+}
