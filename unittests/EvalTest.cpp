@@ -11,7 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
+#include <string>
 
 using namespace mlir::egg::eval;
 
@@ -523,4 +526,151 @@ TEST(ReferenceTest, ConvolutionSumsInTheSourceOrder) {
         want[(i * o + j) * f + g] = acc;
       }
   EXPECT_EQ(out[0].data, want);
+}
+
+// Random generics against a naive evaluation in the source's loop order:
+// 2-5 loops of random kinds and extents, the output indexed by the
+// parallel loops in a random order, two inputs on random projections of
+// the loops, and payloads that take the multiply-add path (plain or with
+// extensions) or the bytecode (a scaled product, a loop index added). Every
+// result must equal the naive one to the bit, whatever order the reference
+// picks.
+TEST(ReferenceTest, RandomGenericsMatchTheSourceOrder) {
+  std::mt19937 rng(2026);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  for (int trial = 0; trial < 150; ++trial) {
+    int loops = pick(2, 5);
+    std::vector<int64_t> extent(loops);
+    std::vector<bool> parallel(loops);
+    for (int d = 0; d < loops; ++d) {
+      extent[d] = pick(1, 6);
+      parallel[d] = pick(0, 2) != 0;
+    }
+    parallel[pick(0, loops - 1)] = true;
+    auto shuffled = [&](std::vector<int> dims) {
+      std::shuffle(dims.begin(), dims.end(), rng);
+      return dims;
+    };
+    std::vector<int> outDims, all;
+    for (int d = 0; d < loops; ++d) {
+      all.push_back(d);
+      if (parallel[d])
+        outDims.push_back(d);
+    }
+    outDims = shuffled(outDims);
+    // Every loop indexes some operand (linalg wants the loops to shape map
+    // invertible): B takes the loops A does not, and random others.
+    std::vector<int> inDims[2];
+    inDims[0] = shuffled(all);
+    inDims[0].resize(pick(1, loops));
+    for (int d = 0; d < loops; ++d)
+      if (llvm::find(inDims[0], d) == inDims[0].end() || pick(0, 1))
+        inDims[1].push_back(d);
+    if (inDims[1].empty())
+      inDims[1].push_back(pick(0, loops - 1));
+    inDims[1] = shuffled(inDims[1]);
+    int payload = pick(0, 3); // 0 plain, 1 extended, 2 scaled, 3 + index
+    int indexDim = pick(0, loops - 1);
+
+    auto dimsText = [](const std::vector<int> &dims) {
+      std::string text;
+      for (size_t i = 0; i < dims.size(); ++i)
+        text += (i ? ", d" : "d") + std::to_string(dims[i]);
+      return text;
+    };
+    auto typeText = [&](const std::vector<int> &dims, const char *element) {
+      std::string text = "tensor<";
+      for (int d : dims)
+        text += std::to_string(extent[d]) + "x";
+      return text + element + ">";
+    };
+    std::string loopList = dimsText(all);
+    const char *in = payload == 1 ? "f16" : "f32";
+    std::string a = typeText(inDims[0], in), b = typeText(inDims[1], in),
+                c = typeText(outDims, "f32");
+    std::string iterators;
+    for (int d = 0; d < loops; ++d)
+      iterators += std::string(d ? ", " : "") +
+                   (parallel[d] ? "\"parallel\"" : "\"reduction\"");
+    std::string body;
+    if (payload == 1)
+      body = "%xe = arith.extf %x : f16 to f32\n"
+             "%ye = arith.extf %y : f16 to f32\n"
+             "%p = arith.mulf %xe, %ye : f32\n";
+    else
+      body = "%p = arith.mulf %x, %y : f32\n";
+    std::string term = "%p";
+    if (payload == 2) {
+      body += "%three = arith.constant 3.0 : f32\n"
+              "%q = arith.mulf %p, %three : f32\n";
+      term = "%q";
+    } else if (payload == 3) {
+      body += "%i = linalg.index " + std::to_string(indexDim) +
+              " : index\n"
+              "%ii = arith.index_cast %i : index to i64\n"
+              "%fi = arith.sitofp %ii : i64 to f32\n"
+              "%q = arith.addf %p, %fi : f32\n";
+      term = "%q";
+    }
+    std::string src =
+        "func.func @f(%a: " + a + ", %b: " + b + ") -> " + c + " {\n" +
+        "%zero = arith.constant 0.0 : f32\n%e = tensor.empty() : " + c +
+        "\n%init = linalg.fill ins(%zero : f32) outs(%e : " + c + ") -> " +
+        c + "\n%r = linalg.generic {indexing_maps = [affine_map<(" +
+        loopList + ") -> (" + dimsText(inDims[0]) + ")>, affine_map<(" +
+        loopList + ") -> (" + dimsText(inDims[1]) + ")>, affine_map<(" +
+        loopList + ") -> (" + dimsText(outDims) +
+        ")>], iterator_types = [" + iterators + "]} ins(%a, %b : " + a +
+        ", " + b + ") outs(%init : " + c + ") {\n^bb0(%x: " + in +
+        ", %y: " + in + ", %acc: f32):\n" + body +
+        "%s = arith.addf %acc, " + term + " : f32\nlinalg.yield %s : f32\n} -> " +
+        c + "\nreturn %r : " + c + "\n}\n";
+
+    // Row-major offsets of a point in each operand.
+    auto offset = [&](const std::vector<int> &dims,
+                      const std::vector<int64_t> &iv) {
+      int64_t off = 0;
+      for (int d : dims)
+        off = off * extent[d] + iv[d];
+      return off;
+    };
+    auto count = [&](const std::vector<int> &dims) {
+      int64_t n = 1;
+      for (int d : dims)
+        n *= extent[d];
+      return n;
+    };
+    std::vector<double> av = mixedValues(count(inDims[0]), 10 + trial),
+                        bv = mixedValues(count(inDims[1]), 500 + trial);
+    if (payload == 1) // Values an f16 holds exactly: whole numbers.
+      for (std::vector<double> *v : {&av, &bv})
+        for (double &x : *v)
+          x = std::round(std::fmod(x * 1e6, 100.0));
+    std::vector<double> want(count(outDims), 0.0);
+    std::vector<int64_t> iv(loops, 0);
+    while (true) {
+      double p = av[offset(inDims[0], iv)] * bv[offset(inDims[1], iv)];
+      if (payload == 2)
+        p = p * 3.0;
+      if (payload == 3)
+        p = p + double(iv[indexDim]);
+      double &out = want[offset(outDims, iv)];
+      out = out + p;
+      int d = loops - 1;
+      while (d >= 0 && ++iv[d] == extent[d])
+        iv[d--] = 0;
+      if (d < 0)
+        break;
+    }
+    std::vector<int64_t> aShape, bShape, cShape;
+    for (int d : inDims[0])
+      aShape.push_back(extent[d]);
+    for (int d : inDims[1])
+      bShape.push_back(extent[d]);
+    auto out = runReference(src.c_str(), {{aShape, av}, {bShape, bv}});
+    ASSERT_EQ(out.size(), 1u) << src;
+    ASSERT_EQ(out[0].data, want) << src;
+  }
 }
