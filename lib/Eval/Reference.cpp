@@ -138,6 +138,16 @@ static std::optional<Access> compileAccess(AffineMap map,
   return a;
 }
 
+/// A generic's operand as the interpreter reads it: a tensor's data (an
+/// output's copy of its init) and access, or a scalar.
+struct Operand {
+  const double *data = nullptr;
+  double *out = nullptr;
+  Access access;
+  bool scalar = false;
+  double scalarValue = 0;
+};
+
 //===----------------------------------------------------------------------===//
 // Payload bytecode
 //===----------------------------------------------------------------------===//
@@ -725,17 +735,15 @@ private:
   /// relative to each other, so every output element sums its terms in the
   /// source's order and the result does not change by a bit. Only where
   /// each output is indexed by exactly the parallel loops.
-  template <typename OperandT>
-  static SmallVector<unsigned> loopOrder(linalg::GenericOp op,
-                                         ArrayRef<OperandT> operands,
-                                         ArrayRef<int64_t> ranges,
-                                         bool groupOutputs) {
+  static SmallVector<unsigned>
+  loopOrder(linalg::GenericOp op, ArrayRef<utils::IteratorType> iterators,
+            ArrayRef<Operand> operands, ArrayRef<int64_t> ranges,
+            bool groupOutputs) {
     unsigned numLoops = ranges.size();
     SmallVector<unsigned> order =
         llvm::to_vector(llvm::seq<unsigned>(0, numLoops));
     if (numLoops < 3)
       return order;
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     for (OpOperand &init : op.getDpsInitsMutable()) {
       AffineMap map = op.getMatchingIndexingMap(&init);
       llvm::SmallBitVector seen(numLoops);
@@ -757,7 +765,7 @@ private:
     // not move, 1 where it steps by one element, 4 where it strides.
     auto cost = [&](unsigned d) {
       int64_t total = 0;
-      for (const OperandT &o : operands)
+      for (const Operand &o : operands)
         if (!o.scalar && o.access.strides[d] != 0)
           total += std::abs(o.access.strides[d]) == 1 ? 1 : 4;
       return total;
@@ -812,8 +820,9 @@ private:
     for (const Instr &in : p.code)
       producer[in.dst] = &in;
     auto through = [&](int slot) {
-      while (producer.count(slot) && producer[slot]->op == Opc::Copy)
-        slot = producer[slot]->a;
+      for (const Instr *in = producer.lookup(slot); in && in->op == Opc::Copy;
+           in = producer.lookup(slot))
+        slot = in->a;
       return slot;
     };
     auto isInput = [&](int slot) { return slot >= 0 && slot < numInputs; };
@@ -847,13 +856,6 @@ private:
     size_t numLoops = ranges.size();
 
     // Operand data and accesses; results start as copies of the inits.
-    struct Operand {
-      const double *data = nullptr;
-      double *out = nullptr;
-      Access access;
-      bool scalar = false;
-      double scalarValue = 0;
-    };
     std::vector<Operand> operands;
     std::vector<std::shared_ptr<RefTensor>> outputs;
     for (OpOperand &operand : op->getOpOperands()) {
@@ -889,9 +891,9 @@ private:
 
     // Parallelise over the outermost loop when every output is indexed by
     // it, so that threads write disjoint elements.
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     bool parallelOuter =
-        numLoops > 0 &&
-        op.getIteratorTypesArray()[0] == utils::IteratorType::parallel &&
+        numLoops > 0 && iterators[0] == utils::IteratorType::parallel &&
         llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
           AffineMap map = op.getMatchingIndexingMap(&init);
           return llvm::any_of(map.getResults(), [](AffineExpr e) {
@@ -906,8 +908,7 @@ private:
     if (mac && (operands[mac->lhs].scalar || operands[mac->rhs].scalar))
       mac.reset(); // A scalar input has no data to step through.
     SmallVector<unsigned> order =
-        loopOrder<Operand>(op, operands, ranges, mac.has_value());
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+        loopOrder(op, iterators, operands, ranges, mac.has_value());
     // One point of the innermost loop per iteration, the operands' offsets
     // advanced by their strides instead of recomputed.
     auto work = [&](int64_t begin, int64_t end) {
