@@ -38,6 +38,12 @@ static int64_t batchCount(const GemmLoops &gemm, ArrayRef<int64_t> extents) {
 /// Bytes of tiles a lone block per SM keeps in flight to hide the memory
 /// latency (principle 9 of tuning.md).
 static constexpr int64_t kDeepCopyBytes = 48 * 1024;
+/// Threads per SM a column reduction needs to keep enough loads in flight
+/// (H200, session 26: 128 blocks of 512 threads on 132 SMs read as fast
+/// as 1024 blocks; 64 blocks were 20% slower).
+static constexpr int64_t kColumnThreadsPerSm = 384;
+/// Rows each thread of a split column reduction's slice reads at least.
+static constexpr int64_t kMinRowsPerThread = 16;
 
 namespace {
 class ExpertAgent : public Agent {
@@ -105,6 +111,9 @@ public:
     if (target)
       if (StructureAttr split = chooseSplit(kernel, legal, target))
         return split;
+    if (target && has(Formulation::reduce_two_stage))
+      if (StructureAttr split = chooseColumnSplit(kernel, legal, target))
+        return split;
     return legal.front();
   }
 
@@ -112,26 +121,31 @@ public:
                                      TargetAttr target) override {
     if (isCooperativeRow(kernel.getStructureAttr()))
       return chooseRow(kernel);
-    if (kernel.getStructureAttr().getFormulation() ==
-        Formulation::reduce_two_stage)
-      return chooseColumns(kernel, target);
-    // A product split along K: the partial products' tiles, less the
-    // slice loop.
-    if (kernel.getStructureAttr().getFormulation() ==
-        Formulation::gemm_split_k) {
+    // A split kernel: the partial results' tuning, less the slice loop.
+    if (kernel.getStructureAttr().isSplit()) {
+      bool product = kernel.getStructureAttr().getFormulation() ==
+                     Formulation::gemm_split_k;
       TuningAttr chosen;
       if (failed(withSplitCopy(kernel, [&](SplitKernels split) {
             FailureOr<TuningAttr> partial =
-                chooseGemm(split.partial, target, /*splitPartial=*/true);
+                product
+                    ? chooseGemm(split.partial, target, /*splitPartial=*/true)
+                    : chooseColumns(split.partial, target);
             if (succeeded(partial))
               chosen = splitTuning(*partial);
             return success(chosen != nullptr);
           })))
-        return kernel.emitOpError("the expert found no tiling for the "
-                                  "partial products of this split product: "
-                                  "choose gemm_direct");
+        return kernel.emitOpError("the expert found no tuning for the "
+                                  "partial results of this split kernel: "
+                                  "choose ")
+               << (product ? "gemm_direct"
+                           : "reduce_two_stage without a "
+                             "split");
       return chosen;
     }
+    if (kernel.getStructureAttr().getFormulation() ==
+        Formulation::reduce_two_stage)
+      return chooseColumns(kernel, target);
     // Widest accesses first (16 bytes per thread, principle 7); if the
     // kernel cannot take them, the same choice with scalar accesses.
     if (classifyKernel(kernel) == KernelClass::Contraction) {
@@ -196,18 +210,8 @@ private:
     SmallVector<int64_t> extents = op.getStaticLoopRanges();
     int64_t k = GemmLoops::extent(gemm->kLoops, extents);
 
-    // Tries `structure` on the kernel: the expert's tuning for it, if any.
-    auto tryStructure = [&](StructureAttr structure) -> TuningAttr {
-      StructureAttr before = kernel.getStructureAttr();
-      kernel.setStructureAttr(structure);
-      ScopedDiagnosticHandler quiet(kernel.getContext(),
-                                    [](Diagnostic &) { return success(); });
-      FailureOr<TuningAttr> tuning = chooseTuning(kernel, target);
-      if (before)
-        kernel.setStructureAttr(before);
-      else
-        kernel.removeStructureAttr();
-      return succeeded(tuning) ? *tuning : TuningAttr();
+    auto tryStructure = [&](StructureAttr structure) {
+      return tuningUnder(kernel, structure, target);
     };
     // Only products that run through shared memory: direct tiles have no
     // K loop worth splitting.
@@ -252,6 +256,81 @@ private:
     }
     // Only where the partial products have tiles.
     return choice && tryStructure(choice) ? choice : StructureAttr();
+  }
+
+  /// The expert's tuning for `kernel` under `structure`, or null; the
+  /// kernel keeps its own structure.
+  TuningAttr tuningUnder(KernelOp kernel, StructureAttr structure,
+                         TargetAttr target) {
+    StructureAttr before = kernel.getStructureAttr();
+    kernel.setStructureAttr(structure);
+    ScopedDiagnosticHandler quiet(kernel.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    FailureOr<TuningAttr> tuning = chooseTuning(kernel, target);
+    if (before)
+      kernel.setStructureAttr(before);
+    else
+      kernel.removeStructureAttr();
+    return succeeded(tuning) ? *tuning : TuningAttr();
+  }
+
+  /// Column reductions split along their rows (principle 6 of
+  /// structure.md): where the columns alone give fewer than 384 threads
+  /// per SM (a block owns 32-128 columns), the fewest slices of the rows
+  /// (2 to 64) whose partial reductions reach that, each slice keeping 16
+  /// or more rows per thread so that its loads still stream. Null when the
+  /// columns are enough or no split applies: a split costs a second launch
+  /// and the partial results' round trip, 1-8% on 4096 columns (H200,
+  /// session 26: 8192 x 4096 bf16 0.0207 ms whole, 0.0209-0.0227 split),
+  /// and wins 5.8x on 256 (65536 x 256 f32: 0.1222 -> 0.0211 ms at 16
+  /// slices).
+  StructureAttr chooseColumnSplit(KernelOp kernel,
+                                  ArrayRef<StructureAttr> legal,
+                                  TargetAttr target) {
+    SmallVector<StructureAttr> splits;
+    for (StructureAttr s : legal)
+      if (s.getFormulation() == Formulation::reduce_two_stage && s.isSplit())
+        splits.push_back(s);
+    if (splits.empty())
+      return {};
+    llvm::sort(splits, [](StructureAttr a, StructureAttr b) {
+      return a.getSplitK() < b.getSplitK();
+    });
+    std::optional<unsigned> rowsLoop = columnReductionLoop(kernel);
+    if (!rowsLoop)
+      return {};
+    int64_t rows = cast<linalg::LinalgOp>(kernel.getAnchorOp())
+                       .getStaticLoopRanges()[*rowsLoop];
+    int64_t want = mulSat(target.getSmCount(), kColumnThreadsPerSm);
+    // The threads of `tuning` over the kernel's S slices.
+    auto threadsOf = [&](TuningAttr tuning, int64_t slices) {
+      auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
+      SmallVector<int64_t> extents = op.getStaticLoopRanges();
+      int64_t blocks = slices;
+      for (auto [d, extent] : llvm::enumerate(extents))
+        if (d != *rowsLoop && d + 1 != extents.size())
+          blocks = mulSat(blocks, extent);
+      blocks = mulSat(blocks, extents.back() / tuning.getBlock().back());
+      return mulSat(blocks, tuning.getNumThreads());
+    };
+    auto tryStructure = [&](StructureAttr structure) {
+      return tuningUnder(kernel, structure, target);
+    };
+    TuningAttr whole = tryStructure(StructureAttr::get(
+        kernel.getContext(), Formulation::reduce_two_stage, 1));
+    if (!whole || threadsOf(whole, 1) >= want)
+      return {};
+    StructureAttr choice;
+    for (StructureAttr s : splits) {
+      TuningAttr partial = tryStructure(s);
+      if (!partial ||
+          rows / s.getSplitK() < kMinRowsPerThread * partial.getThreads()[1])
+        break;
+      choice = s;
+      if (threadsOf(partial, s.getSplitK()) >= want)
+        break;
+    }
+    return choice;
   }
 
   /// Transposes (principle 11 of tuning.md): a map that reads an input

@@ -80,19 +80,25 @@ KernelClass mlir::egg::classifyKernel(KernelOp kernel) {
   return reductions > 1 ? KernelClass::Normalization : KernelClass::Reduction;
 }
 
-/// `legal` and the K splits `kernel` takes (docs/pipeline.md, "Split-K"):
-/// 2, 4 or 8 slices, unless the module keeps products whole.
+/// `legal` and the splits of `formulation` `kernel` takes (docs/pipeline.md,
+/// "Split-K"): 2, 4 or 8 slices of a product's K, 2 to 64 of a column
+/// reduction's rows (a few hundred columns need that many to fill the GPU),
+/// unless the module keeps kernels whole.
 static SmallVector<StructureAttr> withSplits(KernelOp kernel,
+                                             Formulation formulation,
                                              SmallVector<StructureAttr> legal) {
   if (!allowsSplitK(kernel))
     return legal;
   ScopedDiagnosticHandler silence(kernel.getContext(),
                                   [](Diagnostic &) { return success(); });
-  for (int64_t slices : {2, 4, 8})
+  SmallVector<int64_t> counts = {2, 4, 8};
+  if (formulation == Formulation::reduce_two_stage)
+    counts.append({16, 32, 64});
+  for (int64_t slices : counts)
     if (succeeded(checkSplitK(kernel, slices,
                               [&]() { return kernel.emitOpError(); })))
-      legal.push_back(StructureAttr::get(kernel.getContext(),
-                                         Formulation::gemm_split_k, slices));
+      legal.push_back(
+          StructureAttr::get(kernel.getContext(), formulation, slices));
   return legal;
 }
 
@@ -109,7 +115,8 @@ SmallVector<StructureAttr> mlir::egg::enumerateStructures(KernelOp kernel) {
       return {make(Formulation::reduce_row_per_warp),
               make(Formulation::reduce_row_per_block),
               make(Formulation::gemm_direct)};
-    return withSplits(kernel, {make(Formulation::gemm_direct)});
+    return withSplits(kernel, Formulation::gemm_split_k,
+                      {make(Formulation::gemm_direct)});
   case KernelClass::Convolution: {
     // A convolution whose loops split into GEMM roles (not a depthwise one)
     // can also run as an implicit GEMM.
@@ -132,8 +139,13 @@ SmallVector<StructureAttr> mlir::egg::enumerateStructures(KernelOp kernel) {
   else if (classifyKernel(kernel) == KernelClass::Softmax)
     serial = Formulation::softmax_three_pass;
   if (!cooperativeRowLength(kernel)) {
-    if (columnReductionLoop(kernel))
-      return {make(Formulation::reduce_two_stage), make(serial)};
+    if (columnReductionLoop(kernel)) {
+      SmallVector<StructureAttr> legal =
+          withSplits(kernel, Formulation::reduce_two_stage,
+                     {make(Formulation::reduce_two_stage)});
+      legal.push_back(make(serial));
+      return legal;
+    }
     return {make(serial)};
   }
   return {make(Formulation::reduce_row_per_warp),
@@ -1451,13 +1463,13 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
                        << " yet";
   };
   StructureAttr structure = kernel.getStructureAttr();
-  // A split product is checked as its partial products (the sum over the
+  // A split kernel is checked as its partial results (the sum over the
   // slices is tuned by the expert when egg-split-k builds it).
-  if (structure && structure.getFormulation() == Formulation::gemm_split_k)
+  if (structure && structure.isSplit())
     return withSplitCopy(kernel, [&](SplitKernels split) {
       return checkLowerable(split.partial, partialTuning(tuning), [&]() {
-        return emitError() << "in its partial products (loop 0 is the K "
-                              "slice, the product's loops follow): ";
+        return emitError() << "in its partial results (loop 0 is the "
+                              "slice, the kernel's loops follow): ";
       });
     });
   if (isCooperativeRow(structure))

@@ -1,4 +1,4 @@
-//===- SplitK.cpp - The gemm_split_k formulation --------------------------===//
+//===- SplitK.cpp - Split products and column reductions ------------------===//
 
 #include "egg/Agents/SplitK.h"
 #include "egg/Agents/LegalSpace.h"
@@ -15,11 +15,15 @@ using namespace mlir;
 using namespace mlir::egg;
 
 namespace {
-/// What checkSplitK found: the product, its K loop and its initial value.
+/// What checkSplitK found: the product or column reduction, its reduced
+/// loop and its initial value.
 struct SplitPlan {
   linalg::LinalgOp anchor;
-  unsigned k = 0;     ///< The K loop.
-  int64_t extent = 0; ///< K.
+  /// A product (`gemm_split_k`), else a column reduction
+  /// (`reduce_two_stage`).
+  bool product = true;
+  unsigned k = 0;     ///< The reduced loop: K, or the reduction's rows.
+  int64_t extent = 0; ///< Its extent.
   /// The fill that starts the accumulator, or null when it starts from a
   /// kernel input.
   linalg::FillOp fill;
@@ -42,54 +46,66 @@ static bool addsToAccumulator(linalg::LinalgOp op) {
 static FailureOr<SplitPlan>
 planSplit(KernelOp kernel, int64_t splitK,
           function_ref<InFlightDiagnostic()> emitError) {
-  auto anchor = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
-  if (!anchor || classifyKernel(kernel) != KernelClass::Contraction)
-    return emitError() << "gemm_split_k needs a product as the kernel's anchor";
-  std::string why;
-  FailureOr<GemmLoops> loops = analyzeGemmLoops(anchor, why);
-  if (failed(loops))
-    return emitError() << "gemm_split_k: " << why;
-  if (loops->kLoops.size() != 1)
-    return emitError() << "gemm_split_k splits a product with one K loop, "
-                          "not "
-                       << loops->kLoops.size();
   SplitPlan plan;
+  plan.product = classifyKernel(kernel) == KernelClass::Contraction;
+  StringRef name = plan.product ? "gemm_split_k" : "reduce_two_stage";
+  auto anchor = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
+  if (plan.product) {
+    std::string why;
+    FailureOr<GemmLoops> loops =
+        anchor ? analyzeGemmLoops(anchor, why) : FailureOr<GemmLoops>();
+    if (failed(loops))
+      return emitError() << "gemm_split_k: " << why;
+    if (loops->kLoops.size() != 1)
+      return emitError() << "gemm_split_k splits a product with one K loop, "
+                            "not "
+                         << loops->kLoops.size();
+    plan.k = loops->kLoops.front();
+    if (anchor.getNumDpsInputs() != 2)
+      return emitError() << "gemm_split_k needs a two-input product";
+  } else {
+    std::optional<unsigned> rows = columnReductionLoop(kernel);
+    if (!anchor || !rows)
+      return emitError() << "a split needs a product or a column reduction "
+                            "(reduce_two_stage) as the kernel's anchor";
+    plan.k = *rows;
+  }
   plan.anchor = anchor;
-  plan.k = loops->kLoops.front();
   SmallVector<int64_t> extents = anchor.getStaticLoopRanges();
   if (llvm::any_of(extents, ShapedType::isDynamic) ||
       llvm::any_of(anchor->getOperandTypes(), [](Type t) {
         auto shaped = dyn_cast<ShapedType>(t);
         return !shaped || !shaped.hasStaticShape();
       }))
-    return emitError() << "gemm_split_k needs static shapes";
+    return emitError() << name << " needs static shapes";
   plan.extent = extents[plan.k];
   if (splitK < 2 || plan.extent % splitK != 0 || plan.extent / splitK < 16)
-    return emitError() << "gemm_split_k: " << splitK
-                       << " slices do not divide K = " << plan.extent
-                       << " into slices of 16 or more";
-  if (anchor.getNumDpsInputs() != 2 || anchor.getNumDpsInits() != 1 ||
+    return emitError() << name << ": " << splitK << " slices do not divide "
+                       << (plan.product ? "K" : "the reduced loop") << " = "
+                       << plan.extent << " into slices of 16 or more";
+  if (anchor.getNumDpsInits() != 1 ||
       !isa<FloatType>(getElementTypeOrSelf(anchor->getResult(0).getType())))
-    return emitError() << "gemm_split_k needs a two-input product with one "
-                          "floating-point result";
+    return emitError() << name << " needs one floating-point result";
   if (!addsToAccumulator(anchor))
-    return emitError() << "gemm_split_k sums the slices: the product's body "
-                          "must add to its accumulator";
+    return emitError() << name << " sums the slices: the "
+                       << (plan.product ? "product" : "reduction")
+                       << "'s body must add to its accumulator";
   for (OpOperand *in : anchor.getDpsInputOperands())
     if (!isa<BlockArgument>(in->get()))
-      return emitError() << "gemm_split_k needs the product's inputs to be "
-                            "kernel inputs (no fused prologue)";
+      return emitError() << name << " needs the "
+                         << (plan.product ? "product" : "reduction")
+                         << "'s inputs to be kernel inputs (no fused "
+                            "prologue)";
   // The result's dimensions are the parallel loops in order, so the tile
-  // lists of the kernel's root and of the partial product line up.
+  // lists of the kernel's root and of the partial results line up.
   AffineMap out = anchor.getIndexingMapMatchingResult(anchor->getResult(0));
   SmallVector<unsigned> parallel;
   anchor.getParallelDims(parallel);
-  // The slice loop comes in front of the product's parallel loops, and a
-  // grid has three dimensions.
+  // The slice loop comes in front of the parallel loops, and a grid has
+  // three dimensions.
   if (parallel.size() > 2)
-    return emitError() << "gemm_split_k splits products of two parallel "
-                          "loops (M and N), not "
-                       << parallel.size()
+    return emitError() << name << " splits kernels of at most two parallel "
+                       << "loops, not " << parallel.size()
                        << ": the slices would need a fourth grid dimension";
   bool ordered = out.getNumResults() == parallel.size();
   for (auto [expr, loop] : llvm::zip(out.getResults(), parallel))
@@ -103,27 +119,28 @@ planSplit(KernelOp kernel, int64_t splitK,
                      [](AffineMap m) { return m.isProjectedPermutation(); })))
     ordered = false;
   if (!ordered)
-    return emitError() << "gemm_split_k needs the product's result indexed "
-                          "by its parallel loops in order";
+    return emitError() << name << " needs the result indexed by the parallel "
+                       << "loops in order";
   Value init = anchor.getDpsInitOperand(0)->get();
   if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
     if (!fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() ||
         !fill->hasOneUse())
-      return emitError() << "gemm_split_k: the product's fill must fill an "
-                            "empty tensor used only by the product";
+      return emitError() << name << ": the fill must fill an empty tensor "
+                         << "used only by the "
+                         << (plan.product ? "product" : "reduction");
     plan.fill = fill;
   } else if (!isa<BlockArgument>(init)) {
-    return emitError() << "gemm_split_k needs the product to start from a "
-                          "fill or a kernel input";
+    return emitError() << name << " needs the accumulator to start from a "
+                       << "fill or a kernel input";
   }
-  // Only what builds the accumulator may come before the product.
+  // Only what builds the accumulator may come before the anchor.
   for (Operation &op : kernel.getBodyBlock()) {
     if (&op == anchor.getOperation())
       break;
     if (!isa<arith::ConstantOp, tensor::EmptyOp, linalg::FillOp>(op))
-      return emitError() << "gemm_split_k: '" << op.getName()
-                         << "' before the product would be computed once "
-                            "per slice";
+      return emitError() << name << ": '" << op.getName() << "' before the "
+                         << (plan.product ? "product" : "reduction")
+                         << " would be computed once per slice";
   }
   return plan;
 }
@@ -171,11 +188,12 @@ TuningAttr mlir::egg::splitTuning(TuningAttr partial) {
                    dropFront(partial.getThread()));
 }
 
-/// The partial products: `anchor`'s loops with the slice loop in front and
-/// K cut to one slice; A and B expanded so the slice is a dimension of
-/// theirs. Built into `partial`, whose body has A and B as arguments.
-static Value buildPartialProduct(OpBuilder &b, const SplitPlan &plan,
-                                 int64_t splitK, Value lhs, Value rhs) {
+/// The partial results: `anchor`'s loops with the slice loop in front and
+/// the reduced loop cut to one slice; the inputs that read the reduced loop
+/// expanded so the slice is a dimension of theirs. Built into `partial`,
+/// whose body has `inputs` (the anchor's, in order) as arguments.
+static Value buildPartial(OpBuilder &b, const SplitPlan &plan, int64_t splitK,
+                          ValueRange operands) {
   linalg::LinalgOp anchor = plan.anchor;
   Location loc = anchor.getLoc();
   MLIRContext *ctx = b.getContext();
@@ -186,7 +204,6 @@ static Value buildPartialProduct(OpBuilder &b, const SplitPlan &plan,
 
   SmallVector<AffineMap> maps;
   SmallVector<Value> inputs;
-  Value operands[] = {lhs, rhs};
   SmallVector<OpOperand *> anchorInputs = anchor.getDpsInputOperands();
   for (auto [value, operand] : llvm::zip(operands, anchorInputs)) {
     AffineMap map = anchor.getMatchingIndexingMap(operand);
@@ -194,12 +211,14 @@ static Value buildPartialProduct(OpBuilder &b, const SplitPlan &plan,
     SmallVector<AffineExpr> results;
     SmallVector<int64_t> shape;
     SmallVector<ReassociationIndices> groups;
+    bool expanded = false;
     for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
       ReassociationIndices group;
       if (expr == getAffineDimExpr(plan.k, ctx)) {
         group = {int64_t(shape.size()), int64_t(shape.size() + 1)};
         results.append({s, shifted(expr)});
         shape.append({splitK, slice});
+        expanded = true;
       } else {
         group = {int64_t(shape.size())};
         results.push_back(shifted(expr));
@@ -208,9 +227,15 @@ static Value buildPartialProduct(OpBuilder &b, const SplitPlan &plan,
       groups.push_back(group);
     }
     maps.push_back(AffineMap::get(numLoops + 1, 0, results, ctx));
-    inputs.push_back(tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get(shape, type.getElementType()), value,
-        groups));
+    // An input that does not read the reduced loop is read whole by every
+    // slice.
+    inputs.push_back(
+        expanded
+            ? tensor::ExpandShapeOp::create(
+                  b, loc, RankedTensorType::get(shape, type.getElementType()),
+                  value, groups)
+                  .getResult()
+            : value);
   }
 
   AffineMap out = anchor.getIndexingMapMatchingResult(anchor->getResult(0));
@@ -239,19 +264,26 @@ static Value buildPartialProduct(OpBuilder &b, const SplitPlan &plan,
 FailureOr<SplitKernels> mlir::egg::splitKernel(RewriterBase &rewriter,
                                                KernelOp kernel) {
   StructureAttr structure = kernel.getStructureAttr();
-  if (!structure || structure.getFormulation() != Formulation::gemm_split_k)
-    return kernel.emitOpError("is not a gemm_split_k kernel");
+  if (!structure || !structure.isSplit())
+    return kernel.emitOpError("is not a split kernel (gemm_split_k, or "
+                              "reduce_two_stage with split_k > 1)");
   int64_t splitK = structure.getSplitK();
   FailureOr<SplitPlan> plan =
       planSplit(kernel, splitK, [&]() { return kernel.emitOpError(); });
   if (failed(plan))
     return failure();
+  if (plan->product !=
+      (structure.getFormulation() == Formulation::gemm_split_k))
+    return kernel.emitOpError()
+           << stringifyFormulation(structure.getFormulation())
+           << " does not split a "
+           << (plan->product ? "product" : "column reduction");
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(kernel);
 
-  // The partial products take A and B (one input when they are the same).
+  // The partial results take the anchor's inputs (each once).
   SmallVector<Value> partialInputs;
   SmallVector<unsigned> argOf;
   for (OpOperand *in : plan->anchor.getDpsInputOperands()) {
@@ -273,22 +305,25 @@ FailureOr<SplitKernels> mlir::egg::splitKernel(RewriterBase &rewriter,
     OpBuilder::InsertionGuard bodyGuard(rewriter);
     Block &body = partial.getBodyBlock();
     rewriter.setInsertionPointToStart(&body);
-    Value product =
-        buildPartialProduct(rewriter, *plan, splitK, body.getArgument(argOf[0]),
-                            body.getArgument(argOf[1]));
-    YieldOp::create(rewriter, loc, product);
+    SmallVector<Value> operands;
+    for (unsigned arg : argOf)
+      operands.push_back(body.getArgument(arg));
+    YieldOp::create(rewriter, loc,
+                    buildPartial(rewriter, *plan, splitK, operands));
   }
-  partial.setStructureAttr(
-      StructureAttr::get(ctx, Formulation::gemm_direct, 1));
+  partial.setStructureAttr(StructureAttr::get(
+      ctx,
+      plan->product ? Formulation::gemm_direct : Formulation::reduce_two_stage,
+      1));
   if (TuningAttr tuning = kernel.getTuningAttr())
     partial.setTuningAttr(partialTuning(tuning));
 
-  // The sum: the kernel itself with the product replaced by the product's
+  // The sum: the kernel itself with the product (or reduction) replaced by its
   // initial value plus the S slices, an elementwise kernel (16-byte
   // accesses, as any map), so the epilogue is untouched.
   auto sum = cast<KernelOp>(rewriter.clone(*kernel));
   sum.setSymName((kernel.getSymName() + "_sum").str());
-  // It may launch while the partial products run (egg-overlap-launches):
+  // It may launch while the partial results run (egg-overlap-launches):
   // it waits for them before it reads anything.
   sum->setAttr(EggDialect::getOverlapPreviousAttrName(), UnitAttr::get(ctx));
   sum.setStructureAttr(
@@ -297,10 +332,10 @@ FailureOr<SplitKernels> mlir::egg::splitKernel(RewriterBase &rewriter,
   sum.getInputsMutable().append(partial.getResult(0));
   Block &body = sum.getBodyBlock();
   BlockArgument slices = body.addArgument(partialType, loc);
-  auto product = cast<linalg::LinalgOp>(sum.getAnchorOp());
+  auto reduced = cast<linalg::LinalgOp>(sum.getAnchorOp());
   {
     OpBuilder::InsertionGuard bodyGuard(rewriter);
-    rewriter.setInsertionPoint(product);
+    rewriter.setInsertionPoint(reduced);
     unsigned rank = resultType.getRank();
     // Slice s of the workspace, shaped as the result (egg-apply-schedule
     // folds these into the tiles' slices, so each launch takes the whole
@@ -318,7 +353,7 @@ FailureOr<SplitKernels> mlir::egg::splitKernel(RewriterBase &rewriter,
     }
     // The initial value is read as an input: a fill's value then starts
     // the sum in registers instead of being stored first.
-    Value init = product.getDpsInitOperand(0)->get();
+    Value init = reduced.getDpsInitOperand(0)->get();
     Value start;
     if (auto fill = init.getDefiningOp<linalg::FillOp>())
       start = fill.getInputs()[0];
@@ -339,7 +374,7 @@ FailureOr<SplitKernels> mlir::egg::splitKernel(RewriterBase &rewriter,
             acc = arith::AddFOp::create(b, l, acc, part);
           linalg::YieldOp::create(b, l, acc);
         });
-    rewriter.replaceOp(product, add.getResults());
+    rewriter.replaceOp(reduced, add.getResults());
     if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
       Operation *filled = fill.getOutputs()[0].getDefiningOp();
       rewriter.eraseOp(fill);
@@ -347,7 +382,7 @@ FailureOr<SplitKernels> mlir::egg::splitKernel(RewriterBase &rewriter,
         rewriter.eraseOp(filled);
     }
   }
-  // Drop the inputs only the product read.
+  // Drop the inputs only the product or reduction read.
   for (unsigned i = body.getNumArguments(); i-- > 0;) {
     if (!body.getArgument(i).use_empty())
       continue;

@@ -124,6 +124,44 @@ func.func @column_reduction(%x: tensor<16x8xf32>, %acc: tensor<8xf32>) -> tensor
 
 // -----
 
+// A column sum of 256 columns gives 8 blocks (4096 threads): its 65536
+// rows split into the fewest slices that give 384 threads per SM, 16
+// (principle 6 of structure.md). 4096 columns give 128 blocks of 512
+// threads and stay whole, as do 1000 rows too few for two slices of 16
+// rows per thread.
+// CHECK-LABEL: func.func @narrow_columns
+// CHECK: structure = #egg.structure<reduce_two_stage, split_k = 16>
+// CHECK-LABEL: func.func @wide_columns
+// CHECK: structure = #egg.structure<reduce_two_stage>
+// CHECK-LABEL: func.func @few_rows
+// CHECK: structure = #egg.structure<reduce_two_stage>
+func.func @narrow_columns(%x: tensor<65536x256xf32>, %acc: tensor<256xf32>) -> tensor<256xf32> {
+  %r = linalg.reduce ins(%x : tensor<65536x256xf32>) outs(%acc : tensor<256xf32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<256xf32>
+}
+func.func @wide_columns(%x: tensor<4096x4096xf32>, %acc: tensor<4096xf32>) -> tensor<4096xf32> {
+  %r = linalg.reduce ins(%x : tensor<4096x4096xf32>) outs(%acc : tensor<4096xf32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<4096xf32>
+}
+func.func @few_rows(%x: tensor<1000x384xf32>, %acc: tensor<384xf32>) -> tensor<384xf32> {
+  %r = linalg.reduce ins(%x : tensor<1000x384xf32>) outs(%acc : tensor<384xf32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<384xf32>
+}
+
+// -----
+
 // Few long rows (fewer than 16 warps per SM): a block per row.
 // CHECK-LABEL: func.func @long_rows
 // CHECK: structure = #egg.structure<reduce_row_per_block>

@@ -2,7 +2,7 @@
 // RUN: not egg-opt %s -split-input-file -egg-attach-target -egg-apply-schedule 2>&1 | FileCheck %s --check-prefix=SCHEDULE
 
 // egg-apply-schedule builds no split kernel itself:
-// SCHEDULE: split-k-invalid.mlir:[[@LINE+5]]:8: error: 'egg.kernel' op is split along K: run egg-split-k first (it builds the partial products and their sum)
+// SCHEDULE: split-k-invalid.mlir:[[@LINE+5]]:8: error: 'egg.kernel' op is split along its reduced loop: run egg-split-k first (it builds the partial results and their sum)
 
 // Slices must divide K.
 func.func @uneven(%a: tensor<64x1000xf32>, %b: tensor<1000x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
@@ -21,7 +21,7 @@ func.func @uneven(%a: tensor<64x1000xf32>, %b: tensor<1000x64xf32>, %c: tensor<6
 
 // The sum is tuned when the kernel is split, after the decision stages.
 func.func @untuned(%a: tensor<64x1024xf32>, %b: tensor<1024x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  // expected-error @+1 {{is split along K but has no tuning: run the decision stages first}}
+  // expected-error @+1 {{is split along its reduced loop but has no tuning: run the decision stages first}}
   %r = egg.kernel @untuned_k0 ins(%a, %b, %c : tensor<64x1024xf32>, tensor<1024x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
       attributes {structure = #egg.structure<gemm_split_k, split_k = 2>} {
   ^bb0(%x: tensor<64x1024xf32>, %y: tensor<1024x64xf32>, %z: tensor<64x64xf32>):
@@ -68,7 +68,7 @@ func.func @map(%a: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
 
 // A batched product: the slice loop would make four parallel loops.
 func.func @batched(%a: tensor<2x256x4096xf32>, %b: tensor<2x4096x256xf32>, %c: tensor<2x256x256xf32>) -> tensor<2x256x256xf32> {
-  // expected-error @+1 {{gemm_split_k splits products of two parallel loops (M and N), not 3: the slices would need a fourth grid dimension}}
+  // expected-error @+1 {{gemm_split_k splits kernels of at most two parallel loops, not 3: the slices would need a fourth grid dimension}}
   %r = egg.kernel @batched_k0 ins(%a, %b, %c : tensor<2x256x4096xf32>, tensor<2x4096x256xf32>, tensor<2x256x256xf32>) -> tensor<2x256x256xf32>
       attributes {structure = #egg.structure<gemm_split_k, split_k = 2>,
                   tuning = #egg.tuning<threads = [8, 8], block = [1, 32, 32], thread = [1, 4, 4], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 3>} {
@@ -79,3 +79,47 @@ func.func @batched(%a: tensor<2x256x4096xf32>, %b: tensor<2x4096x256xf32>, %c: t
   return %r : tensor<2x256x256xf32>
 }
 
+
+// -----
+
+// A column maximum: the slices are summed, so only sums split.
+func.func @col_max(%a: tensor<4096x256xf32>) -> tensor<256xf32> {
+  // expected-error @+1 {{reduce_two_stage sums the slices: the reduction's body must add to its accumulator}}
+  %r = egg.kernel @col_max_k0 ins(%a : tensor<4096x256xf32>) -> tensor<256xf32>
+      attributes {structure = #egg.structure<reduce_two_stage, split_k = 4>,
+                  tuning = #egg.tuning<threads = [8, 64], block = [32], vector = 4>} {
+  ^bb0(%x: tensor<4096x256xf32>):
+    %low = arith.constant 0xFF800000 : f32
+    %e = tensor.empty() : tensor<256xf32>
+    %f = linalg.fill ins(%low : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>
+    %m = linalg.reduce ins(%x : tensor<4096x256xf32>) outs(%f : tensor<256xf32>) dimensions = [0]
+      (%u: f32, %v: f32) {
+        %s = arith.maximumf %u, %v : f32
+        linalg.yield %s : f32
+      }
+    egg.yield %m : tensor<256xf32>
+  }
+  return %r : tensor<256xf32>
+}
+
+// -----
+
+// The slices must divide the rows.
+func.func @col_uneven(%a: tensor<1000x256xf32>) -> tensor<256xf32> {
+  // expected-error @+1 {{reduce_two_stage: 16 slices do not divide the reduced loop = 1000 into slices of 16 or more}}
+  %r = egg.kernel @col_uneven_k0 ins(%a : tensor<1000x256xf32>) -> tensor<256xf32>
+      attributes {structure = #egg.structure<reduce_two_stage, split_k = 16>,
+                  tuning = #egg.tuning<threads = [8, 64], block = [32], vector = 4>} {
+  ^bb0(%x: tensor<1000x256xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>
+    %m = linalg.reduce ins(%x : tensor<1000x256xf32>) outs(%f : tensor<256xf32>) dimensions = [0]
+      (%u: f32, %v: f32) {
+        %s = arith.addf %u, %v : f32
+        linalg.yield %s : f32
+      }
+    egg.yield %m : tensor<256xf32>
+  }
+  return %r : tensor<256xf32>
+}

@@ -98,3 +98,54 @@ func.func @acc(%a: tensor<128x512xf32>, %b: tensor<512x128xf32>, %c: tensor<128x
   }
   return %r : tensor<128x128xf32>
 }
+
+// -----
+
+// A column mean split into 4 slices of its 8192 rows: the partial kernel is
+// an unsplit column reduction over [4, 2048, 4096] (the slice loop in front,
+// tiled by 1) into a 4 x 4096 f32 workspace; the sum kernel adds the slices
+// and keeps the divide and the narrowing.
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @col_mean
+// CHECK: %[[PARTIAL:.*]] = egg.kernel @col_mean_k0 ins(%{{.*}} : tensor<8192x4096xbf16>) -> tensor<4x4096xf32>
+// CHECK-SAME: structure = #egg.structure<reduce_two_stage>, tuning = #egg.tuning<threads = [8, 64], block = [1, 32], vector = 4>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [4, 2048, 4096] : tensor<8192x4096xbf16> into tensor<4x2048x4096xbf16>
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK: egg.kernel @col_mean_k0_sum ins(%[[PARTIAL]] : tensor<4x4096xf32>) -> tensor<4096xbf16>
+// CHECK-SAME: egg.overlap_previous
+// CHECK-SAME: structure = #egg.structure<elementwise_flat>
+// CHECK: tensor.extract_slice %{{.*}}[3, 0] [1, 4096] [1, 1] : tensor<4x4096xf32> to tensor<4096xf32>
+// CHECK-COUNT-4: arith.addf
+// CHECK: arith.divf
+// CHECK: arith.truncf
+func.func @col_mean(%a: tensor<8192x4096xbf16>) -> tensor<4096xbf16> {
+  %r = egg.kernel @col_mean_k0 ins(%a : tensor<8192x4096xbf16>) -> tensor<4096xbf16>
+      attributes {structure = #egg.structure<reduce_two_stage, split_k = 4>,
+                  tuning = #egg.tuning<threads = [8, 64], block = [32], vector = 4>} {
+  ^bb0(%x: tensor<8192x4096xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %count = arith.constant 8192.0 : f32
+    %e = tensor.empty() : tensor<4096xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4096xf32>) -> tensor<4096xf32>
+    %s = linalg.generic {indexing_maps = [affine_map<(r, c) -> (r, c)>, affine_map<(r, c) -> (c)>],
+                         iterator_types = ["reduction", "parallel"]}
+        ins(%x : tensor<8192x4096xbf16>) outs(%f : tensor<4096xf32>) {
+    ^bb0(%u: bf16, %acc: f32):
+      %ue = arith.extf %u : bf16 to f32
+      %t = arith.addf %ue, %acc : f32
+      linalg.yield %t : f32
+    } -> tensor<4096xf32>
+    %e2 = tensor.empty() : tensor<4096xbf16>
+    %m = linalg.generic {indexing_maps = [affine_map<(c) -> (c)>, affine_map<(c) -> (c)>],
+                         iterator_types = ["parallel"]}
+        ins(%s : tensor<4096xf32>) outs(%e2 : tensor<4096xbf16>) {
+    ^bb0(%u: f32, %o: bf16):
+      %d = arith.divf %u, %count : f32
+      %t = arith.truncf %d : f32 to bf16
+      linalg.yield %t : bf16
+    } -> tensor<4096xbf16>
+    egg.yield %m : tensor<4096xbf16>
+  }
+  return %r : tensor<4096xbf16>
+}

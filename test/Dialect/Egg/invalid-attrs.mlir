@@ -32,7 +32,7 @@ func.func @f() attributes {x = #egg.structure<gemm_split_k>}
 
 // -----
 
-// expected-error @+1 {{split_k only applies to gemm_split_k, not softmax_online}}
+// expected-error @+1 {{split_k only applies to gemm_split_k and reduce_two_stage, not softmax_online}}
 func.func @f() attributes {x = #egg.structure<softmax_online, split_k = 2>}
 
 // -----

@@ -89,10 +89,17 @@ StructureAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "split_k must be at least 1, got " << splitK;
   if (formulation == Formulation::gemm_split_k && splitK < 2)
     return emitError() << "gemm_split_k needs split_k >= 2, got " << splitK;
-  if (formulation != Formulation::gemm_split_k && splitK != 1)
-    return emitError() << "split_k only applies to gemm_split_k, not "
-                       << stringifyFormulation(formulation);
+  if (formulation != Formulation::gemm_split_k &&
+      formulation != Formulation::reduce_two_stage && splitK != 1)
+    return emitError()
+           << "split_k only applies to gemm_split_k and reduce_two_stage, not "
+           << stringifyFormulation(formulation);
   return success();
+}
+
+bool StructureAttr::isSplit() const {
+  return getFormulation() == Formulation::gemm_split_k ||
+         (getFormulation() == Formulation::reduce_two_stage && getSplitK() > 1);
 }
 
 //===----------------------------------------------------------------------===//

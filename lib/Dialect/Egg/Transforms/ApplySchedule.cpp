@@ -249,9 +249,10 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
            << (structure ? "tuning" : "structure")
            << ": run the decision stages (egg-algorithm-structure, "
               "egg-hardware-tuning) first";
-  if (structure.getFormulation() == Formulation::gemm_split_k)
-    return kernel.emitOpError("is split along K: run egg-split-k first (it "
-                              "builds the partial products and their sum)");
+  if (structure.isSplit())
+    return kernel.emitOpError("is split along its reduced loop: run "
+                              "egg-split-k first (it builds the partial "
+                              "results and their sum)");
   auto emitError = [&]() { return kernel.emitOpError(); };
   FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
   if (failed(loops) || failed(checkLowerable(kernel, tuning, emitError)))

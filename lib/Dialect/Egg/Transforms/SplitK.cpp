@@ -1,4 +1,4 @@
-//===- SplitK.cpp - gemm_split_k kernels as partial products and a sum ----===//
+//===- SplitK.cpp - Split kernels as partial results and a sum ----------===//
 
 #include "egg/Agents/SplitK.h"
 #include "egg/Agents/Agent.h"
@@ -26,7 +26,7 @@ struct SplitKPass : public egg::impl::EggSplitKBase<SplitKPass> {
     SmallVector<KernelOp> kernels;
     getOperation().walk([&](KernelOp kernel) {
       StructureAttr structure = kernel.getStructureAttr();
-      if (structure && structure.getFormulation() == Formulation::gemm_split_k)
+      if (structure && structure.isSplit())
         kernels.push_back(kernel);
     });
     if (kernels.empty())
@@ -36,7 +36,7 @@ struct SplitKPass : public egg::impl::EggSplitKBase<SplitKPass> {
     for (KernelOp kernel : kernels) {
       TargetAttr target = lookupTarget(kernel);
       if (!target || !kernel.getTuningAttr()) {
-        kernel.emitOpError("is split along K but has no ")
+        kernel.emitOpError("is split along its reduced loop but has no ")
             << (target ? "tuning" : "hardware profile")
             << ": run the decision stages first";
         return signalPassFailure();

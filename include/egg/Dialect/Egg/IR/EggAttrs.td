@@ -117,11 +117,15 @@ def Egg_StructureAttr : Egg_Attr<"Structure", "structure"> {
   let summary = "stage-1 decision: the algorithm structure of a kernel";
   let description = [{
     Which formulation the kernel's anchor op is computed with, and the
-    formulation's own parameter where it has one (the number of K slices for
-    `gemm_split_k`).
+    formulation's own parameter where it has one: the number of slices of
+    the reduced loop for `gemm_split_k` (K, at least 2) and
+    `reduce_two_stage` (the column reduction's rows; 1 keeps them in one
+    kernel). A split kernel runs as partial results, one per slice, and a
+    sum (egg-split-k).
 
     ```mlir
     #egg.structure<gemm_split_k, split_k = 4>
+    #egg.structure<reduce_two_stage, split_k = 8>
     #egg.structure<softmax_online>
     ```
   }];
@@ -131,6 +135,12 @@ def Egg_StructureAttr : Egg_Attr<"Structure", "structure"> {
   );
   let assemblyFormat = "`<` $formulation (`,` `split_k` `=` $split_k^)? `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Whether the kernel runs as partial results of slices of its reduced
+    /// loop and their sum: egg-split-k must build those before the schedule
+    /// is applied.
+    bool isSplit() const;
+  }];
 }
 
 //===----------------------------------------------------------------------===//
