@@ -95,7 +95,7 @@ static SmallVector<StructureAttr> withSplits(KernelOp kernel,
   if (formulation == Formulation::reduce_two_stage)
     counts.append({16, 32, 64});
   for (int64_t slices : counts)
-    if (succeeded(checkSplitK(kernel, slices,
+    if (succeeded(checkSplitK(kernel, formulation, slices,
                               [&]() { return kernel.emitOpError(); })))
       legal.push_back(
           StructureAttr::get(kernel.getContext(), formulation, slices));

@@ -14,6 +14,11 @@
 using namespace mlir;
 using namespace mlir::egg;
 
+/// More slices would make the sum kernel read more partial results than
+/// the split saves (the legal space offers at most 8 for products, 64 for
+/// column reductions).
+static constexpr int64_t kMaxSlices = 64;
+
 namespace {
 /// What checkSplitK found: the product or column reduction, its reduced
 /// loop and its initial value.
@@ -44,11 +49,21 @@ static bool addsToAccumulator(linalg::LinalgOp op) {
 }
 
 static FailureOr<SplitPlan>
-planSplit(KernelOp kernel, int64_t splitK,
+planSplit(KernelOp kernel, Formulation formulation, int64_t splitK,
           function_ref<InFlightDiagnostic()> emitError) {
   SplitPlan plan;
-  plan.product = classifyKernel(kernel) == KernelClass::Contraction;
-  StringRef name = plan.product ? "gemm_split_k" : "reduce_two_stage";
+  plan.product = formulation == Formulation::gemm_split_k;
+  StringRef name = stringifyFormulation(formulation);
+  if (formulation != Formulation::gemm_split_k &&
+      formulation != Formulation::reduce_two_stage)
+    return emitError() << name << " does not split";
+  if (plan.product != (classifyKernel(kernel) == KernelClass::Contraction))
+    return emitError() << name << " splits "
+                       << (plan.product ? "a product" : "a column reduction")
+                       << ": the kernel's anchor is not one";
+  if (splitK > kMaxSlices)
+    return emitError() << name << ": " << splitK << " slices exceed "
+                       << kMaxSlices;
   auto anchor = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
   if (plan.product) {
     std::string why;
@@ -66,8 +81,9 @@ planSplit(KernelOp kernel, int64_t splitK,
   } else {
     std::optional<unsigned> rows = columnReductionLoop(kernel);
     if (!anchor || !rows)
-      return emitError() << "a split needs a product or a column reduction "
-                            "(reduce_two_stage) as the kernel's anchor";
+      return emitError() << "reduce_two_stage splits a column reduction: "
+                            "one reduction loop that is not innermost, "
+                            "inputs contiguous along the innermost loop";
     plan.k = *rows;
   }
   plan.anchor = anchor;
@@ -146,9 +162,9 @@ planSplit(KernelOp kernel, int64_t splitK,
 }
 
 LogicalResult
-mlir::egg::checkSplitK(KernelOp kernel, int64_t splitK,
+mlir::egg::checkSplitK(KernelOp kernel, Formulation formulation, int64_t splitK,
                        function_ref<InFlightDiagnostic()> emitError) {
-  return planSplit(kernel, splitK, emitError);
+  return planSplit(kernel, formulation, splitK, emitError);
 }
 
 /// `list` with `value` in front, or empty when `list` is.
@@ -269,15 +285,10 @@ FailureOr<SplitKernels> mlir::egg::splitKernel(RewriterBase &rewriter,
                               "reduce_two_stage with split_k > 1)");
   int64_t splitK = structure.getSplitK();
   FailureOr<SplitPlan> plan =
-      planSplit(kernel, splitK, [&]() { return kernel.emitOpError(); });
+      planSplit(kernel, structure.getFormulation(), splitK,
+                [&]() { return kernel.emitOpError(); });
   if (failed(plan))
     return failure();
-  if (plan->product !=
-      (structure.getFormulation() == Formulation::gemm_split_k))
-    return kernel.emitOpError()
-           << stringifyFormulation(structure.getFormulation())
-           << " does not split a "
-           << (plan->product ? "product" : "column reduction");
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
   OpBuilder::InsertionGuard guard(rewriter);

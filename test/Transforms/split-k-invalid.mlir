@@ -123,3 +123,41 @@ func.func @col_uneven(%a: tensor<1000x256xf32>) -> tensor<256xf32> {
   }
   return %r : tensor<256xf32>
 }
+
+// -----
+
+// A split column reduction must be one: a product splits as gemm_split_k.
+func.func @product_as_columns(%a: tensor<64x1024xf32>, %b: tensor<1024x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @+1 {{reduce_two_stage splits a column reduction: the kernel's anchor is not one}}
+  %r = egg.kernel @product_as_columns_k0 ins(%a, %b, %c : tensor<64x1024xf32>, tensor<1024x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+      attributes {structure = #egg.structure<reduce_two_stage, split_k = 2>,
+                  tuning = #egg.tuning<threads = [8, 64], block = [1, 32], vector = 4>} {
+  ^bb0(%x: tensor<64x1024xf32>, %y: tensor<1024x64xf32>, %z: tensor<64x64xf32>):
+    %m = linalg.matmul ins(%x, %y : tensor<64x1024xf32>, tensor<1024x64xf32>) outs(%z : tensor<64x64xf32>) -> tensor<64x64xf32>
+    egg.yield %m : tensor<64x64xf32>
+  }
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+// At most 64 slices: the sum would read more partial results than the split
+// saves.
+func.func @too_many(%a: tensor<65536x256xf32>) -> tensor<256xf32> {
+  // expected-error @+1 {{reduce_two_stage: 128 slices exceed 64}}
+  %r = egg.kernel @too_many_k0 ins(%a : tensor<65536x256xf32>) -> tensor<256xf32>
+      attributes {structure = #egg.structure<reduce_two_stage, split_k = 128>,
+                  tuning = #egg.tuning<threads = [8, 64], block = [32], vector = 4>} {
+  ^bb0(%x: tensor<65536x256xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>
+    %m = linalg.reduce ins(%x : tensor<65536x256xf32>) outs(%f : tensor<256xf32>) dimensions = [0]
+      (%u: f32, %v: f32) {
+        %s = arith.addf %u, %v : f32
+        linalg.yield %s : f32
+      }
+    egg.yield %m : tensor<256xf32>
+  }
+  return %r : tensor<256xf32>
+}

@@ -149,3 +149,42 @@ func.func @col_mean(%a: tensor<8192x4096xbf16>) -> tensor<4096xbf16> {
   }
   return %r : tensor<4096xbf16>
 }
+
+// -----
+
+// A batch of column reductions (the rows are the middle loop) that
+// accumulate into a kernel input and read a broadcast input: the slice loop
+// comes in front of the batch loop, only the input that reads the rows is
+// expanded, the partial results start from zero and the sum kernel adds the
+// slices to the input the reduction accumulated into.
+// CHECK-DAG: #[[X:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2, d3)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-DAG: #[[P:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-LABEL: func.func @weighted_columns
+// CHECK: %[[PARTIAL:.*]] = egg.kernel @weighted_columns_k0 ins(%{{.*}}, %{{.*}} : tensor<4x1024x256xf32>, tensor<256xf32>) -> tensor<4x4x256xf32>
+// CHECK-SAME: tuning = #egg.tuning<threads = [8, 64], block = [1, 1, 32], vector = 4>
+// CHECK: ^bb0(%[[IN:.*]]: tensor<4x1024x256xf32>, %[[WI:.*]]: tensor<256xf32>):
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[IN]] {{\[}}[0], [1, 2], [3]] output_shape [4, 4, 256, 256]
+// CHECK: linalg.fill
+// CHECK: linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[P]]], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[E]], %[[WI]] :
+// CHECK: egg.kernel @weighted_columns_k0_sum ins(%{{.*}}, %[[PARTIAL]] : tensor<4x256xf32>, tensor<4x4x256xf32>) -> tensor<4x256xf32>
+// CHECK: ^bb0(%[[C:.*]]: tensor<4x256xf32>, %{{.*}}: tensor<4x4x256xf32>):
+// CHECK: linalg.generic {{.*}} ins(%[[C]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} :
+// CHECK-COUNT-4: arith.addf
+func.func @weighted_columns(%a: tensor<4x1024x256xf32>, %w: tensor<256xf32>, %c: tensor<4x256xf32>) -> tensor<4x256xf32> {
+  %r = egg.kernel @weighted_columns_k0 ins(%a, %w, %c : tensor<4x1024x256xf32>, tensor<256xf32>, tensor<4x256xf32>) -> tensor<4x256xf32>
+      attributes {structure = #egg.structure<reduce_two_stage, split_k = 4>,
+                  tuning = #egg.tuning<threads = [8, 64], block = [1, 32], vector = 4>} {
+  ^bb0(%x: tensor<4x1024x256xf32>, %y: tensor<256xf32>, %z: tensor<4x256xf32>):
+    %s = linalg.generic {indexing_maps = [affine_map<(b, r, c) -> (b, r, c)>, affine_map<(b, r, c) -> (c)>, affine_map<(b, r, c) -> (b, c)>],
+                         iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%x, %y : tensor<4x1024x256xf32>, tensor<256xf32>) outs(%z : tensor<4x256xf32>) {
+    ^bb0(%u: f32, %v: f32, %acc: f32):
+      %m = arith.subf %u, %v : f32
+      %t = arith.addf %acc, %m : f32
+      linalg.yield %t : f32
+    } -> tensor<4x256xf32>
+    egg.yield %s : tensor<4x256xf32>
+  }
+  return %r : tensor<4x256xf32>
+}

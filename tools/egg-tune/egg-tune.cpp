@@ -84,8 +84,9 @@ static cl::opt<std::string> chip("chip", cl::desc("Target chip"),
                                  cl::init("sm_90a"), cl::cat(tuneCategory));
 static cl::opt<bool>
     splitK("split-k",
-           cl::desc("Let products split along K (false: candidates keep "
-                    "them whole, as --egg-pipeline=\"split-k=false\")"),
+           cl::desc("Let products and column reductions split into slices "
+                    "(false: candidates keep them whole, as "
+                    "--egg-pipeline=\"split-k=false\")"),
            cl::init(true), cl::cat(tuneCategory));
 static cl::opt<std::string>
     evaluator("evaluator",

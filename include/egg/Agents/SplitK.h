@@ -27,14 +27,16 @@ class RewriterBase;
 
 namespace mlir::egg {
 
-/// Checks that `kernel` can run as `splitK` slices of its reduced loop: a
-/// product (not a matrix-vector one) with one static K loop, or a column
-/// reduction (`reduce_two_stage`), of at most two parallel loops, whose
+/// Checks that `kernel` can run as `formulation` (`gemm_split_k` or
+/// `reduce_two_stage`) in `splitK` slices (at most 64) of its reduced loop:
+/// a product (not a matrix-vector one) with one static K loop, or a column
+/// reduction, of at most two parallel loops, whose
 /// reduced loop `splitK` divides into slices of 16 or more, whose body adds
 /// to its accumulator, whose inputs are kernel inputs and whose initial
 /// value is a kernel input or a fill; everything else in the body is its
 /// epilogue.
-LogicalResult checkSplitK(KernelOp kernel, int64_t splitK,
+LogicalResult checkSplitK(KernelOp kernel, Formulation formulation,
+                          int64_t splitK,
                           function_ref<InFlightDiagnostic()> emitError);
 
 /// The two kernels of a split product or column reduction.

@@ -31,8 +31,9 @@ struct EggPipelineOptions : public PassPipelineOptions<EggPipelineOptions> {
       llvm::cl::init(false)};
   PassOptions::Option<bool> splitK{
       *this, "split-k",
-      llvm::cl::desc("Let products with few output tiles split along K into "
-                     "a workspace (false sets egg.no_split_k)"),
+      llvm::cl::desc("Let products with few output tiles split along K, and "
+                     "column reductions with few columns along their rows, "
+                     "into a workspace (false sets egg.no_split_k)"),
       llvm::cl::init(true)};
   PassOptions::Option<std::string> agent{
       *this, "agent", llvm::cl::desc("Who decides: expert or replay"),

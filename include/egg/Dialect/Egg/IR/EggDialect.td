@@ -50,7 +50,8 @@ def Egg_Dialect : Dialect {
       return "egg.allow_tf32";
     }
     /// Name of the module's unit attribute by which the user keeps products
-    /// whole along K (no gemm_split_k, whose workspace costs memory).
+    /// whole along K and column reductions along their rows (no split
+    /// structure, whose workspace costs memory).
     static constexpr ::llvm::StringLiteral getNoSplitKAttrName() {
       return "egg.no_split_k";
     }

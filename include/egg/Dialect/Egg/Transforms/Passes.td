@@ -14,8 +14,9 @@ def EggAttachTarget : Pass<"egg-attach-target", "::mlir::ModuleOp"> {
     `allow-tf32` sets the module's `egg.allow_tf32`: f32 products may then
     read their inputs as TF32 on tensor cores (never without it).
     `split-k=false` sets `egg.no_split_k`: products then stay whole along K
-    (`gemm_split_k`, which needs a workspace of its slices' partial
-    results, leaves the legal space).
+    and column reductions along their rows (`gemm_split_k` and split
+    `reduce_two_stage`, which need a workspace of their slices' partial
+    results, leave the legal space).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
@@ -23,7 +24,8 @@ def EggAttachTarget : Pass<"egg-attach-target", "::mlir::ModuleOp"> {
     Option<"allowTf32", "allow-tf32", "bool", /*default=*/"false",
            "Allow f32 products on TF32 tensor cores (egg.allow_tf32)">,
     Option<"splitK", "split-k", "bool", /*default=*/"true",
-           "Let products split along K (false sets egg.no_split_k)">,
+           "Let products and column reductions split into slices (false "
+           "sets egg.no_split_k)">,
     Option<"overrideExisting", "override", "bool", /*default=*/"false",
            "Replace a profile that is already attached">
   ];
@@ -119,10 +121,13 @@ def EggRecordDecisions : Pass<"egg-record-decisions", "::mlir::ModuleOp"> {
 }
 
 def EggSplitK : Pass<"egg-split-k", "::mlir::ModuleOp"> {
-  let summary = "Run each gemm_split_k kernel as partial products and a sum";
+  let summary = "Run each split kernel as partial results and a sum";
   let description = [{
-    Replaces every decided kernel whose structure is `gemm_split_k` with
-    `split_k = S` by two kernels (docs/pipeline.md, "Split-K"): `@name`
+    Replaces every decided kernel whose structure is split
+    (`StructureAttr::isSplit`: `gemm_split_k`, or `reduce_two_stage` with
+    `split_k` > 1, whose partial kernel is an unsplit column reduction over
+    row slices; docs/pipeline.md, "Column reductions") by two kernels. For
+    a product (docs/pipeline.md, "Split-K"): `@name`
     computes the S partial products, one per slice of K, as a batched
     product into an S x result workspace in the product's accumulator type
     (`gemm_direct`, the kernel's tuning with the slice loop in front, tiled
