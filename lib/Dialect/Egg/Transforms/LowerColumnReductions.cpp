@@ -136,8 +136,10 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   };
   // Rows y + R t for t < extent / R, U rows per step with their loads
   // issued before the folds (U independent loads in flight per thread, up
-  // to about 128 bytes, as for rows shared by lanes); then, where R does
-  // not divide the extent, one more row for the first extent % R threads.
+  // to 16 rows and about 128 bytes, as for rows shared by lanes: H200,
+  // 8192 x 4096 bf16 mean, 8-byte rows, 8 rows 0.0207 ms, 16 rows 0.0204;
+  // f32 16-byte rows the same at 8 or 16); then, where R does not divide
+  // the extent, one more row for the first extent % R threads.
   int64_t extent = extents[reduced], full = extent / rows;
   int64_t rowBytes = 0;
   for (OpOperand *in : red.getDpsInputOperands())
@@ -147,7 +149,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
           (red.getMatchingIndexingMap(in).isFunctionOfDim(last) ? v : 1) *
           ((shaped.getElementTypeBitWidth() + 7) / 8);
   int64_t unroll = 1;
-  while (unroll < 8 && full % (unroll * 2) == 0 &&
+  while (unroll < 16 && full % (unroll * 2) == 0 &&
          unroll * 2 * std::max<int64_t>(rowBytes, 1) <= 128)
     unroll *= 2;
   auto loop = scf::ForOp::create(
