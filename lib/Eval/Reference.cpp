@@ -460,7 +460,7 @@ public:
       }
       if (isa<arith::ConstantOp, tensor::EmptyOp, linalg::GenericOp,
               tensor::PadOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-              tensor::CastOp, func::ReturnOp>(op))
+              tensor::CastOp, tensor::ExtractSliceOp, func::ReturnOp>(op))
         continue;
       return error("unsupported op " + where(&op));
     }
@@ -568,9 +568,41 @@ private:
     }
     if (auto pad = dyn_cast<tensor::PadOp>(op))
       return executePad(pad);
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+      return executeSlice(slice);
     if (auto generic = dyn_cast<linalg::GenericOp>(op))
       return executeGeneric(generic, threads);
     return error("unsupported op " + where(&op));
+  }
+
+  /// A static slice (as egg-split-k's sum kernels read their workspace);
+  /// dropped unit dimensions leave the elements in the same order.
+  llvm::Error executeSlice(tensor::ExtractSliceOp slice) {
+    if (!slice.getOffsets().empty() || !slice.getSizes().empty() ||
+        !slice.getStrides().empty())
+      return error("dynamic slice " + where(slice));
+    const RefTensor &src = *tensors[slice.getSource()];
+    ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+    ArrayRef<int64_t> sizes = slice.getStaticSizes();
+    ArrayRef<int64_t> strides = slice.getStaticStrides();
+    size_t rank = src.shape.size();
+    std::vector<int64_t> srcStride(rank, 1);
+    for (size_t d = rank; d-- > 1;)
+      srcStride[d - 1] = srcStride[d] * src.shape[d];
+    auto t = std::make_shared<RefTensor>();
+    t->shape = toStd(slice.getResultType().getShape());
+    int64_t count = numElements(toStd(sizes));
+    t->data.resize(count);
+    for (int64_t flat = 0; flat < count; ++flat) {
+      int64_t rem = flat, at = 0;
+      for (size_t d = rank; d-- > 0;) {
+        at += (offsets[d] + (rem % sizes[d]) * strides[d]) * srcStride[d];
+        rem /= sizes[d];
+      }
+      t->data[flat] = src.data[at];
+    }
+    tensors[slice.getResult()] = t;
+    return llvm::Error::success();
   }
 
   llvm::Error executePad(tensor::PadOp pad) {
