@@ -493,12 +493,13 @@ private:
           stageChoices = {3, 4};
         // 128x256 tiles over a long K take their copies from TMA (a
         // producer warpgroup; plain products only, checkLowerable falls
-        // back to cp.async for the rest). H200, session 25, cp.async ->
-        // TMA at four stages (cuBLAS): 4096^3 bf16 0.1862 -> 0.1674 ms
-        // (0.1655), 8192^3 1.493 -> 1.338 (1.353), 2048 x 2048 x 8192
-        // 0.0932 -> 0.0814 (0.0828), 4096 x 4096 x 2048 0.1025 -> 0.0929,
+        // back to cp.async for the rest). H200, session 26, normal(0,1)
+        // inputs, cp.async -> TMA at four stages (cuBLAS): 4096^3 bf16
+        // 0.2031 -> 0.1884 ms (0.1891), 8192^3 1.842 -> 1.707 (1.606),
+        // 2048 x 2048 x 8192 0.1012 -> 0.0892 (0.0898), 4096 x 4096 x 2048
+        // 0.1099 -> 0.1013 (0.1005); session 25 (zero-filled inputs) also
         // 6144^3 f16 0.625 -> 0.582, 4096 x 2048 x 2048 with a residual
-        // epilogue 0.0611 -> 0.0573; level (within 1.5%) for the 4096 x
+        // epilogue 0.0611 -> 0.0573, level (within 1.5%) for the 4096 x
         // 2048 x 2048 linear layers and 4096 x 1000 x 4096; slower at K =
         // 256 (TF32 1024 x 4096 x 256, session 20: 0.0150 -> 0.0156).
         // TF32 keeps cp.async: no long-K TF32 product has been timed.
