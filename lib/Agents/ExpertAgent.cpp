@@ -299,6 +299,16 @@ private:
     std::optional<unsigned> rowsLoop = columnReductionLoop(kernel);
     if (!rowsLoop)
       return {};
+    // Sums only: split maxima and minima are legal (egg-split-k combines
+    // their slices by the same op; checked against the whole function on
+    // the CPU) but have not run on the GPU yet (session 26).
+    Operation *combiner = cast<linalg::LinalgOp>(kernel.getAnchorOp())
+                              .getBlock()
+                              ->getTerminator()
+                              ->getOperand(0)
+                              .getDefiningOp();
+    if (!isa_and_nonnull<arith::AddFOp>(combiner))
+      return {};
     int64_t rows = cast<linalg::LinalgOp>(kernel.getAnchorOp())
                        .getStaticLoopRanges()[*rowsLoop];
     int64_t want = mulSat(target.getSmCount(), kColumnThreadsPerSm);

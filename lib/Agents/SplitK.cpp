@@ -35,17 +35,24 @@ struct SplitPlan {
 };
 } // namespace
 
-/// Whether `value` is `acc + x` or `x + acc` with `acc` the product's
-/// accumulator argument: slices can then be summed afterwards.
-static bool addsToAccumulator(linalg::LinalgOp op) {
+/// The op that folds the body's value into the accumulator (`acc + x`,
+/// `max(acc, x)`, `min(acc, x)`, the accumulator used by it alone), by
+/// which the slices' partial results can be combined afterwards; null
+/// otherwise.
+static Operation *sliceCombiner(linalg::LinalgOp op) {
   Block *body = op.getBlock();
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
   if (yield.getNumOperands() != 1)
-    return false;
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+    return nullptr;
+  Operation *c = yield.getOperand(0).getDefiningOp();
   BlockArgument acc = body->getArguments().back();
-  return add && (add.getLhs() == acc || add.getRhs() == acc) &&
-         acc.hasOneUse() && add.getLhs() != add.getRhs();
+  if (!c || c->getBlock() != body ||
+      !isa<arith::AddFOp, arith::MaximumFOp, arith::MinimumFOp,
+           arith::MaxNumFOp, arith::MinNumFOp>(c) ||
+      !acc.hasOneUse() || c->getOperand(0) == c->getOperand(1) ||
+      (c->getOperand(0) != acc && c->getOperand(1) != acc))
+    return nullptr;
+  return c;
 }
 
 static FailureOr<SplitPlan>
@@ -102,10 +109,13 @@ planSplit(KernelOp kernel, Formulation formulation, int64_t splitK,
   if (anchor.getNumDpsInits() != 1 ||
       !isa<FloatType>(getElementTypeOrSelf(anchor->getResult(0).getType())))
     return emitError() << name << " needs one floating-point result";
-  if (!addsToAccumulator(anchor))
-    return emitError() << name << " sums the slices: the "
+  Operation *combiner = sliceCombiner(anchor);
+  if (!combiner || (plan.product && !isa<arith::AddFOp>(combiner)))
+    return emitError() << name << " combines the slices afterwards: the "
                        << (plan.product ? "product" : "reduction")
-                       << "'s body must add to its accumulator";
+                       << "'s body must fold its value into the accumulator "
+                       << (plan.product ? "by an add"
+                                        : "by an add, a maximum or a minimum");
   for (OpOperand *in : anchor.getDpsInputOperands())
     if (!isa<BlockArgument>(in->get()))
       return emitError() << name << " needs the "
@@ -263,10 +273,15 @@ static Value buildPartial(OpBuilder &b, const SplitPlan &plan, int64_t splitK,
   SmallVector<int64_t> shape = {splitK};
   llvm::append_range(shape, resultType.getShape());
   Type element = resultType.getElementType();
-  Value zero =
-      arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+  // Each slice starts from the combiner's neutral element (0 for a sum):
+  // the initial value is combined once, by the sum kernel.
+  Operation *combiner = sliceCombiner(anchor);
+  TypedAttr seed = b.getZeroAttr(element);
+  if (!isa<arith::AddFOp>(combiner))
+    seed = *arith::getNeutralElement(combiner);
+  Value neutral = arith::ConstantOp::create(b, loc, element, seed);
   Value empty = tensor::EmptyOp::create(b, loc, shape, element);
-  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  Value init = linalg::FillOp::create(b, loc, neutral, empty).getResult(0);
 
   SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel};
   llvm::append_range(iterators, anchor.getIteratorTypesArray());
@@ -376,16 +391,23 @@ FailureOr<SplitKernels> mlir::egg::splitKernel(RewriterBase &rewriter,
     SmallVector<AffineMap> maps(parts.size() + 1, identity);
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
-    auto add = linalg::GenericOp::create(
+    // The slices are combined as the body combined its values (an add,
+    // a maximum, a minimum): a copy of the combiner per slice.
+    Operation *combiner = sliceCombiner(reduced);
+    auto combine = linalg::GenericOp::create(
         rewriter, loc, resultType, parts, ValueRange{empty}, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
           ValueRange in = args.drop_back();
           Value acc = start ? start : in.front();
-          for (Value part : start ? in : in.drop_front())
-            acc = arith::AddFOp::create(b, l, acc, part);
+          for (Value part : start ? in : in.drop_front()) {
+            IRMapping operands;
+            operands.map(combiner->getOperand(0), acc);
+            operands.map(combiner->getOperand(1), part);
+            acc = b.clone(*combiner, operands)->getResult(0);
+          }
           linalg::YieldOp::create(b, l, acc);
         });
-    rewriter.replaceOp(reduced, add.getResults());
+    rewriter.replaceOp(reduced, combine.getResults());
     if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
       Operation *filled = fill.getOutputs()[0].getDefiningOp();
       rewriter.eraseOp(fill);

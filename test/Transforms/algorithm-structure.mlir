@@ -135,6 +135,10 @@ func.func @column_reduction(%x: tensor<16x8xf32>, %acc: tensor<8xf32>) -> tensor
 // CHECK: structure = #egg.structure<reduce_two_stage>
 // CHECK-LABEL: func.func @few_rows
 // CHECK: structure = #egg.structure<reduce_two_stage>
+// A narrow column maximum may split (egg-tune can measure it) but the
+// expert keeps it whole until the split maxima have run on the GPU.
+// CHECK-LABEL: func.func @narrow_max
+// CHECK: structure = #egg.structure<reduce_two_stage>
 func.func @narrow_columns(%x: tensor<65536x256xf32>, %acc: tensor<256xf32>) -> tensor<256xf32> {
   %r = linalg.reduce ins(%x : tensor<65536x256xf32>) outs(%acc : tensor<256xf32>) dimensions = [0]
     (%a: f32, %b: f32) {
@@ -158,6 +162,14 @@ func.func @few_rows(%x: tensor<1000x384xf32>, %acc: tensor<384xf32>) -> tensor<3
       linalg.yield %s : f32
     }
   return %r : tensor<384xf32>
+}
+func.func @narrow_max(%x: tensor<65536x256xf32>, %acc: tensor<256xf32>) -> tensor<256xf32> {
+  %r = linalg.reduce ins(%x : tensor<65536x256xf32>) outs(%acc : tensor<256xf32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %s = arith.maximumf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<256xf32>
 }
 
 // -----

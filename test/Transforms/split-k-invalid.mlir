@@ -82,19 +82,21 @@ func.func @batched(%a: tensor<2x256x4096xf32>, %b: tensor<2x4096x256xf32>, %c: t
 
 // -----
 
-// A column maximum: the slices are summed, so only sums split.
-func.func @col_max(%a: tensor<4096x256xf32>) -> tensor<256xf32> {
-  // expected-error @+1 {{reduce_two_stage sums the slices: the reduction's body must add to its accumulator}}
-  %r = egg.kernel @col_max_k0 ins(%a : tensor<4096x256xf32>) -> tensor<256xf32>
+// A decaying column sum (acc / 2 + x) cannot be recombined from slices.
+func.func @col_decay(%a: tensor<4096x256xf32>) -> tensor<256xf32> {
+  // expected-error @+1 {{reduce_two_stage combines the slices afterwards: the reduction's body must fold its value into the accumulator by an add, a maximum or a minimum}}
+  %r = egg.kernel @col_decay_k0 ins(%a : tensor<4096x256xf32>) -> tensor<256xf32>
       attributes {structure = #egg.structure<reduce_two_stage, split_k = 4>,
                   tuning = #egg.tuning<threads = [8, 64], block = [32], vector = 4>} {
   ^bb0(%x: tensor<4096x256xf32>):
-    %low = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    %half = arith.constant 0.5 : f32
     %e = tensor.empty() : tensor<256xf32>
-    %f = linalg.fill ins(%low : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>
     %m = linalg.reduce ins(%x : tensor<4096x256xf32>) outs(%f : tensor<256xf32>) dimensions = [0]
       (%u: f32, %v: f32) {
-        %s = arith.maximumf %u, %v : f32
+        %d = arith.mulf %v, %half : f32
+        %s = arith.addf %d, %u : f32
         linalg.yield %s : f32
       }
     egg.yield %m : tensor<256xf32>
