@@ -38,7 +38,8 @@ struct SplitPlan {
 /// The op that folds the body's value into the accumulator (`acc + x`,
 /// `max(acc, x)`, `min(acc, x)`, the accumulator used by it alone), by
 /// which the slices' partial results can be combined afterwards; null
-/// otherwise.
+/// otherwise. (maxnumf / minnumf are left out: their neutral element is
+/// NaN, which a `nnan` flag would make poison.)
 static Operation *sliceCombiner(linalg::LinalgOp op) {
   Block *body = op.getBlock();
   auto yield = cast<linalg::YieldOp>(body->getTerminator());
@@ -47,8 +48,7 @@ static Operation *sliceCombiner(linalg::LinalgOp op) {
   Operation *c = yield.getOperand(0).getDefiningOp();
   BlockArgument acc = body->getArguments().back();
   if (!c || c->getBlock() != body ||
-      !isa<arith::AddFOp, arith::MaximumFOp, arith::MinimumFOp,
-           arith::MaxNumFOp, arith::MinNumFOp>(c) ||
+      !isa<arith::AddFOp, arith::MaximumFOp, arith::MinimumFOp>(c) ||
       !acc.hasOneUse() || c->getOperand(0) == c->getOperand(1) ||
       (c->getOperand(0) != acc && c->getOperand(1) != acc))
     return nullptr;

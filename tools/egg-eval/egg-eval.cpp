@@ -690,6 +690,9 @@ int main(int argc, char **argv) {
       check(cu.cuMemcpyHtoD(ptrs[id], uploaded.back().data(), b.bytes),
             "upload");
     }
+    // A copy from pageable memory may return before its DMA lands, and
+    // `stream` does not wait for the legacy stream.
+    check(cu.cuCtxSynchronize(), "upload");
     if (t == 0) {
       timingDistribution = distribution;
       // Later trials overwrite the inputs: keep trial 0's for the timing.
@@ -776,6 +779,7 @@ int main(int argc, char **argv) {
       const Buffer &b = function->buffers[inputs[k]];
       check(cu.cuMemcpyHtoD(ptrs[inputs[k]], bytes.data(), b.bytes), "upload");
     }
+    check(cu.cuCtxSynchronize(), "upload");
     report.root["timing_inputs"] =
         timingDistribution.empty() ? "none" : timingDistribution;
   }

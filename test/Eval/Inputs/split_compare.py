@@ -2,7 +2,8 @@
 egg-eval --reference-io, then compares the float64 results of the whole and
 the split function (the same sums in another order).
 
-    split_compare.py write DIR SHAPE...      (SHAPE: 64x1024)
+    split_compare.py write DIR SHAPE...      (SHAPE: 64x1024, or 64+3 for
+                                              normal(3,1) values)
     split_compare.py check WHOLE_DIR SPLIT_DIR
 """
 import math
@@ -16,9 +17,10 @@ if mode == "write":
     folder = Path(sys.argv[2])
     folder.mkdir(parents=True, exist_ok=True)
     rng = random.Random(7)
-    for i, shape in enumerate(sys.argv[3:]):
+    for i, arg in enumerate(sys.argv[3:]):
+        shape, _, mean = arg.partition("+")
         n = math.prod(int(d) for d in shape.split("x"))
-        data = [rng.gauss(0.0, 1.0) for _ in range(n)]
+        data = [rng.gauss(float(mean or 0), 1.0) for _ in range(n)]
         (folder / f"arg{i}.f64").write_bytes(struct.pack(f"<{n}d", *data))
     sys.exit(0)
 whole, split = Path(sys.argv[2]), Path(sys.argv[3])
@@ -34,6 +36,14 @@ for path in sorted(whole.glob("result*.f64")):
     worst = max([worst] + [abs(x - y) / scale for x, y in zip(a, b)])
     count += len(a)
 ok = count > 0 and worst < 1e-12
+if len(sys.argv) > 4:  # Also say how often the first argument's value won.
+    raw_a = (whole / "result0.f64").read_bytes()
+    init = (whole / f"arg{sys.argv[4]}.f64").read_bytes()
+    a = struct.unpack(f"<{len(raw_a) // 8}d", raw_a)
+    c = struct.unpack(f"<{len(init) // 8}d", init)
+    won = sum(1 for x, y in zip(a, c) if x == y)
+    print(f"the initial value is the result in {won} of {len(a)}: "
+          f"{'both' if 0 < won < len(a) else 'not both'} sides matter")
 print(f"{count} values, largest difference {'below' if ok else 'at'} "
       f"{'1e-12' if ok else worst} of the largest value")
 sys.exit(0 if ok else 1)
