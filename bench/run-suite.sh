@@ -6,7 +6,9 @@
 # eager and torch.compile side by side on this GPU through
 # `python -m egg.bench`, and writes the table: time, GB/s, fraction of the
 # floor (bytes moved at the measured copy bandwidth, or FLOPs at the peak
-# rate), ratios.
+# rate), ratios; for products and convolutions also egg against cuBLAS
+# timed by egg-eval in its own process on the same inputs (the contraction
+# alone), a second table.
 #   bench/run-suite.sh SUITE [problem.py...]   (default: all of bench/SUITE/)
 # EGG_L2_FLUSH=read: every timer here (egg-eval, egg-tune's candidates,
 # PyTorch) flushes L2 by reading a buffer instead of writing one

@@ -111,6 +111,10 @@ def main(argv=None):
         row["bytes"] = roof.get("bytes")
         # A copy of the same bytes, timed alike: what this size allows.
         row["copy_ms"] = roof.get("same_size_copy_ms")
+        # cuBLAS on the function's contraction in egg-eval's own process, on
+        # the same inputs (the contraction alone: no epilogue).
+        blas = result.get("baselines", {}).get("cublas")
+        row["cublas_ms"] = blas.get("median_ms") if isinstance(blas, dict) else None
         if args.tune and row["status"] == "ok":
             r = subprocess.run([find_tool("egg-tune"), str(source), "-o", str(work / "tune"),
                                 f"--max-candidates={args.tune}", "--quiet",
@@ -179,12 +183,30 @@ def print_table(rows, summary):
         print(f"| {r['problem']}{tf32} | {r.get('status')} | {fmt(r.get('egg_ms'))} | {fmt(r.get('tuned_ms'))} | "
               f"{fmt(r.get('eager_ms'))} | {fmt(r.get('compile_ms'))} | {fmt(r.get('floor_ms'))} | {gbps} | "
               f"{floor_pct(r, 'best_ms')} | {fmt(r.get('copy_ms'))} | {copy_pct(r)} | {floor_pct(r, 'eager_ms')} | {floor_pct(r, 'compile_ms')} | {ve} | {vc} |")
+    print_cublas_table(rows)
     s = summary
     fast = ", ".join(f"{k} = {v:.2f}" for k, v in s.items() if k.startswith("fast_"))
     ge = s.get("geomean_vs_eager")
     gc = s.get("geomean_vs_compile")
     print(f"\n{s['correct']}/{s['problems']} correct; {fast}; geometric-mean speedup over eager "
           f"{'-' if ge is None else f'{ge:.2f}x'}, over torch.compile {'-' if gc is None else f'{gc:.2f}x'}.")
+
+
+def print_cublas_table(rows):
+    """egg against cuBLAS timed by egg-eval in the same process on the same
+    inputs (what #8's "of cuBLAS" targets compare); PyTorch's eager column
+    above uses its own timer and its own cuBLAS call. cuBLAS computes the
+    contraction alone, so a row with an epilogue compares more work with
+    less."""
+    blas = [r for r in rows if r.get("cublas_ms") and r.get("egg_ms")]
+    if not blas:
+        return
+    print("\n| problem | egg ms | cuBLAS ms (egg-eval, same process) | cuBLAS / egg |")
+    print("|---|---|---|---|")
+    for r in blas:
+        tf32 = " (TF32 allowed)" if r.get("tf32") else ""
+        print(f"| {r['problem']}{tf32} | {fmt(r['egg_ms'])} | {fmt(r['cublas_ms'])} | "
+              f"{r['cublas_ms'] / r['egg_ms']:.2f}x |")
 
 
 if __name__ == "__main__":
