@@ -6,7 +6,7 @@
 # eager and torch.compile side by side on this GPU through
 # `python -m egg.bench`, and writes the table: time, GB/s, fraction of the
 # floor (bytes moved at the measured copy bandwidth, or FLOPs at the peak
-# rate), ratios; for products and convolutions also egg against cuBLAS
+# rate), ratios; for products also egg against cuBLAS
 # timed by egg-eval in its own process on the same inputs (the contraction
 # alone), a second table.
 #   bench/run-suite.sh SUITE [problem.py...]   (default: all of bench/SUITE/)
