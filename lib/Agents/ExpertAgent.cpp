@@ -302,37 +302,35 @@ private:
     // Sums only: split maxima and minima are legal (egg-split-k combines
     // their slices by the same op; checked against the whole function on
     // the CPU) but have not run on the GPU yet (session 26).
-    Operation *combiner = cast<linalg::LinalgOp>(kernel.getAnchorOp())
-                              .getBlock()
-                              ->getTerminator()
-                              ->getOperand(0)
-                              .getDefiningOp();
+    auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
+    Operation *combiner =
+        op.getBlock()->getTerminator()->getOperand(0).getDefiningOp();
     if (!isa_and_nonnull<arith::AddFOp>(combiner))
       return {};
-    int64_t rows = cast<linalg::LinalgOp>(kernel.getAnchorOp())
-                       .getStaticLoopRanges()[*rowsLoop];
+    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    int64_t rows = extents[*rowsLoop];
+    // Blocks per slice for each column tile: the outer parallel loops'.
+    int64_t outer = 1;
+    for (auto [d, extent] : llvm::enumerate(extents))
+      if (d != *rowsLoop && d + 1 != extents.size())
+        outer = mulSat(outer, extent);
     int64_t want = mulSat(target.getSmCount(), kColumnThreadsPerSm);
     // The threads of `tuning` over the kernel's S slices.
     auto threadsOf = [&](TuningAttr tuning, int64_t slices) {
-      auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
-      SmallVector<int64_t> extents = op.getStaticLoopRanges();
-      int64_t blocks = slices;
-      for (auto [d, extent] : llvm::enumerate(extents))
-        if (d != *rowsLoop && d + 1 != extents.size())
-          blocks = mulSat(blocks, extent);
-      blocks = mulSat(blocks, extents.back() / tuning.getBlock().back());
+      int64_t blocks = mulSat(mulSat(slices, outer),
+                              extents.back() / tuning.getBlock().back());
       return mulSat(blocks, tuning.getNumThreads());
     };
-    auto tryStructure = [&](StructureAttr structure) {
-      return tuningUnder(kernel, structure, target);
-    };
-    TuningAttr whole = tryStructure(StructureAttr::get(
-        kernel.getContext(), Formulation::reduce_two_stage, 1));
+    TuningAttr whole =
+        tuningUnder(kernel,
+                    StructureAttr::get(kernel.getContext(),
+                                       Formulation::reduce_two_stage, 1),
+                    target);
     if (!whole || threadsOf(whole, 1) >= want)
       return {};
     StructureAttr choice;
     for (StructureAttr s : splits) {
-      TuningAttr partial = tryStructure(s);
+      TuningAttr partial = tuningUnder(kernel, s, target);
       if (!partial ||
           rows / s.getSplitK() < kMinRowsPerThread * partial.getThreads()[1])
         break;

@@ -32,6 +32,9 @@ struct SplitPlan {
   /// The fill that starts the accumulator, or null when it starts from a
   /// kernel input.
   linalg::FillOp fill;
+  /// The op of the anchor's body that folds values into the accumulator
+  /// (sliceCombiner).
+  Operation *combiner = nullptr;
 };
 } // namespace
 
@@ -109,8 +112,8 @@ planSplit(KernelOp kernel, Formulation formulation, int64_t splitK,
   if (anchor.getNumDpsInits() != 1 ||
       !isa<FloatType>(getElementTypeOrSelf(anchor->getResult(0).getType())))
     return emitError() << name << " needs one floating-point result";
-  Operation *combiner = sliceCombiner(anchor);
-  if (!combiner || (plan.product && !isa<arith::AddFOp>(combiner)))
+  plan.combiner = sliceCombiner(anchor);
+  if (!plan.combiner || (plan.product && !isa<arith::AddFOp>(plan.combiner)))
     return emitError() << name << " combines the slices afterwards: the "
                        << (plan.product ? "product" : "reduction")
                        << "'s body must fold its value into the accumulator "
@@ -275,10 +278,9 @@ static Value buildPartial(OpBuilder &b, const SplitPlan &plan, int64_t splitK,
   Type element = resultType.getElementType();
   // Each slice starts from the combiner's neutral element (0 for a sum):
   // the initial value is combined once, by the sum kernel.
-  Operation *combiner = sliceCombiner(anchor);
   TypedAttr seed = b.getZeroAttr(element);
-  if (!isa<arith::AddFOp>(combiner))
-    seed = *arith::getNeutralElement(combiner);
+  if (!isa<arith::AddFOp>(plan.combiner))
+    seed = *arith::getNeutralElement(plan.combiner);
   Value neutral = arith::ConstantOp::create(b, loc, element, seed);
   Value empty = tensor::EmptyOp::create(b, loc, shape, element);
   Value init = linalg::FillOp::create(b, loc, neutral, empty).getResult(0);
