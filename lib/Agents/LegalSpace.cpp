@@ -1083,6 +1083,61 @@ checkMmaProduct(linalg::LinalgOp op, bool wgmma,
   return success();
 }
 
+/// The 2-D tensor whose tensor map TMA reads operand `operand` of a product
+/// through. A 2-D operand is its own. A batched one qualifies where it is a
+/// tensor.expand_shape of a 2-D tensor that pairs each batch loop with the
+/// loop inside it (a split product's partial products read A as [M, S,
+/// K/S] and B as [S, K/S, N]): the lowering then numbers that pair's
+/// positions as the source's, which is exact as long as no box runs from
+/// one batch into the next, i.e. the tiles of the inner loops (`tileOf`)
+/// divide them.
+static FailureOr<ShapedType>
+tmaSource(const GemmLoops &gemm, OpOperand *operand, ArrayRef<int64_t> extents,
+          ArrayRef<int64_t> tileOf,
+          function_ref<InFlightDiagnostic()> emitError) {
+  auto type = cast<ShapedType>(operand->get().getType());
+  auto refuse = [&]() {
+    return emitError() << "copy = tma: input " << operand->getOperandNumber()
+                       << " is neither 2-D nor the reshape of a 2-D tensor "
+                          "that pairs each batch loop with the loop inside "
+                          "it, whose tile divides it";
+  };
+  AffineMap map = cast<linalg::LinalgOp>(operand->getOwner())
+                      .getMatchingIndexingMap(operand);
+  auto loopAt = [&](int64_t dim) -> std::optional<unsigned> {
+    if (auto d = dyn_cast<AffineDimExpr>(map.getResult(dim)))
+      return d.getPosition();
+    return std::nullopt;
+  };
+  SmallVector<ReassociationIndices> groups;
+  ShapedType source = type;
+  if (auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>()) {
+    groups = expand.getReassociationIndices();
+    source = expand.getSrcType();
+  } else {
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      groups.push_back({d});
+  }
+  if (source.getRank() != 2)
+    return refuse();
+  for (const ReassociationIndices &group : groups) {
+    SmallVector<std::optional<unsigned>> loops;
+    for (int64_t dim : group)
+      loops.push_back(loopAt(dim));
+    if (llvm::any_of(loops, [](auto l) { return !l; }))
+      return refuse();
+    auto isBatch = [&](unsigned d) {
+      return llvm::is_contained(gemm.batch, d);
+    };
+    if (group.size() == 1 && !isBatch(*loops[0]))
+      continue;
+    if (group.size() != 2 || !isBatch(*loops[0]) || isBatch(*loops[1]) ||
+        extents[*loops[1]] % tileOf[*loops[1]] != 0)
+      return refuse();
+  }
+  return source;
+}
+
 /// GEMM through shared memory (docs/pipeline.md): a block computes a
 /// [BM, BN] tile of the result, stepping K by BK; A and B tiles are copied to
 /// shared memory by all threads and each thread accumulates a [TM, TN] tile
@@ -1397,19 +1452,27 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     if (!wgmma)
       return emitError() << "copy = tma fills the swizzled tiles of "
                             "warpgroup MMA (threads = [128, N, M]) only";
-    if (!gemm->batch.empty() || gemm->mLoops.size() != 1 ||
-        gemm->nLoops.size() != 1 || gemm->kLoops.size() != 1)
-      return emitError() << "copy = tma is implemented for plain matrix "
-                            "products (one M, N and K loop, no batch)";
+    if (gemm->mLoops.size() != 1 || gemm->nLoops.size() != 1 ||
+        gemm->kLoops.size() != 1)
+      return emitError() << "copy = tma is implemented for matrix products "
+                            "of one M, N and K loop";
     if (stages < 2)
       return emitError() << "copy = tma needs pipeline >= 2 (stages with "
                             "an mbarrier each)";
     if (numThreads + 128 > 1024)
       return emitError() << "copy = tma adds a producer warpgroup to the "
                          << numThreads << " computing threads: at most 896";
+    // A box must not run past a tile's end into the next batch (where the
+    // operand is a batch's reshape, below): the tiles divide their loops.
+    SmallVector<int64_t> tileOf(blockOf);
+    tileOf[gemm->innerK()] = bk;
     for (unsigned which : {gemm->lhs, gemm->rhs}) {
       OpOperand *operand = op.getDpsInputOperand(which);
-      auto type = cast<ShapedType>(operand->get().getType());
+      FailureOr<ShapedType> source =
+          tmaSource(*gemm, operand, extents, tileOf, emitError);
+      if (failed(source))
+        return failure();
+      ShapedType type = *source;
       int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
       unsigned mn = which == gemm->lhs ? gemm->innerM() : gemm->innerN();
       bool fastIsMN = contiguousLoop(op.getMatchingIndexingMap(operand)) == mn;

@@ -871,3 +871,31 @@ func.func @one_padded_implicit_gemm(%x: tensor<4x32x32x32xf32>, %w: tensor<64x32
   }
   return %r : tensor<4x64x32x32xf32>
 }
+
+// -----
+
+// TMA reads 2-D tensor maps: a batched product whose inputs are 3-D
+// tensors of their own (not the reshape of a 2-D one) is refused.
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+func.func @tma_batched(%a: tensor<4x256x128xbf16>, %b: tensor<4x128x256xbf16>) -> tensor<4x256x256xf32> {
+  // expected-error @+1 {{copy = tma: input 0 is neither 2-D nor the reshape of a 2-D tensor that pairs each batch loop with the loop inside it, whose tile divides it}}
+  %r = egg.kernel @k ins(%a, %b : tensor<4x256x128xbf16>, tensor<4x128x256xbf16>) -> tensor<4x256x256xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [1, 128, 128], warp = [1, 64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 2>} {
+  ^bb0(%x: tensor<4x256x128xbf16>, %y: tensor<4x128x256xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4x256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x256x256xf32>) -> tensor<4x256x256xf32>
+    %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %y : tensor<4x256x128xbf16>, tensor<4x128x256xbf16>) outs(%f : tensor<4x256x256xf32>) {
+    ^bb1(%p: bf16, %q: bf16, %acc: f32):
+      %pf = arith.extf %p : bf16 to f32
+      %qf = arith.extf %q : bf16 to f32
+      %pq = arith.mulf %pf, %qf : f32
+      %sum = arith.addf %acc, %pq : f32
+      linalg.yield %sum : f32
+    } -> tensor<4x256x256xf32>
+    egg.yield %m : tensor<4x256x256xf32>
+  }
+  return %r : tensor<4x256x256xf32>
+}
+}

@@ -188,6 +188,11 @@ private:
     Value tensorMap;
     SmallVector<OpFoldResult> viewOffsets;
     Value tileStart;
+    // TMA through a memref.expand_shape of the 2-D buffer (a split
+    // product's partial products): its groups and result shape, by which
+    // the view's indices become the buffer's (empty: the buffer itself).
+    SmallVector<ReassociationIndices> expandGroups;
+    SmallVector<int64_t> expandedShape;
     // A convolution's image read through egg.padded_view (its zero pad
     // fused into the kernel): the view's source, its low padding, and the
     // block view's offsets into the padded view. Copies read the source
@@ -769,8 +774,9 @@ SmallVector<Value> GemmBuilder::computeMma(OpBuilder &b, Value stage,
 
 LogicalResult GemmBuilder::createTensorMap(OpBuilder &b, Operand &x) {
   // The block's view is a unit-stride subview of a buffer defined outside
-  // the launch (checkLowerable: plain 2-D products); the tensor map covers
-  // that whole buffer and the boxes are placed at the view's offsets.
+  // the launch, or of its expand_shape (checkLowerable: 2-D products, or
+  // batches that reshape a 2-D buffer); the tensor map covers that whole
+  // buffer and the boxes are placed at the view's offsets.
   Value base = x.global;
   if (auto view = base.getDefiningOp<memref::SubViewOp>()) {
     if (!llvm::all_of(view.getMixedStrides(), [](OpFoldResult st) {
@@ -781,7 +787,16 @@ LogicalResult GemmBuilder::createTensorMap(OpBuilder &b, Operand &x) {
     x.viewOffsets = view.getMixedOffsets();
     base = view.getSource();
   } else {
-    x.viewOffsets.assign(2, b.getIndexAttr(0));
+    x.viewOffsets.assign(cast<MemRefType>(base.getType()).getRank(),
+                         b.getIndexAttr(0));
+  }
+  if (auto expand = base.getDefiningOp<memref::ExpandShapeOp>()) {
+    if (!expand.getResultType().hasStaticShape())
+      return gemm.emitOpError("copy = tma: input ")
+             << x.which << " reshapes its buffer to a dynamic shape";
+    x.expandGroups = expand.getReassociationIndices();
+    x.expandedShape = llvm::to_vector(expand.getResultType().getShape());
+    base = expand.getSrc();
   }
   auto type = dyn_cast<MemRefType>(base.getType());
   if (!type || type.getRank() != 2 || !type.getLayout().isIdentity() ||
@@ -849,6 +864,22 @@ void GemmBuilder::issueTmaCopies(OpBuilder &b, Value kt, Value stage) {
       for (auto [i, offset] : llvm::enumerate(x.viewOffsets))
         coords.push_back(arith::AddIOp::create(
             b, loc, at[i], getValueOrCreateConstantIndexOp(b, loc, offset)));
+      // Through an expand_shape, each group's indices number one of the
+      // buffer's row-major (a box stays within the group's inner index:
+      // checkLowerable).
+      if (!x.expandGroups.empty()) {
+        SmallVector<Value> linear;
+        for (const ReassociationIndices &group : x.expandGroups) {
+          Value index = coords[group.front()];
+          for (int64_t dim : ArrayRef(group).drop_front())
+            index = arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(b, loc, index, c(x.expandedShape[dim])),
+                coords[dim]);
+          linear.push_back(index);
+        }
+        coords = std::move(linear);
+      }
       std::reverse(coords.begin(), coords.end()); // Innermost first.
       Value dst = memref::ViewOp::create(
           b, loc, boxType, sharedBytes,
