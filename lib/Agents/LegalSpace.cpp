@@ -1111,7 +1111,8 @@ tmaSource(const GemmLoops &gemm, OpOperand *operand, ArrayRef<int64_t> extents,
   };
   SmallVector<ReassociationIndices> groups;
   ShapedType source = type;
-  if (auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>()) {
+  auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+  if (expand && expand.getSrcType().getRank() == 2 && type.getRank() > 2) {
     groups = expand.getReassociationIndices();
     source = expand.getSrcType();
   } else {

@@ -23,15 +23,22 @@
 // IR: %[[MAPB:.*]] = nvgpu.tma.create.descriptor %[[B]] box[%{{.*}}, %{{.*}}] : memref<*xbf16> -> <tensor = memref<64x64xbf16
 // IR: gpu.launch
 // IR: %[[SLICE:.*]] = gpu.block_id z
-// A's box at (m, slice * 2048 + k), innermost first.
+// The producer's loop over the slice's 32 K steps of 64 (kt * 64).
+// IR: scf.for %[[KT:.*]] = %{{.*}} to %c32
+// IR: %[[KSTEP:.*]] = arith.muli %[[KT]], %c64{{.*}} : index
+// A's box at (m, slice * 2048 + kt * 64), innermost first (the additions
+// of zero are the box's column and the view's offset along K).
+// IR: %[[KA0:.*]] = arith.addi %[[KSTEP]], %c0{{.*}} : index
 // IR: %[[S:.*]] = arith.addi %{{.*}}, %[[SLICE]] : index
+// IR: %[[KA:.*]] = arith.addi %[[KA0]], %c0{{.*}} : index
 // IR: %[[SK:.*]] = arith.muli %[[S]], %c2048{{.*}} : index
-// IR: %[[K:.*]] = arith.addi %[[SK]], %{{.*}} : index
+// IR: %[[K:.*]] = arith.addi %[[SK]], %[[KA]] : index
 // IR: nvgpu.tma.async.load %[[MAPA]][%[[K]], %{{.*}}]
-// B's boxes at (slice * 2048 + k, n).
+// B's boxes at (slice * 2048 + kt * 64, n).
 // IR: %[[S2:.*]] = arith.addi %{{.*}}, %[[SLICE]] : index
+// IR: %[[KB:.*]] = arith.addi %[[KSTEP]], %c0{{.*}} : index
 // IR: %[[SK2:.*]] = arith.muli %[[S2]], %c2048{{.*}} : index
-// IR: %[[K2:.*]] = arith.addi %[[SK2]], %{{.*}} : index
+// IR: %[[K2:.*]] = arith.addi %[[SK2]], %[[KB]] : index
 // IR: nvgpu.tma.async.load %[[MAPB]][%{{.*}}, %[[K2]]]
 // IR-LABEL: func.func private @longk_k0_sum(
 
@@ -51,6 +58,16 @@
 // MANIFEST-NEXT: "shape": [
 // MANIFEST-NEXT: 1024,
 // MANIFEST-NEXT: 8192
+// MANIFEST: "tensor_map": {
+// MANIFEST-NEXT: "box": [
+// MANIFEST-NEXT: 64,
+// MANIFEST-NEXT: 64
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "buffer": 1,
+// MANIFEST-NEXT: "l2_promotion": "256B",
+// MANIFEST-NEXT: "shape": [
+// MANIFEST-NEXT: 8192,
+// MANIFEST-NEXT: 1024
 func.func @longk(%a: tensor<1024x8192xbf16>, %b: tensor<8192x1024xbf16>) -> tensor<1024x1024xbf16> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1024x1024xf32>

@@ -790,7 +790,9 @@ LogicalResult GemmBuilder::createTensorMap(OpBuilder &b, Operand &x) {
     x.viewOffsets.assign(cast<MemRefType>(base.getType()).getRank(),
                          b.getIndexAttr(0));
   }
-  if (auto expand = base.getDefiningOp<memref::ExpandShapeOp>()) {
+  auto expand = base.getDefiningOp<memref::ExpandShapeOp>();
+  if (expand && expand.getSrcType().getRank() == 2 &&
+      expand.getResultType().getRank() > 2) {
     if (!expand.getResultType().hasStaticShape())
       return gemm.emitOpError("copy = tma: input ")
              << x.which << " reshapes its buffer to a dynamic shape";
