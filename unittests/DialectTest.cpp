@@ -44,7 +44,8 @@ protected:
     return TuningAttr::getChecked(
         function_ref<InFlightDiagnostic()>(emitLoc), &ctx, threads, block, warp,
         ArrayRef<int64_t>{}, ArrayRef<int64_t>{32}, shared, ArrayRef<int64_t>{},
-        /*padding=*/int64_t(0), Swizzle::none, vector, copy, pipeline);
+        /*padding=*/int64_t(0), Swizzle::none, vector, copy, pipeline,
+        /*cluster=*/int64_t(1));
   }
 
   MLIRContext ctx;

@@ -385,7 +385,8 @@ private:
             ArrayRef<int64_t>{256}, ArrayRef<int64_t>(block),
             ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
             ArrayRef<int64_t>(staged), ArrayRef<int64_t>{}, padding,
-            Swizzle::none, vector, CopyEngine::sync, int64_t(1));
+            Swizzle::none, vector, CopyEngine::sync, int64_t(1),
+            /*cluster=*/int64_t(1));
         if (tuning && succeeded(checkLowerable(kernel, tuning, quiet)))
           return tuning;
       }
@@ -523,7 +524,8 @@ private:
                 ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
                 ArrayRef<int64_t>{}, ArrayRef<int64_t>{128 / bytes},
                 ArrayRef<int64_t>{0, 1}, ArrayRef<int64_t>{}, int64_t(0),
-                Swizzle::xor128, int64_t(16 / bytes), engine, stages);
+                Swizzle::xor128, int64_t(16 / bytes), engine, stages,
+                /*cluster=*/int64_t(1));
             if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
               return tuning;
           }
@@ -696,7 +698,7 @@ private:
                   ArrayRef<int64_t>(block), mapping.warp, mapping.thread,
                   ArrayRef<int64_t>{copy.bk}, ArrayRef<int64_t>{0, 1},
                   ArrayRef<int64_t>{}, padding, Swizzle::none, v, copy.engine,
-                  copy.stages);
+                  copy.stages, /*cluster=*/int64_t(1));
               if (tuning &&
                   succeeded(checkLowerable(kernel, tuning, emitError)))
                 found = tuning;
@@ -751,7 +753,7 @@ private:
         ArrayRef<int64_t>{tx, rows}, ArrayRef<int64_t>(block),
         ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
         ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, v,
-        CopyEngine::sync, int64_t(1));
+        CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1));
     if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
       return failure();
     return tuning;
@@ -842,7 +844,7 @@ private:
         ArrayRef<int64_t>{threads}, ArrayRef<int64_t>(block),
         ArrayRef<int64_t>(warp), ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
         ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0), Swizzle::none,
-        vector, CopyEngine::sync, int64_t(1));
+        vector, CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1));
     if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
       return failure();
     return tuning;
@@ -998,7 +1000,7 @@ private:
         ArrayRef<int64_t>(threads), ArrayRef<int64_t>(block),
         ArrayRef<int64_t>{}, ArrayRef<int64_t>(thread), ArrayRef<int64_t>{},
         ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0), Swizzle::none,
-        vector, CopyEngine::sync, int64_t(1));
+        vector, CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1));
     if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
       return failure();
     return tuning;

@@ -808,6 +808,21 @@ checkColumnReduction(KernelOp kernel, TuningAttr tuning,
     return emitError() << "the partials need " << bytes
                        << " bytes of shared memory; a block may have "
                        << kStaticSharedLimit;
+  // A cluster's blocks take equal slices of the rows and the grid's z
+  // dimension (the other parallel loops take x and y), on sm_90 or later.
+  if (int64_t c = tuning.getCluster(); c != 1) {
+    TargetAttr target = lookupTarget(kernel);
+    if (!target || target.getSmVersion() < 90)
+      return emitError() << "cluster = " << c
+                         << " needs thread-block clusters (sm_90 or later)";
+    if (numParallel > 2)
+      return emitError() << "cluster = " << c << " needs the grid's z "
+                         << "dimension: at most two parallel loops, got "
+                         << numParallel;
+    if (extents[*reduced] % c != 0)
+      return emitError() << "cluster = " << c << " does not divide the "
+                         << extents[*reduced] << " rows into equal slices";
+  }
   return success();
 }
 
@@ -1527,6 +1542,13 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
                        << " yet";
   };
   StructureAttr structure = kernel.getStructureAttr();
+  if (tuning.getCluster() != 1 &&
+      (!structure ||
+       structure.getFormulation() != Formulation::reduce_two_stage ||
+       structure.isSplit()))
+    return emitError() << "cluster = " << tuning.getCluster()
+                       << " is implemented for column reductions "
+                          "(reduce_two_stage without split_k) only";
   // A split kernel is checked as its partial results (the sum over the
   // slices is tuned by the expert when egg-split-k builds it).
   if (structure && structure.isSplit())
@@ -1665,7 +1687,8 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
         function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
         ArrayRef<int64_t>{threads}, b, warp, ArrayRef<int64_t>{},
         ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-        int64_t(0), Swizzle::none, v, CopyEngine::sync, int64_t(1));
+        int64_t(0), Swizzle::none, v, CopyEngine::sync, int64_t(1),
+        /*cluster=*/int64_t(1));
     if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
       found.push_back({tuningDistance(tuning, anchor), tuning});
   };
@@ -1708,15 +1731,21 @@ enumerateColumnTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
         if (tx * rows < 32)
           continue;
         block.back() = tx * v;
-        TuningAttr tuning = TuningAttr::getChecked(
-            function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-            ArrayRef<int64_t>{tx, rows}, ArrayRef<int64_t>(block),
-            ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-            ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0), Swizzle::none,
-            v, CopyEngine::sync, int64_t(1));
-        if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
-          continue;
-        found.push_back({tuningDistance(tuning, anchor), tuning});
+        // Rows shared by a cluster's blocks too (sm_90; farther from an
+        // anchor without one, tuningDistance): none has beaten the tilings
+        // without one yet (session 27, H200).
+        for (int64_t cluster : {1, 2, 4}) {
+          TuningAttr tuning = TuningAttr::getChecked(
+              function_ref<InFlightDiagnostic()>(emitError),
+              kernel.getContext(), ArrayRef<int64_t>{tx, rows},
+              ArrayRef<int64_t>(block), ArrayRef<int64_t>{},
+              ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
+              ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, v,
+              CopyEngine::sync, int64_t(1), cluster);
+          if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
+            continue;
+          found.push_back({tuningDistance(tuning, anchor), tuning});
+        }
       }
     }
   }
@@ -1758,7 +1787,7 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
               ArrayRef<int64_t>(block), ArrayRef<int64_t>{},
               ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, anchor.getShared(),
               ArrayRef<int64_t>{}, padding, Swizzle::none, vector,
-              CopyEngine::sync, int64_t(1));
+              CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1));
           if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
             found.push_back({tuningDistance(tuning, anchor), tuning});
         }
@@ -1787,7 +1816,7 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
       ArrayRef<int64_t>(threads), anchor.getBlock(), ArrayRef<int64_t>{},
       ArrayRef<int64_t>(none), ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
       ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, int64_t(1),
-      CopyEngine::sync, int64_t(1));
+      CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1));
   if (plain && succeeded(checkLowerable(kernel, plain, emitError)))
     llvm::append_range(result,
                        enumerateTunings(kernel, target, plain, limit / 4));
@@ -1825,7 +1854,7 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
         ArrayRef<int64_t>{group, perN, perM}, ArrayRef<int64_t>(tiles->block),
         ArrayRef<int64_t>(tiles->inner), ArrayRef<int64_t>{},
         ArrayRef<int64_t>{bk}, anchor.getShared(), anchor.getRegisters(),
-        padding, swizzle, vector, copy, stages);
+        padding, swizzle, vector, copy, stages, /*cluster=*/int64_t(1));
     if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
       found.push_back({tuningDistance(tuning, anchor), tuning});
   };
@@ -1937,7 +1966,7 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
         ArrayRef<int64_t>(threads), ArrayRef<int64_t>(b), anchor.getWarp(),
         ArrayRef<int64_t>(t), anchor.getReduction(), anchor.getShared(),
         anchor.getRegisters(), anchor.getPadding(), anchor.getSwizzle(), vector,
-        anchor.getCopy(), anchor.getPipeline());
+        anchor.getCopy(), anchor.getPipeline(), /*cluster=*/int64_t(1));
     if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
       return;
     found.push_back({tuningDistance(tuning, anchor), tuning});
@@ -1976,7 +2005,8 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
             anchor.getThreads(), anchor.getBlock(), anchor.getWarp(),
             anchor.getThread(), ArrayRef<int64_t>{bk}, anchor.getShared(),
             anchor.getRegisters(), anchor.getPadding(), anchor.getSwizzle(),
-            anchor.getVector(), anchor.getCopy(), stages);
+            anchor.getVector(), anchor.getCopy(), stages,
+            /*cluster=*/int64_t(1));
         if (tuning && tuning != anchor &&
             succeeded(checkLowerable(kernel, tuning, emitError)))
           found.push_back({tuningDistance(tuning, anchor), tuning});
@@ -2010,5 +2040,6 @@ double mlir::egg::tuningDistance(TuningAttr a, TuningAttr b) {
          // neighbourhood).
          double(std::abs(a.getPipeline() - b.getPipeline())) +
          steps(a.getVector(), b.getVector()) + threads +
+         steps(a.getCluster(), b.getCluster()) +
          (a.getCopy() != b.getCopy() ? 0.5 : 0);
 }

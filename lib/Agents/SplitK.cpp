@@ -195,7 +195,7 @@ static TuningAttr withLists(TuningAttr t, ArrayRef<int64_t> block,
   return TuningAttr::get(t.getContext(), t.getThreads(), block, warp, thread,
                          t.getReduction(), t.getShared(), t.getRegisters(),
                          t.getPadding(), t.getSwizzle(), t.getVector(),
-                         t.getCopy(), t.getPipeline());
+                         t.getCopy(), t.getPipeline(), /*cluster=*/int64_t(1));
 }
 
 TuningAttr mlir::egg::partialTuning(TuningAttr tuning) {

@@ -82,6 +82,7 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createEggClusterKernels());
   // Hopper and later: a split product's sum launches while its partial
   // products run (programmatic dependent launch; docs/pipeline.md). Before
   // inlining, while each launch is still in its kernel's function.

@@ -31,7 +31,10 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
     b = #egg.tuning<threads = [32, 8], block = [64, 0], thread = [8, 4], reduction = [16], shared = [0], registers = [2], padding = 4, vector = 4, copy = cp_async, pipeline = 2>,
     // Explicit defaults are elided.
     // CHECK-SAME: c = #egg.tuning<threads = [64], block = [64]>
-    c = #egg.tuning<threads = [64], block = [64], padding = 0, swizzle = none, vector = 1, copy = sync, pipeline = 1>
+    c = #egg.tuning<threads = [64], block = [64], padding = 0, swizzle = none, vector = 1, copy = sync, pipeline = 1, cluster = 1>,
+    // Rows shared by the blocks of a cluster.
+    // CHECK-SAME: d = #egg.tuning<threads = [8, 64], block = [32], vector = 4, cluster = 4>
+    d = #egg.tuning<cluster = 4, threads = [8, 64], block = [32], vector = 4>
   } {
     return
   }

@@ -152,7 +152,7 @@ func.func @f() attributes {x = #egg.tuning<threads = [48], block = [64], warp = 
 
 // -----
 
-// expected-error @+1 {{unknown tuning key 'tile'; expected threads, block, warp, thread, reduction, shared, registers, padding, swizzle, vector, copy or pipeline}}
+// expected-error @+1 {{unknown tuning key 'tile'; expected threads, block, warp, thread, reduction, shared, registers, padding, swizzle, vector, copy, pipeline or cluster}}
 func.func @f() attributes {x = #egg.tuning<threads = [64], tile = [64]>}
 
 // -----
@@ -180,3 +180,8 @@ func.func @f() attributes {x = #egg.tuning<threads = [64], block = []>}
 // Sizes from the IR saturate instead of overflowing (regression: UBSan).
 // expected-error @+1 {{block and warp tiles give 9223372036854775807 warps but threads give 32 threads (1 warps)}}
 func.func @f() attributes {x = #egg.tuning<threads = [32], block = [9223372036854775807, 9223372036854775807], warp = [1, 1]>}
+
+// -----
+
+// expected-error @+1 {{cluster must be 1, 2, 4 or 8 blocks, got 3}}
+func.func @f() attributes {x = #egg.tuning<threads = [8, 64], block = [32], vector = 4, cluster = 3>}

@@ -145,7 +145,7 @@ LogicalResult TuningAttr::verify(
     ArrayRef<int64_t> block, ArrayRef<int64_t> warp, ArrayRef<int64_t> thread,
     ArrayRef<int64_t> reduction, ArrayRef<int64_t> shared,
     ArrayRef<int64_t> registers, int64_t padding, Swizzle swizzle,
-    int64_t vector, CopyEngine copy, int64_t pipeline) {
+    int64_t vector, CopyEngine copy, int64_t pipeline, int64_t cluster) {
   // Mapping: CUDA block dimensions.
   if (threads.empty() || threads.size() > 3)
     return emitError() << "threads must have 1 to 3 entries, got "
@@ -236,6 +236,11 @@ LogicalResult TuningAttr::verify(
   if (pipeline > 1 && copy == CopyEngine::sync)
     return emitError() << "pipeline depth " << pipeline
                        << " needs an asynchronous copy (cp_async or tma)";
+  // Eight blocks is the portable cluster size (more needs a launch
+  // attribute the runtimes do not set).
+  if (!llvm::is_contained({1, 2, 4, 8}, cluster))
+    return emitError() << "cluster must be 1, 2, 4 or 8 blocks, got "
+                       << cluster;
   return success();
 }
 
@@ -273,7 +278,7 @@ parseEnumKeyword(AsmParser &parser, EnumT &value,
 Attribute TuningAttr::parse(AsmParser &parser, Type) {
   SmallVector<int64_t> threads, block, warp, thread, reduction, shared,
       registers;
-  int64_t padding = 0, vector = 1, pipeline = 1;
+  int64_t padding = 0, vector = 1, pipeline = 1, cluster = 1;
   Swizzle swizzle = Swizzle::none;
   CopyEngine copy = CopyEngine::sync;
   llvm::StringSet<> seen;
@@ -305,6 +310,8 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
       return parser.parseInteger(vector);
     if (key == "pipeline")
       return parser.parseInteger(pipeline);
+    if (key == "cluster")
+      return parser.parseInteger(cluster);
     if (key == "swizzle")
       return parseEnumKeyword(parser, swizzle, symbolizeSwizzle);
     if (key == "copy")
@@ -312,7 +319,7 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
     return parser.emitError(loc)
            << "unknown tuning key '" << key
            << "'; expected threads, block, warp, thread, reduction, shared, "
-              "registers, padding, swizzle, vector, copy or pipeline";
+              "registers, padding, swizzle, vector, copy, pipeline or cluster";
   };
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
                                      parseEntry))
@@ -325,7 +332,7 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
   return getChecked([&]() { return parser.emitError(start); },
                     parser.getContext(), threads, block, warp, thread,
                     reduction, shared, registers, padding, swizzle, vector,
-                    copy, pipeline);
+                    copy, pipeline, cluster);
 }
 
 void TuningAttr::print(AsmPrinter &printer) const {
@@ -356,5 +363,7 @@ void TuningAttr::print(AsmPrinter &printer) const {
     printer << ", copy = " << stringifyCopyEngine(getCopy());
   if (getPipeline() != 1)
     printer << ", pipeline = " << getPipeline();
+  if (getCluster() != 1)
+    printer << ", cluster = " << getCluster();
   printer << ">";
 }

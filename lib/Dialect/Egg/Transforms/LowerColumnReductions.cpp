@@ -14,6 +14,14 @@
 //            y = 0 combine them with the fill value and run the
 //            elementwise epilogue in registers.
 //
+// With `cluster = C` (sm_90) the C blocks of a thread-block cluster (grid z)
+// share the rows of their columns, block r taking the r-th of C slices;
+// after stage 2 a cluster barrier makes every block's row 0 visible, block
+// 0's threads with y = 0 combine the C rows over distributed shared memory
+// and run the epilogue, and a second cluster barrier keeps the other
+// blocks' shared memory alive until then. One kernel, where a split
+// (`split_k`) needs a second one to combine the slices' results.
+//
 //===----------------------------------------------------------------------===//
 
 #include "BlockOps.h"
@@ -23,6 +31,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -37,7 +47,61 @@ namespace mlir::egg {
 using namespace mlir;
 using namespace mlir::egg;
 
+/// Gives `launch` clusters of `size` blocks along z, which becomes the
+/// grid's z extent: kernel outlining turns constant cluster sizes into the
+/// kernel's `known_cluster_size` (PTX `.reqnctapercluster`), so that the
+/// runtimes' plain launches form the clusters.
+static LogicalResult addClusters(gpu::LaunchOp launch, int64_t size) {
+  if (launch.hasClusterSize() || launch.getNumWorkgroupAttributions() != 0 ||
+      launch.getNumPrivateAttributions() != 0 ||
+      getConstantIntValue(launch.getGridSizeZ()) != 1)
+    return launch.emitOpError("cluster = ")
+           << size << " needs a launch whose grid leaves z to the cluster";
+  OpBuilder b(launch);
+  Location loc = launch.getLoc();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value blocks = arith::ConstantIndexOp::create(b, loc, size);
+  launch.getGridSizeZMutable().assign(blocks);
+  launch.getClusterSizeXMutable().assign(one);
+  launch.getClusterSizeYMutable().assign(one);
+  launch.getClusterSizeZMutable().assign(blocks);
+  // The body's cluster ids and sizes follow the 12 launch arguments.
+  Block &body = launch.getBody().front();
+  for (unsigned i = 0; i < 6; ++i)
+    body.insertArgument(12 + i, b.getIndexType(), loc);
+  return success();
+}
+
+/// Element `offset` of workgroup buffer `buffer` in block `rank` of the
+/// cluster, read over distributed shared memory (the generic address of
+/// this block's element, moved to that block's by `mapa`).
+static Value loadFromBlock(OpBuilder &b, Location loc, Value buffer,
+                           Value offset, Value rank) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<MemRefType>(buffer.getType());
+  Type element = type.getElementType();
+  int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  Value address = arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(b, loc, offset,
+                            arith::ConstantIndexOp::create(b, loc, bytes)));
+  auto shared = LLVM::LLVMPointerType::get(
+      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  auto generic = LLVM::LLVMPointerType::get(ctx);
+  Value address64 =
+      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
+  Value pointer = LLVM::IntToPtrOp::create(b, loc, shared, address64);
+  Value mine = LLVM::AddrSpaceCastOp::create(b, loc, generic, pointer);
+  Value rank32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), rank);
+  Value theirs = NVVM::MapaOp::create(b, loc, generic, mine, rank32);
+  return LLVM::LoadOp::create(b, loc, element, theirs);
+}
+
 static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
+  int64_t cluster = tuning.getCluster();
+  if (cluster > 1 && failed(addClusters(launch, cluster)))
+    return failure();
   FailureOr<SmallVector<linalg::LinalgOp>> blockOps = collectBlockOps(launch);
   if (failed(blockOps))
     return failure();
@@ -140,7 +204,12 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   // 8192 x 4096 bf16 mean, 8-byte rows, 8 rows 0.0207 ms, 16 rows 0.0204;
   // f32 16-byte rows the same at 8 or 16); then, where R does not divide
   // the extent, one more row for the first extent % R threads.
-  int64_t extent = extents[reduced], full = extent / rows;
+  // With a cluster, block r of it reads rows [r E / C, (r + 1) E / C).
+  int64_t extent = extents[reduced] / cluster, full = extent / rows;
+  Value sliceStart = constIndex(b, loc, 0);
+  if (cluster > 1)
+    sliceStart = arith::MulIOp::create(b, loc, launch.getBlockIds().z,
+                                       constIndex(b, loc, extent));
   int64_t rowBytes = 0;
   for (OpOperand *in : red.getDpsInputOperands())
     if (auto shaped = dyn_cast<ShapedType>(in->get().getType());
@@ -165,7 +234,8 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
                   arith::AddIOp::create(nb, loc, t, constIndex(nb, loc, u)),
                   constIndex(nb, loc, rows)),
               y);
-          rowsIn.push_back(loadRow(nb, i));
+          rowsIn.push_back(
+              loadRow(nb, arith::AddIOp::create(nb, loc, sliceStart, i)));
         }
         SmallVector<Value> next(partials);
         for (auto &in : rowsIn)
@@ -179,8 +249,11 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
     auto tail = scf::IfOp::create(
         b, loc, has,
         [&](OpBuilder &nb, Location) {
-          Value i = arith::AddIOp::create(nb, loc,
-                                          constIndex(nb, loc, full * rows), y);
+          Value i = arith::AddIOp::create(
+              nb, loc,
+              arith::AddIOp::create(nb, loc, sliceStart,
+                                    constIndex(nb, loc, full * rows)),
+              y);
           scf::YieldOp::create(nb, loc, fold(nb, loadRow(nb, i), partials));
         },
         [&](OpBuilder &nb, Location) {
@@ -244,6 +317,17 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   b.setInsertionPoint(body.getTerminator());
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
                                       constIndex(b, loc, 0));
+  // A cluster: every block's row 0 complete (the barrier's arrive releases
+  // it, its wait acquires the others'; all threads reach it, hence the
+  // aligned form); block 0 combines them.
+  if (cluster > 1) {
+    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+    first = arith::AndIOp::create(
+        b, loc, first,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              launch.getBlockIds().z, constIndex(b, loc, 0)));
+  }
   auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
   OpBuilder tb = ifOp.getThenBodyBuilder();
   SmallVector<Value> totals;
@@ -253,7 +337,20 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
                : memref::LoadOp::create(tb, loc, acc, indices[e]).getResult();
     Value part = memref::LoadOp::create(
         tb, loc, buffer, bufferAt(tb, constIndex(tb, loc, 0), e));
+    // Row 0 of the buffer starts at element 0: the column is the offset.
+    Value column = arith::AddIOp::create(tb, loc, col, constIndex(tb, loc, e));
+    for (int64_t r = 1; r < cluster; ++r)
+      part = combine(
+          tb, part,
+          loadFromBlock(tb, loc, buffer, column, constIndex(tb, loc, r)));
     totals.push_back(combine(tb, initial, part));
+  }
+  // The other blocks' shared memory stays until block 0 has read it.
+  if (cluster > 1) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(ifOp);
+    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
   }
   SmallVector<Operation *> producers;
   if (init)

@@ -170,6 +170,9 @@ def Egg_TuningAttr : Egg_Attr<"Tuning", "tuning"> {
     * `vector`: elements per vector access: 1, 2, 4, 8 or 16.
     * `copy`: `sync`, `cp_async` or `tma`; asynchronous copies need a
       promoted operand, and `pipeline` > 1 needs an asynchronous copy.
+    * `cluster`: blocks per thread-block cluster (1, 2, 4 or 8; sm_90):
+      a column reduction's rows are shared by the cluster's blocks, which
+      combine their partial results over distributed shared memory.
 
     ```mlir
     #egg.tuning<threads = [128], block = [128, 128], warp = [64, 64],
@@ -191,7 +194,8 @@ def Egg_TuningAttr : Egg_Attr<"Tuning", "tuning"> {
     DefaultValuedParameter<"int64_t", "1">:$vector,
     DefaultValuedParameter<"::mlir::egg::CopyEngine",
                            "::mlir::egg::CopyEngine::sync">:$copy,
-    DefaultValuedParameter<"int64_t", "1">:$pipeline
+    DefaultValuedParameter<"int64_t", "1">:$pipeline,
+    DefaultValuedParameter<"int64_t", "1">:$cluster
   );
   // Keyword list in any order; printed in declaration order with defaults
   // elided (see EggAttrs.cpp).

@@ -375,6 +375,21 @@ def EggOverlapLaunches : Pass<"egg-overlap-launches", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
 }
 
+def EggClusterKernels : Pass<"egg-cluster-kernels", "::mlir::ModuleOp"> {
+  let summary = "Give kernels launched in clusters their compile-time cluster size";
+  let description = [{
+    A kernel launched with a constant cluster size (`gpu.launch_func ...
+    clusters in (...)`: a column reduction whose rows a thread-block
+    cluster shares) gets `known_cluster_size` on its `gpu.func`, which the
+    NVVM lowering turns into `nvvm.cluster_dim` and PTX into
+    `.reqnctapercluster`: a kernel with a compile-time cluster size forms
+    its clusters under a plain launch, so neither runtime needs a cluster
+    launch attribute. (MLIR 22's kernel outlining does not set it.) A
+    kernel launched with two different cluster sizes, or a size that is
+    not constant, gets an error. Runs after kernel outlining.
+  }];
+}
+
 def EggStripCompileTimes : Pass<"egg-strip-compile-times", "::mlir::ModuleOp"> {
   let summary = "Drop compile-time measurements from gpu.binary objects";
   let description = [{
