@@ -63,7 +63,9 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
   // A product split along K runs a block per tile and slice; the
   // workspace and the sum are counted at the end.
   StructureAttr structure = kernel.getStructureAttr();
-  double blocks = structure ? double(structure.getSplitK()) : 1;
+  // Rows shared by a cluster: C blocks per column tile.
+  double blocks = (structure ? double(structure.getSplitK()) : 1) *
+                  double(tuning.getCluster());
   ArrayRef<int64_t> block = tuning.getBlock(), thread = tuning.getThread();
   for (auto [p, pos] : llvm::enumerate(loops->parallelPositions))
     if (p < block.size() && block[p] > 0)

@@ -12,7 +12,7 @@
 // RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 
-// IR: gpu.launch clusters(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE:[a-z0-9_]+]], %{{.*}} = %[[ONE]], %{{.*}} = %[[C4:[a-z0-9_]+]]) blocks(%{{.*}}, %{{.*}}, %[[BZ:[a-z0-9_]+]]) in (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[C4]])
+// IR: gpu.launch clusters(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE:[a-z0-9_]+]], %{{.*}} = %[[ONE]], %{{.*}} = %[[C4:[a-z0-9_]+]]) blocks(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %[[BZ:[a-z0-9_]+]]) in (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[C4]])
 // The slice's first row: block z times 1024 / 4.
 // IR: %[[START:.*]] = arith.muli %[[BZ]], %c256
 // IR: scf.for
@@ -25,6 +25,19 @@
 // IR: arith.divf
 // IR: nvvm.cluster.arrive {aligned}
 // IR-NEXT: nvvm.cluster.wait {aligned}
+// 40 rows over 4 blocks: 10 per slice, fewer than the 32 rows of threads,
+// so the first 10 threads of each block read one row each, from the
+// slice's start.
+// IR-LABEL: func.func private @short_k0(
+// IR: blocks(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %[[BZ2:[a-z0-9_]+]])
+// IR: %[[START2:.*]] = arith.muli %[[BZ2]], %c10
+// (The unrolled row loop runs no step.)
+// IR: scf.for %{{.*}} = %{{.*}} to %c0
+// IR: %[[HAS:.*]] = arith.cmpi ult, %{{.*}}, %c10
+// IR: scf.if %[[HAS]]
+// IR: %[[ROW:.*]] = arith.addi %[[START2]], %c0
+// IR: arith.addi %[[ROW]], %{{.*}}
+// IR: nvvm.cluster.arrive {aligned}
 
 // KERNEL: gpu.func @col_mean_k0_kernel
 // KERNEL-SAME: known_cluster_size = array<i32: 1, 1, 4>
@@ -34,7 +47,8 @@
 // PTX-NEXT: .reqnctapercluster 1, 1, 4
 // PTX: barrier.cluster.arrive.aligned;
 // PTX-NEXT: barrier.cluster.wait.aligned;
-// PTX-COUNT-3: mapa.u64
+// Three other blocks, four columns per thread.
+// PTX-COUNT-12: mapa.u64
 // PTX: barrier.cluster.arrive.aligned;
 // PTX-NEXT: barrier.cluster.wait.aligned;
 
@@ -65,4 +79,16 @@ func.func @col_mean(%x: tensor<1024x256xf32>) -> tensor<256xf32> {
     linalg.yield %d : f32
   } -> tensor<256xf32>
   return %o : tensor<256xf32>
+}
+
+func.func @short(%x: tensor<40x128xf32>) -> tensor<128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<128xf32>) -> tensor<128xf32>
+  %r = linalg.reduce ins(%x : tensor<40x128xf32>) outs(%acc : tensor<128xf32>) dimensions = [0]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<128xf32>
 }

@@ -163,3 +163,26 @@ func.func @too_many(%a: tensor<65536x256xf32>) -> tensor<256xf32> {
   }
   return %r : tensor<256xf32>
 }
+
+// -----
+
+// A split kernel's partial results take its tuning less the slice loop: a
+// cluster there would be dropped, so it is refused.
+func.func @split_cluster(%x: tensor<65536x256xf32>) -> tensor<256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>
+  // expected-error @+1 {{is split along its reduced loop and asks for cluster = 2: clusters are implemented for unsplit column reductions only}}
+  %r = egg.kernel @split_cluster_k0 ins(%x, %f : tensor<65536x256xf32>, tensor<256xf32>) -> tensor<256xf32>
+      attributes {structure = #egg.structure<reduce_two_stage, split_k = 16>,
+                  tuning = #egg.tuning<threads = [8, 64], block = [32], vector = 4, cluster = 2>} {
+  ^bb0(%in: tensor<65536x256xf32>, %acc: tensor<256xf32>):
+    %s = linalg.reduce ins(%in : tensor<65536x256xf32>) outs(%acc : tensor<256xf32>) dimensions = [0]
+      (%a: f32, %b: f32) {
+        %t = arith.addf %a, %b : f32
+        linalg.yield %t : f32
+      }
+    egg.yield %s : tensor<256xf32>
+  }
+  return %r : tensor<256xf32>
+}

@@ -205,6 +205,10 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   // f32 16-byte rows the same at 8 or 16); then, where R does not divide
   // the extent, one more row for the first extent % R threads.
   // With a cluster, block r of it reads rows [r E / C, (r + 1) E / C).
+  if (extents[reduced] % cluster != 0)
+    return red.emitOpError("cluster = ")
+           << cluster << " does not divide its " << extents[reduced]
+           << " rows into equal slices";
   int64_t extent = extents[reduced] / cluster, full = extent / rows;
   Value sliceStart = constIndex(b, loc, 0);
   if (cluster > 1)

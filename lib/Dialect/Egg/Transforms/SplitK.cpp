@@ -41,6 +41,16 @@ struct SplitKPass : public egg::impl::EggSplitKBase<SplitKPass> {
             << ": run the decision stages first";
         return signalPassFailure();
       }
+      // The partial results keep the kernel's tuning less the slice loop;
+      // a cluster has no meaning there (checkLowerable refuses it too).
+      if (kernel.getTuningAttr().getCluster() != 1) {
+        kernel.emitOpError("is split along its reduced loop and asks for "
+                           "cluster = ")
+            << kernel.getTuningAttr().getCluster()
+            << ": clusters are implemented for unsplit column reductions "
+               "only";
+        return signalPassFailure();
+      }
       FailureOr<SplitKernels> split = splitKernel(rewriter, kernel);
       if (failed(split))
         return signalPassFailure();

@@ -257,12 +257,15 @@ def EggLowerColumnReductions : Pass<"egg-lower-column-reductions", "::mlir::Modu
     consecutive threads on consecutive columns); the R partials of each
     column are combined through a workgroup buffer by the threads of row 0,
     which then apply the elementwise epilogue and store. Runs after
-    `egg-map-to-gpu`.
+    `egg-map-to-gpu`. With `cluster = C` the C blocks of a thread-block
+    cluster share the rows and combine their partials over distributed
+    shared memory (docs/pipeline.md, "Column reductions").
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
-    "::mlir::arith::ArithDialect"
+    "::mlir::arith::ArithDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::LLVM::LLVMDialect"
   ];
 }
 
