@@ -1087,6 +1087,10 @@ int main(int argc, char **argv) {
           "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_"
           "active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum";
       std::string self = llvm::sys::fs::getMainExecutable(argv[0], nullptr);
+      // The profiled child runs one checked trial whatever the parent's
+      // count: with none and no timing it would launch no kernel (and ncu
+      // would report nothing). Same seed: the parent's first inputs.
+      std::string seedArg = "--seed=" + std::to_string(seed);
       std::vector<llvm::StringRef> args = {*ncu,
                                            "--csv",
                                            "--page",
@@ -1099,8 +1103,8 @@ int main(int argc, char **argv) {
                                            manifestPath,
                                            "--source",
                                            sourcePath,
-                                           trials ? "--trials=1"
-                                                  : "--trials=0",
+                                           "--trials=1",
+                                           seedArg,
                                            "--timing=false",
                                            "--baseline=false",
                                            "--ceilings=profile"};
