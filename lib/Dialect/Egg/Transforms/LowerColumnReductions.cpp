@@ -48,9 +48,10 @@ using namespace mlir;
 using namespace mlir::egg;
 
 /// Gives `launch` clusters of `size` blocks along z, which becomes the
-/// grid's z extent: kernel outlining turns constant cluster sizes into the
-/// kernel's `known_cluster_size` (PTX `.reqnctapercluster`), so that the
-/// runtimes' plain launches form the clusters.
+/// grid's z extent; after outlining, egg-cluster-kernels turns the constant
+/// cluster size into the kernel's `known_cluster_size` (PTX
+/// `.reqnctapercluster`), so that the runtimes' plain launches form the
+/// clusters.
 static LogicalResult addClusters(gpu::LaunchOp launch, int64_t size) {
   if (launch.hasClusterSize() || launch.getNumWorkgroupAttributions() != 0 ||
       launch.getNumPrivateAttributions() != 0 ||
