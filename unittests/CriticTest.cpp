@@ -215,3 +215,26 @@ TEST(GemmTiles, PartialTilesOnlyForOneLoopAndAtMostTwiceIt) {
   EXPECT_EQ(splitRowMajor(group, conv, 60, /*partial=*/true),
             (SmallVector<int64_t>{1, 2, 30}));
 }
+
+// Search neighbourhoods (enumerateColumnTunings): a cluster is a change of
+// the tuning like a tile's, one step per doubling, so clustered variants
+// rank after the same tiling without one.
+TEST(TuningDistance, ClustersCountOneStepPerDoubling) {
+  DialectRegistry registry;
+  registerToolExtensions(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  auto parse = [&](StringRef text) {
+    return cast<TuningAttr>(parseAttribute(text, &ctx));
+  };
+  TuningAttr whole =
+      parse("#egg.tuning<threads = [8, 64], block = [32], vector = 4>");
+  TuningAttr two = parse(
+      "#egg.tuning<threads = [8, 64], block = [32], vector = 4, cluster = 2>");
+  TuningAttr four = parse(
+      "#egg.tuning<threads = [8, 64], block = [32], vector = 4, cluster = 4>");
+  EXPECT_EQ(tuningDistance(whole, whole), 0);
+  EXPECT_DOUBLE_EQ(tuningDistance(two, whole), 1);
+  EXPECT_DOUBLE_EQ(tuningDistance(four, whole), 2);
+  EXPECT_DOUBLE_EQ(tuningDistance(four, two), 1);
+}
