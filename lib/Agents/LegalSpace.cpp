@@ -1136,15 +1136,13 @@ tmaSource(const GemmLoops &gemm, OpOperand *operand, ArrayRef<int64_t> extents,
   }
   if (source.getRank() != 2)
     return refuse();
+  auto isBatch = [&](unsigned d) { return llvm::is_contained(gemm.batch, d); };
   for (const ReassociationIndices &group : groups) {
     SmallVector<std::optional<unsigned>> loops;
     for (int64_t dim : group)
       loops.push_back(loopAt(dim));
     if (llvm::any_of(loops, [](auto l) { return !l; }))
       return refuse();
-    auto isBatch = [&](unsigned d) {
-      return llvm::is_contained(gemm.batch, d);
-    };
     if (group.size() == 1 && !isBatch(*loops[0]))
       continue;
     if (group.size() != 2 || !isBatch(*loops[0]) || isBatch(*loops[1]) ||

@@ -73,36 +73,40 @@ static LogicalResult addClusters(gpu::LaunchOp launch, int64_t size) {
   return success();
 }
 
-/// Element `offset` of workgroup buffer `buffer` in block `rank` of the
-/// cluster, read over distributed shared memory (the generic address of
-/// this block's element, moved to that block's by `mapa`).
-static Value loadFromBlock(OpBuilder &b, Location loc, Value buffer,
-                           Value offset, Value rank) {
+/// The generic address of element `offset` of workgroup buffer `buffer`
+/// (this block's copy), for `mapa` to move to another block's.
+static Value genericAddress(OpBuilder &b, Location loc, Value buffer,
+                            Value offset) {
   MLIRContext *ctx = b.getContext();
-  auto type = cast<MemRefType>(buffer.getType());
-  Type element = type.getElementType();
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
   int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
   Value address = arith::AddIOp::create(
       b, loc, base,
       arith::MulIOp::create(b, loc, offset,
                             arith::ConstantIndexOp::create(b, loc, bytes)));
-  auto shared = LLVM::LLVMPointerType::get(
-      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
-  auto generic = LLVM::LLVMPointerType::get(ctx);
   Value address64 =
       arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
-  Value pointer = LLVM::IntToPtrOp::create(b, loc, shared, address64);
-  Value mine = LLVM::AddrSpaceCastOp::create(b, loc, generic, pointer);
-  Value rank32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), rank);
-  Value theirs = NVVM::MapaOp::create(b, loc, generic, mine, rank32);
+  Value pointer = LLVM::IntToPtrOp::create(
+      b, loc,
+      LLVM::LLVMPointerType::get(
+          ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
+      address64);
+  return LLVM::AddrSpaceCastOp::create(b, loc, LLVM::LLVMPointerType::get(ctx),
+                                       pointer);
+}
+
+/// The `element` at generic address `mine` in block `rank` of the cluster,
+/// read over distributed shared memory.
+static Value loadFromBlock(OpBuilder &b, Location loc, Type element, Value mine,
+                           int64_t rank) {
+  Value rank32 = arith::ConstantIntOp::create(b, loc, rank, 32);
+  Value theirs = NVVM::MapaOp::create(b, loc, mine.getType(), mine, rank32);
   return LLVM::LoadOp::create(b, loc, element, theirs);
 }
 
 static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   int64_t cluster = tuning.getCluster();
-  if (cluster > 1 && failed(addClusters(launch, cluster)))
-    return failure();
   FailureOr<SmallVector<linalg::LinalgOp>> blockOps = collectBlockOps(launch);
   if (failed(blockOps))
     return failure();
@@ -210,6 +214,8 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
     return red.emitOpError("cluster = ")
            << cluster << " does not divide its " << extents[reduced]
            << " rows into equal slices";
+  if (cluster > 1 && failed(addClusters(launch, cluster)))
+    return failure();
   int64_t extent = extents[reduced] / cluster, full = extent / rows;
   Value sliceStart = constIndex(b, loc, 0);
   if (cluster > 1)
@@ -342,12 +348,14 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
                : memref::LoadOp::create(tb, loc, acc, indices[e]).getResult();
     Value part = memref::LoadOp::create(
         tb, loc, buffer, bufferAt(tb, constIndex(tb, loc, 0), e));
-    // Row 0 of the buffer starts at element 0: the column is the offset.
-    Value column = arith::AddIOp::create(tb, loc, col, constIndex(tb, loc, e));
-    for (int64_t r = 1; r < cluster; ++r)
-      part = combine(
-          tb, part,
-          loadFromBlock(tb, loc, buffer, column, constIndex(tb, loc, r)));
+    if (cluster > 1) {
+      // Row 0 of the buffer starts at element 0: the column is the offset.
+      Value mine = genericAddress(
+          tb, loc, buffer,
+          arith::AddIOp::create(tb, loc, col, constIndex(tb, loc, e)));
+      for (int64_t r = 1; r < cluster; ++r)
+        part = combine(tb, part, loadFromBlock(tb, loc, accType, mine, r));
+    }
     totals.push_back(combine(tb, initial, part));
   }
   // The other blocks' shared memory stays until block 0 has read it.
