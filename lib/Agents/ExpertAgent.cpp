@@ -217,7 +217,10 @@ private:
     // K loop worth splitting.
     TuningAttr direct = tryStructure(
         StructureAttr::get(kernel.getContext(), Formulation::gemm_direct, 1));
-    if (!direct || direct.getShared().empty())
+    // Nor products whose whole K loop already runs in a deep TMA pipeline
+    // over a wave of blocks (chooseWgmma).
+    if (!direct || direct.getShared().empty() ||
+        direct.getCopy() == CopyEngine::tma)
       return {};
     int64_t blocks = mulSat(
         batchCount(*gemm, extents),
@@ -252,6 +255,12 @@ private:
       }
       choice = s;
       if (mulSat(blocks, s.getSplitK()) >= want)
+        break;
+      // Partial products in a deep TMA pipeline already fill a wave with
+      // their (narrower) tiles.
+      if (TuningAttr partial = tryStructure(s);
+          partial && partial.getCopy() == CopyEngine::tma &&
+          partial.getBlock().back() < 128)
         break;
     }
     // Only where the partial products have tiles.
@@ -442,7 +451,7 @@ private:
       int64_t bm, bn, wm, wn;
     };
     const Tile wide = {128, 256, 128, 128}, square = {128, 128, 64, 128},
-               narrow = {64, 128, 64, 128};
+               deep = {128, 64, 64, 64}, narrow = {64, 128, 64, 128};
     int64_t extentM = GemmLoops::extent(gemm->mLoops, extents);
     int64_t extentN = GemmLoops::extent(gemm->nLoops, extents);
     int64_t extentK = GemmLoops::extent(gemm->kLoops, extents);
@@ -471,9 +480,25 @@ private:
                     extentK % 64 == 0 &&
                     (extentK <= 1024 ||
                      (extentK <= 2048 && wideBlocks < target.getSmCount()));
+    // Long K over few output tiles (session 28): a whole K loop per block
+    // fed by TMA through a deep pipeline beats splitting K, where one wave
+    // of such blocks fills the SMs: 128x128 tiles at four stages, else
+    // 128x64 tiles (two 64x64 warpgroups; cuBLAS's choice for 1024 x 1024 x
+    // 8192) at eight (six with partial tiles). H200, same process, against
+    // the split products they replace (cuBLAS): 1024 x 1024 x K bf16, K =
+    // 2048 0.0184 -> 0.0115 ms (0.0116), 4096 0.0241 -> 0.0180 (0.0168),
+    // 8192 0.0341 -> 0.0310 (0.0273); 1000 x 1000 x 4096 f16 0.0249 ->
+    // 0.0228 (0.0194); 128x128: 2048 x 1024 x 4096 0.0344 -> 0.0262
+    // (0.0272), 1024 x 2048 x 8192 0.0545 -> 0.0470 (0.0471); a split
+    // product's partial products too, 512 x 1024 x 8192 at S = 2 0.0251
+    // (S = 8) -> 0.0212 (0.0191). Stages: six or seven 128x128 stages and
+    // 128x64 ones at four, six or seven ran slower on whole tiles.
+    bool longK = bytes == 2 && extentK >= 2048;
     SmallVector<Tile> tiles = {wide, square, narrow};
     if (twoPerSm)
       tiles = {square, wide, narrow};
+    if (longK)
+      tiles.insert(tiles.end() - 1, deep);
     // Whole tiles first; where none fits, partial last tiles (an M or N of
     // 1000 that no tile of 64 divides; docs/pipeline.md, "Partial tiles").
     // (An N of 1000 could also take whole 128 x 200 tiles, m64n200k16 in
@@ -489,6 +514,15 @@ private:
         int64_t blocks = mulSat(batches, llvm::divideCeil(extentM, t.bm) *
                                              llvm::divideCeil(extentN, t.bn));
         if (blocks * 4 < target.getSmCount() * 3)
+          continue;
+        bool deepTile = t.bn == deep.bn;
+        bool wholeTiles = extentM % t.bm == 0 && extentN % t.bn == 0;
+        // The deep pipelines: one wave of blocks (TMA's producer warpgroup
+        // leaves one block per SM), whole K steps (64 divides K).
+        bool oneWave = blocks <= target.getSmCount() && extentK % 64 == 0;
+        bool squareTma = longK && oneWave && !twoPerSm && !splitPartial &&
+                         t.bm == square.bm && t.bn == square.bn;
+        if (deepTile && !oneWave)
           continue;
         ArrayRef<int64_t> block = tile->block, warp = tile->inner;
         // 128x128 tiles at three stages leave room for a second block per
@@ -513,10 +547,19 @@ private:
         // 256 (TF32 1024 x 4096 x 256, session 20: 0.0150 -> 0.0156).
         // TF32 keeps cp.async: no long-K TF32 product has been timed.
         SmallVector<CopyEngine, 2> engines = {CopyEngine::cp_async};
-        if (t.bn == 256 && bytes == 2 && extentK >= 1024)
+        if ((t.bn == 256 && bytes == 2 && extentK >= 1024) || squareTma)
           engines.insert(engines.begin(), CopyEngine::tma);
+        // Square TMA tiles at four stages (six ran slower).
+        const int64_t squareTmaStages[] = {4};
+        if (deepTile) {
+          // TMA only: no deep cp.async pipeline has been timed.
+          engines = {CopyEngine::tma};
+          stageChoices = {wholeTiles ? 8 : 6};
+        }
         for (CopyEngine engine : engines)
-          for (int64_t stages : stageChoices) {
+          for (int64_t stages : engine == CopyEngine::tma && squareTma
+                                    ? ArrayRef<int64_t>(squareTmaStages)
+                                    : ArrayRef<int64_t>(stageChoices)) {
             TuningAttr tuning = TuningAttr::getChecked(
                 function_ref<InFlightDiagnostic()>(emitError),
                 kernel.getContext(),

@@ -1340,9 +1340,9 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   if (numThreads < 32 || numThreads > 1024)
     return emitError() << numThreads
                        << " threads per block: the GEMM needs 32 to 1024";
-  if (!mma && tm * tn > 64)
+  if (!mma && tm * tn > 128)
     return emitError() << "a thread tile of " << tm << "x" << tn
-                       << " accumulators exceeds the 64 registers allowed";
+                       << " accumulators exceeds the 128 registers allowed";
   // A warp's m16n8 fragments hold 4 accumulators per thread each.
   // A warpgroup's m64nN result holds N / 2 per thread.
   int64_t accumulators =
@@ -1503,8 +1503,10 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   if (stages > 1 && tuning.getCopy() == CopyEngine::sync)
     return emitError() << "pipeline = " << stages
                        << " needs copy = cp_async or tma";
-  if (stages > 4)
-    return emitError() << "pipeline = " << stages << " exceeds 4 stages";
+  // Deeper pipelines were timed with TMA's mbarriers only (session 28).
+  if (stages > 4 && tuning.getCopy() != CopyEngine::tma)
+    return emitError() << "pipeline = " << stages
+                       << " exceeds 4 stages: deeper pipelines need copy = tma";
   if (tuning.getPadding() < 0 || tuning.getPadding() > 64)
     return emitError() << "padding " << tuning.getPadding()
                        << " is outside [0, 64]";
@@ -1879,9 +1881,10 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
       for (int64_t bn = 64; bn <= 256; bn *= 2)
         for (int64_t groupsM = 1; groupsM <= 2; ++groupsM)
           for (int64_t groupsN = 1; groupsN <= 2; ++groupsN)
-            for (int64_t stages = 2; stages <= 4; ++stages)
-              consider(128, bm, bn, groupsM, groupsN, 128 / bytes, 0,
-                       Swizzle::xor128, 16 / bytes, copy, stages);
+            for (int64_t stages : {2, 3, 4, 6, 8})
+              if (stages <= 4 || copy == CopyEngine::tma)
+                consider(128, bm, bn, groupsM, groupsN, 128 / bytes, 0,
+                         Swizzle::xor128, 16 / bytes, copy, stages);
   return closestFirst(found, anchor, limit);
 }
 

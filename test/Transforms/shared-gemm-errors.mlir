@@ -21,10 +21,10 @@ func.func @case0(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x1
 // -----
 
 func.func @case1(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
-  // expected-error @+1 {{a thread tile of 8x16 accumulators exceeds the 64 registers allowed}}
+  // expected-error @+1 {{a thread tile of 16x16 accumulators exceeds the 128 registers allowed}}
   %r = egg.kernel @k ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [8, 16], block = [128, 128], thread = [8, 16], reduction = [16], shared = [0, 1], vector = 4>} {
+                  tuning = #egg.tuning<threads = [8, 8], block = [128, 128], thread = [16, 16], reduction = [16], shared = [0, 1], vector = 4>} {
   ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x128xf32>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<128x128xf32>
@@ -897,5 +897,32 @@ func.func @tma_batched(%a: tensor<4x256x128xbf16>, %b: tensor<4x128x256xbf16>) -
     egg.yield %m : tensor<4x256x256xf32>
   }
   return %r : tensor<4x256x256xf32>
+}
+}
+// -----
+
+// More than four stages only with TMA's mbarriers (the deep pipelines of
+// long-K products); cp.async keeps at most four.
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+func.func @deep_cp_async(%a: tensor<256x2048xbf16>, %b: tensor<2048x256xbf16>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{pipeline = 6 exceeds 4 stages: deeper pipelines need copy = tma}}
+  %r = egg.kernel @k ins(%a, %b : tensor<256x2048xbf16>, tensor<2048x256xbf16>) -> tensor<256x256xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 6>} {
+  ^bb0(%x: tensor<256x2048xbf16>, %y: tensor<2048x256xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %y : tensor<256x2048xbf16>, tensor<2048x256xbf16>) outs(%f : tensor<256x256xf32>) {
+    ^bb1(%p: bf16, %q: bf16, %acc: f32):
+      %pf = arith.extf %p : bf16 to f32
+      %qf = arith.extf %q : bf16 to f32
+      %pq = arith.mulf %pf, %qf : f32
+      %sum = arith.addf %acc, %pq : f32
+      linalg.yield %sum : f32
+    } -> tensor<256x256xf32>
+    egg.yield %m : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
 }
 }

@@ -1,0 +1,88 @@
+// Long-K products over few output tiles keep their whole K loop in a deep
+// TMA pipeline instead of splitting K (principle 9 of tuning.md, "Long K"):
+// 1024 x 1024 x 4096 bf16 gives 128 tiles of 128 x 64 for 132 SMs, each
+// block two 64 x 64 warpgroups and a producer warpgroup, eight stages of
+// 24 KB; 1000 x 1000 x 4096 f16 has partial last tiles and takes six.
+// RUN: egg-opt %s --egg-pipeline="record=%t.json" -o %t.mlir --mlir-print-ir-after=egg-lower-shared-gemm 2> %t.ir
+// RUN: FileCheck %s --check-prefix=DECISIONS --input-file=%t.json
+// RUN: FileCheck %s --check-prefix=IR --input-file=%t.ir
+// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
+
+// DECISIONS: "name": "deep_k0"
+// DECISIONS: "structure": "#egg.structure<gemm_direct>"
+// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 8>"
+// DECISIONS: "name": "deep_partial_k0"
+// DECISIONS: "structure": "#egg.structure<gemm_direct>"
+// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 6>"
+
+// One mbarrier per stage for the copies, one for the slots' release.
+// IR-LABEL: func.func private @deep_k0(
+// IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
+// IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 8>
+// IR-LABEL: func.func private @deep_partial_k0(
+// IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 6>
+
+// PTX-LABEL: .entry deep_k0_kernel(
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-NOT: cp.async.cg
+// PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// PTX-LABEL: .entry deep_partial_k0_kernel(
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+
+// 16 x 8 blocks of 384 threads; 8 stages of (128 + 64) x 64 bf16 (192 KB)
+// plus the swizzle alignment and barriers.
+// MANIFEST: "block": [
+// MANIFEST-NEXT: 384,
+// MANIFEST: "grid": [
+// MANIFEST-NEXT: 16,
+// MANIFEST-NEXT: 8,
+// MANIFEST: "kernel": "deep_k0_kernel"
+// MANIFEST: "shared_bytes": 197632
+// MANIFEST: "kernel": "deep_partial_k0_kernel"
+// MANIFEST: "shared_bytes": 148480
+func.func @deep(%a: tensor<1024x4096xbf16>, %b: tensor<4096x1024xbf16>) -> tensor<1024x1024xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1024x1024xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+      iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<1024x4096xbf16>, tensor<4096x1024xbf16>) outs(%f : tensor<1024x1024xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xe = arith.extf %x : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1024x1024xf32>
+  %e2 = tensor.empty() : tensor<1024x1024xbf16>
+  %o = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<1024x1024xf32>) outs(%e2 : tensor<1024x1024xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<1024x1024xbf16>
+  return %o : tensor<1024x1024xbf16>
+}
+func.func @deep_partial(%a: tensor<1000x4096xf16>, %b: tensor<4096x1000xf16>) -> tensor<1000x1000xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1000x1000xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1000x1000xf32>) -> tensor<1000x1000xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+      iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<1000x4096xf16>, tensor<4096x1000xf16>) outs(%f : tensor<1000x1000xf32>) {
+  ^bb0(%x: f16, %y: f16, %acc: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1000x1000xf32>
+  %e2 = tensor.empty() : tensor<1000x1000xf16>
+  %o = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<1000x1000xf32>) outs(%e2 : tensor<1000x1000xf16>) {
+  ^bb0(%x: f32, %y: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<1000x1000xf16>
+  return %o : tensor<1000x1000xf16>
+}
