@@ -41,41 +41,46 @@ using namespace mlir::egg::eval;
 namespace json = llvm::json;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory evalCategory("egg-eval options");
+
 static cl::opt<std::string> manifestPath(cl::Positional, cl::Optional,
-                                         cl::desc("<manifest.json>"));
+                                         cl::desc("<manifest.json>"),
+                                         cl::cat(evalCategory));
 static cl::opt<bool>
     deviceInfo("device-info",
                cl::desc("Print the GPUs this process sees (JSON: name, "
                         "compute_capability, sm_count, count) and exit"),
-               cl::init(false));
+               cl::init(false), cl::cat(evalCategory));
 static cl::opt<std::string> referenceIo(
     "reference-io",
     cl::desc("Only run the float64 reference of --source on the CPU: read "
              "DIR/arg<N>.f64 (raw little-endian float64, the argument's "
              "shape), write DIR/result<N>.f64; no GPU, no manifest"),
-    cl::value_desc("DIR"), cl::init(""));
+    cl::value_desc("DIR"), cl::init(""), cl::cat(evalCategory));
 static cl::opt<std::string> sourcePath(
     "source",
-    cl::desc("The input MLIR the manifest was compiled from (reference)"));
+    cl::desc("The input MLIR the manifest was compiled from (reference)"),
+    cl::cat(evalCategory));
 static cl::opt<std::string>
     functionName("function",
                  cl::desc("Function to evaluate (default: the first)"),
-                 cl::init(""));
+                 cl::init(""), cl::cat(evalCategory));
 static cl::opt<unsigned> trials("trials",
                                 cl::desc("Correctness trials, fresh inputs "
                                          "each (at least 5 recommended)"),
-                                cl::init(5));
-static cl::opt<unsigned> seed("seed", cl::desc("Random seed"), cl::init(0));
+                                cl::init(5), cl::cat(evalCategory));
+static cl::opt<unsigned> seed("seed", cl::desc("Random seed"), cl::init(0),
+                              cl::cat(evalCategory));
 static cl::opt<bool> timing("timing", cl::desc("Time the function"),
-                            cl::init(true));
+                            cl::init(true), cl::cat(evalCategory));
 static cl::opt<bool> overlapLaunches(
     "overlap-launches",
     cl::desc("Launch a step the manifest marks waits_for_previous while the "
              "kernel before it runs (programmatic dependent launch, sm_90+)"),
-    cl::init(true));
+    cl::init(true), cl::cat(evalCategory));
 static cl::opt<bool> hotCache("hot-cache",
                               cl::desc("Do not flush L2 between timed runs"),
-                              cl::init(false));
+                              cl::init(false), cl::cat(evalCategory));
 /// The read flush's kernel: threads stride over `pieces` 16-byte pieces of
 /// `buffer`, XOR what they load, and store the result only if it equals
 /// `never`, which the caller makes impossible; the store keeps the loads.
@@ -133,41 +138,43 @@ static cl::opt<L2Flush> l2Flush(
         clEnumValN(L2Flush::Read, "read",
                    "read such a buffer (written once, untimed): L2 is left "
                    "clean, as after ncu's cache flush")),
-    cl::init(L2Flush::Write));
+    cl::init(L2Flush::Write), cl::cat(evalCategory));
 static cl::opt<double> budgetMs("timing-budget-ms",
                                 cl::desc("Time spent in timed runs"),
-                                cl::init(300));
+                                cl::init(300), cl::cat(evalCategory));
 static cl::opt<double> timeoutS("timeout",
                                 cl::desc("Seconds before a run counts as hung"),
-                                cl::init(10));
-static cl::opt<std::string>
-    jsonPath("json", cl::desc("Write the result as JSON here"), cl::init(""));
+                                cl::init(10), cl::cat(evalCategory));
+static cl::opt<std::string> jsonPath("json",
+                                     cl::desc("Write the result as JSON here"),
+                                     cl::init(""), cl::cat(evalCategory));
 static cl::opt<bool>
     cudaGraph("cuda-graph",
               cl::desc("Time replays of a CUDA graph of the launch sequence"),
-              cl::init(false));
+              cl::init(false), cl::cat(evalCategory));
 static cl::opt<bool> baseline(
     "baseline",
     cl::desc("Time cuBLAS on the function's contraction in the same run"),
-    cl::init(true));
+    cl::init(true), cl::cat(evalCategory));
 static cl::opt<std::string> ceilings(
     "ceilings",
     cl::desc("Roofline ceilings: 'measure' (once per device, cached in "
              "~/.cache/egg) or 'profile' (the manifest's target profile)"),
-    cl::init("measure"));
+    cl::init("measure"), cl::cat(evalCategory));
 static cl::opt<bool>
     useNcu("ncu",
            cl::desc("Read hardware counters of each kernel with Nsight "
                     "Compute when it is installed"),
-           cl::init(false));
+           cl::init(false), cl::cat(evalCategory));
 static cl::opt<double> maxReferenceIterations(
     "max-reference-iterations",
     cl::desc("Refuse sources whose float64 reference takes more loop "
              "iterations than this per trial (it runs on the CPU)"),
-    cl::init(1e11));
+    cl::init(1e11), cl::cat(evalCategory));
 static cl::opt<unsigned>
     cpuThreads("cpu-threads",
-               cl::desc("CPU threads for the reference (0: all)"), cl::init(0));
+               cl::desc("CPU threads for the reference (0: all)"), cl::init(0),
+               cl::cat(evalCategory));
 
 namespace {
 /// The result, filled as the run goes and written however it ends.
@@ -340,6 +347,8 @@ static int printDeviceInfo() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // --help lists egg-eval's own options, not every LLVM backend's.
+  cl::HideUnrelatedOptions(evalCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "egg-eval: run, check and time EGG kernels\n");
   Report report;
