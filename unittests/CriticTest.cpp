@@ -129,11 +129,13 @@ TEST_F(CriticTest, AccumulatorsBeyondTheLaunchsRegistersAreObjectedTo) {
                    "swizzle = xor128, vector = 8, copy = tma, pipeline = 2>")
                 .find("accumulators per thread"),
             std::string::npos);
-  // FMA tiles keep their rule.
+  // FMA tiles keep their rule: legal up to 128 accumulators, but slower
+  // than 8x8 beyond 64 (session 28).
   EXPECT_NE(review("#egg.tuning<threads = [8, 16], block = [128, 128], "
                    "thread = [16, 8], reduction = [16], shared = [0, 1], "
                    "padding = 4, vector = 4, copy = cp_async, pipeline = 2>")
-                .find("a thread tile of 128 accumulators will spill"),
+                .find("a thread tile of 128 accumulators takes about 200 "
+                      "registers and ran slower than 8x8"),
             std::string::npos);
 }
 

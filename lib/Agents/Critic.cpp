@@ -88,8 +88,12 @@ std::vector<std::string> mlir::egg::critique(KernelOp kernel, TuningAttr tuning,
     int64_t b = i < block.size() ? block[i] : 0;
     tile = mulSat(tile, t ? t : (b ? b : loops->extents[pos]));
   }
+  // Legal up to 128, but 8x16 / 16x8 tiles take about 200 registers (one
+  // block per SM) and ran 5-10% slower than 8x8 (H200, session 28).
   if (tile > 64)
     reasons.push_back(llvm::formatv(
-        "a thread tile of {0} accumulators will spill registers", tile));
+        "a thread tile of {0} accumulators takes about 200 registers and ran "
+        "slower than 8x8 on the H200",
+        tile));
   return reasons;
 }

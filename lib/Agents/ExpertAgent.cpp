@@ -217,10 +217,15 @@ private:
     // K loop worth splitting.
     TuningAttr direct = tryStructure(
         StructureAttr::get(kernel.getContext(), Formulation::gemm_direct, 1));
+    if (!direct || direct.getShared().empty())
+      return {};
     // Nor products whose whole K loop already runs in a deep TMA pipeline
-    // over a wave of blocks (chooseWgmma).
-    if (!direct || direct.getShared().empty() ||
-        direct.getCopy() == CopyEngine::tma)
+    // over a wave of 128x128 or 128x64 blocks (chooseWgmma; 128x256 TMA
+    // tiles over few blocks may still split).
+    int64_t blockArea = 1;
+    for (int64_t t : direct.getBlock())
+      blockArea = mulSat(blockArea, std::max<int64_t>(t, 1));
+    if (direct.getCopy() == CopyEngine::tma && blockArea < 128 * 256)
       return {};
     int64_t blocks = mulSat(
         batchCount(*gemm, extents),
@@ -256,11 +261,12 @@ private:
       choice = s;
       if (mulSat(blocks, s.getSplitK()) >= want)
         break;
-      // Partial products in a deep TMA pipeline already fill a wave with
-      // their (narrower) tiles.
+      // Partial products in a deep TMA pipeline (more than four stages:
+      // only chooseWgmma's 128x64 tiles) already fill a wave with their
+      // narrower tiles.
       if (TuningAttr partial = tryStructure(s);
           partial && partial.getCopy() == CopyEngine::tma &&
-          partial.getBlock().back() < 128)
+          partial.getPipeline() > 4)
         break;
     }
     // Only where the partial products have tiles.
@@ -424,7 +430,9 @@ private:
   /// as fit (4, else 3), but 128x128 tiles at 3 where two blocks can share
   /// an SM (short K; see twoPerSm); TMA copies for 128x256 tiles of 16-bit
   /// products with K (a split product's: K per slice) of 1024 or more,
-  /// cp.async otherwise. f32 products
+  /// cp.async otherwise; where K >= 2048 and the wide tiles are too few,
+  /// a whole K loop per block in a deep TMA pipeline over one wave of
+  /// 128x128 or 128x64 tiles (longK below). f32 products
   /// too where the module allows TF32 and both tiles are K-major. Smaller
   /// products keep mma.sync, whose smaller tiles reach more SMs (f32 ones FMA
   /// tiles: mma.sync's TF32 form is not implemented).
@@ -515,13 +523,17 @@ private:
                                              llvm::divideCeil(extentN, t.bn));
         if (blocks * 4 < target.getSmCount() * 3)
           continue;
-        bool deepTile = t.bn == deep.bn;
+        bool deepTile = t.bm == deep.bm && t.bn == deep.bn && t.wm == deep.wm;
         bool wholeTiles = extentM % t.bm == 0 && extentN % t.bn == 0;
         // The deep pipelines: one wave of blocks (TMA's producer warpgroup
-        // leaves one block per SM), whole K steps (64 divides K).
-        bool oneWave = blocks <= target.getSmCount() && extentK % 64 == 0;
-        bool squareTma = longK && oneWave && !twoPerSm && !splitPartial &&
-                         t.bm == square.bm && t.bn == square.bn;
+        // leaves one block per SM), whole K steps (64 divides K), no tile
+        // larger than its loop (an M of 64 keeps the split). Square tiles
+        // were timed whole only; 128x64 ones also with partial edges.
+        bool oneWave = blocks <= target.getSmCount() && extentK % 64 == 0 &&
+                       extentM >= t.bm && extentN >= t.bn;
+        bool squareTma = longK && oneWave && wholeTiles && !twoPerSm &&
+                         !splitPartial && t.bm == square.bm &&
+                         t.bn == square.bn;
         if (deepTile && !oneWave)
           continue;
         ArrayRef<int64_t> block = tile->block, warp = tile->inner;

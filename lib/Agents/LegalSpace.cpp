@@ -1828,7 +1828,7 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
 /// warps), K steps of 16 and 32 with 2-4 stages, the anchor's copy engine,
 /// padding and vector width; for wgmma (sm_90a), block tiles of 64-256 over
 /// one or two warpgroups per dimension, K steps of 128 bytes with 2-4
-/// stages.
+/// stages (TMA also 6 and 8).
 static SmallVector<TuningAttr>
 enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
   auto emitError = [&]() { return kernel.emitOpError(); };

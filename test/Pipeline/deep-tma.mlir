@@ -2,7 +2,9 @@
 // TMA pipeline instead of splitting K (principle 9 of tuning.md, "Long K"):
 // 1024 x 1024 x 4096 bf16 gives 128 tiles of 128 x 64 for 132 SMs, each
 // block two 64 x 64 warpgroups and a producer warpgroup, eight stages of
-// 24 KB; 1000 x 1000 x 4096 f16 has partial last tiles and takes six.
+// 24 KB; 1000 x 1000 x 4096 f16 has partial last tiles and takes six;
+// 2048 x 1024 x 4096 fills the wave with 128 x 128 tiles (two 64 x 128
+// warpgroups), TMA at four stages.
 // RUN: egg-opt %s --egg-pipeline="record=%t.json" -o %t.mlir --mlir-print-ir-after=egg-lower-shared-gemm 2> %t.ir
 // RUN: FileCheck %s --check-prefix=DECISIONS --input-file=%t.json
 // RUN: FileCheck %s --check-prefix=IR --input-file=%t.ir
@@ -15,6 +17,9 @@
 // DECISIONS: "name": "deep_partial_k0"
 // DECISIONS: "structure": "#egg.structure<gemm_direct>"
 // DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 6>"
+// DECISIONS: "name": "deep_square_k0"
+// DECISIONS: "structure": "#egg.structure<gemm_direct>"
+// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4>"
 
 // One mbarrier per stage for the copies, one for the slots' release.
 // IR-LABEL: func.func private @deep_k0(
@@ -30,6 +35,9 @@
 // PTX-LABEL: .entry deep_partial_k0_kernel(
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// PTX-LABEL: .entry deep_square_k0_kernel(
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 
 // 16 x 8 blocks of 384 threads; 8 stages of (128 + 64) x 64 bf16 (192 KB)
 // plus the swizzle alignment and barriers.
@@ -85,4 +93,27 @@ func.func @deep_partial(%a: tensor<1000x4096xf16>, %b: tensor<4096x1000xf16>) ->
     linalg.yield %t : f16
   } -> tensor<1000x1000xf16>
   return %o : tensor<1000x1000xf16>
+}
+func.func @deep_square(%a: tensor<2048x4096xbf16>, %b: tensor<4096x1024xbf16>) -> tensor<2048x1024xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048x1024xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x1024xf32>) -> tensor<2048x1024xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<2048x4096xbf16>, tensor<4096x1024xbf16>) outs(%f : tensor<2048x1024xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %c: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2048x1024xf32>
+  %e2 = tensor.empty() : tensor<2048x1024xbf16>
+  %o = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<2048x1024xf32>) outs(%e2 : tensor<2048x1024xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<2048x1024xbf16>
+  return %o : tensor<2048x1024xbf16>
 }
