@@ -1476,6 +1476,30 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     if (numThreads + 128 > 1024)
       return emitError() << "copy = tma adds a producer warpgroup to the "
                          << numThreads << " computing threads: at most 896";
+    // A cluster of two blocks along N shares the A tile: each block copies
+    // half of its rows and multicasts them to both (docs/pipeline.md,
+    // "TMA multicast").
+    if (int64_t c = tuning.getCluster(); c != 1) {
+      OpOperand *lhsOperand = op.getDpsInputOperand(gemm->lhs);
+      int64_t tilesN = llvm::divideCeil(extents[gemm->innerN()], bn);
+      if (c != 2)
+        return emitError() << "cluster = " << c
+                           << ": TMA products take clusters of 2 only";
+      if (!gemm->batch.empty())
+        return emitError() << "cluster = 2 is implemented for products "
+                              "without batch loops";
+      if (contiguousLoop(op.getMatchingIndexingMap(lhsOperand)) !=
+          gemm->innerK())
+        return emitError() << "cluster = 2 multicasts halves of A's rows: "
+                              "A must be contiguous along K";
+      if ((bm / 2) % 8 != 0)
+        return emitError() << "cluster = 2 splits the " << bm
+                           << "-row A tile into halves of whole 8-row "
+                              "swizzle atoms";
+      if (tilesN % 2 != 0)
+        return emitError() << "cluster = 2 pairs the " << tilesN
+                           << " tiles along N: their number must be even";
+    }
     // A box must not run past a tile's end into the next batch (where the
     // operand is a batch's reshape, below): the tiles divide their loops.
     SmallVector<int64_t> tileOf(blockOf);
@@ -1542,13 +1566,18 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
                        << " yet";
   };
   StructureAttr structure = kernel.getStructureAttr();
-  if (tuning.getCluster() != 1 &&
-      (!structure ||
-       structure.getFormulation() != Formulation::reduce_two_stage ||
-       structure.isSplit()))
+  bool clusterColumns =
+      structure &&
+      structure.getFormulation() == Formulation::reduce_two_stage &&
+      !structure.isSplit();
+  bool clusterProduct =
+      structure && structure.getFormulation() == Formulation::gemm_direct &&
+      tuning.getCopy() == CopyEngine::tma;
+  if (tuning.getCluster() != 1 && !clusterColumns && !clusterProduct)
     return emitError() << "cluster = " << tuning.getCluster()
                        << " is implemented for column reductions "
-                          "(reduce_two_stage without split_k) only";
+                          "(reduce_two_stage without split_k) and TMA "
+                          "products (gemm_direct, copy = tma) only";
   // A split kernel is checked as its partial results (the sum over the
   // slices is tuned by the expert when egg-split-k builds it).
   if (structure && structure.isSplit())

@@ -375,3 +375,30 @@ LogicalResult mlir::egg::lowerKernelLaunches(
   }
   return success();
 }
+
+LogicalResult mlir::egg::addClusterSize(gpu::LaunchOp launch, int64_t x,
+                                        int64_t y, int64_t z) {
+  if (launch.hasClusterSize() || launch.getNumWorkgroupAttributions() != 0 ||
+      launch.getNumPrivateAttributions() != 0)
+    return launch.emitOpError("cannot take clusters of ")
+           << x << "x" << y << "x" << z
+           << " blocks: it has clusters or attributions already";
+  OpBuilder b(launch);
+  Location loc = launch.getLoc();
+  // One constant per distinct size.
+  llvm::SmallDenseMap<int64_t, Value> sizes;
+  auto size = [&](int64_t v) {
+    Value &c = sizes[v];
+    if (!c)
+      c = constIndex(b, loc, v);
+    return c;
+  };
+  launch.getClusterSizeXMutable().assign(size(x));
+  launch.getClusterSizeYMutable().assign(size(y));
+  launch.getClusterSizeZMutable().assign(size(z));
+  // The body's cluster ids and sizes follow the 12 launch arguments.
+  Block &body = launch.getBody().front();
+  for (unsigned i = 0; i < 6; ++i)
+    body.insertArgument(12 + i, b.getIndexType(), loc);
+  return success();
+}

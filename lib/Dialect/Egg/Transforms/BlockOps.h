@@ -87,6 +87,14 @@ LogicalResult applyEpilogueInRegisters(
 /// of `g`.
 bool hasAlignedLayout(Value buffer, int64_t g);
 
+/// Groups `launch`'s blocks into thread-block clusters of `size` (x, y, z)
+/// blocks: sets its cluster operands and adds the body's six cluster id and
+/// size arguments after the twelve launch arguments. Fails (located) on a
+/// launch that already has clusters or attributions. egg-cluster-kernels
+/// later fixes the size in the kernel (`.reqnctapercluster`).
+LogicalResult addClusterSize(gpu::LaunchOp launch, int64_t x, int64_t y,
+                             int64_t z);
+
 /// Runs `lower` on every gpu.launch of the kernel functions of `module`
 /// whose decisions (the function's structure and tuning attributes) satisfy
 /// `applies`; fails as soon as one lowering fails.

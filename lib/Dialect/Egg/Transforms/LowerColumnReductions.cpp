@@ -58,18 +58,9 @@ static LogicalResult addClusters(gpu::LaunchOp launch, int64_t size) {
       getConstantIntValue(launch.getGridSizeZ()) != 1)
     return launch.emitOpError("cluster = ")
            << size << " needs a launch whose grid leaves z to the cluster";
-  OpBuilder b(launch);
-  Location loc = launch.getLoc();
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value blocks = arith::ConstantIndexOp::create(b, loc, size);
-  launch.getGridSizeZMutable().assign(blocks);
-  launch.getClusterSizeXMutable().assign(one);
-  launch.getClusterSizeYMutable().assign(one);
-  launch.getClusterSizeZMutable().assign(blocks);
-  // The body's cluster ids and sizes follow the 12 launch arguments.
-  Block &body = launch.getBody().front();
-  for (unsigned i = 0; i < 6; ++i)
-    body.insertArgument(12 + i, b.getIndexType(), loc);
+  if (failed(addClusterSize(launch, 1, 1, size)))
+    return failure();
+  launch.getGridSizeZMutable().assign(launch.getClusterSizeZ());
   return success();
 }
 

@@ -72,6 +72,10 @@ struct Plan {
   /// warpgroup after the computing ones issues them, with a "full" and an
   /// "empty" mbarrier per stage (docs/pipeline.md, "TMA copies").
   bool tma = false;
+  /// TMA multicast: clusters of `cluster` blocks along N share the A tile,
+  /// each block copying 1/cluster of its rows to all of them
+  /// (docs/pipeline.md, "TMA multicast").
+  int64_t cluster = 1;
   bool mma = false;
   /// Warpgroup MMA (a warpgroup per warp tile); implies `mma`.
   bool wgmma = false;
@@ -209,6 +213,14 @@ private:
   /// wgmma: element offset in a swizzled stage of `x` of the 16-byte piece
   /// starting at (mn, k).
   Value swizzledOffset(OpBuilder &b, const Operand &x, Value mn, Value k);
+  /// TMA multicast: whether `x`'s tiles are shared by the cluster (A).
+  bool multicasts(const Operand &x) const {
+    return plan.cluster > 1 && x.which == plan.loops.lhs;
+  }
+  /// TMA multicast: arrive on the "empty" barrier of `stage` in the other
+  /// block of the cluster, whose next fill of the stage this block's copies
+  /// also write.
+  void arriveOnPeer(OpBuilder &b, Value stage);
   /// wgmma: the descriptors' stage-independent bits for operand `x` whose
   /// tiles start at byte address `address` in shared memory.
   Value buildDescriptor(OpBuilder &b, const Operand &x, Value address);
@@ -257,6 +269,8 @@ private:
   Location loc;
   // Thread x/y (SIMT); with mma: tx the lane, ty/tz the warp along N/M.
   Value tid, tx, ty, tz;
+  /// TMA multicast: this block's rank in its cluster (index).
+  Value clusterRank;
   // With mma, the ldmatrix row each lane points at: row `row` of matrix
   // `q` = lane / 8, whose bits give offsets of 8 * (q % 2) and 8 * (q / 2).
   struct {
@@ -811,6 +825,8 @@ LogicalResult GemmBuilder::createTensorMap(OpBuilder &b, Operand &x) {
   b.setInsertionPoint(launch);
   MLIRContext *ctx = b.getContext();
   int64_t rows = x.fastIsMN ? plan.bk : x.tileMN;
+  if (multicasts(x))
+    rows /= plan.cluster;
   int64_t along = 128 / x.bytes;
   auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto box = MemRefType::get({rows, along}, type.getElementType(),
@@ -846,7 +862,17 @@ void GemmBuilder::issueTmaCopies(OpBuilder &b, Value kt, Value stage) {
     MemRefType boxType =
         cast<nvgpu::TensorMapDescriptorType>(x.tensorMap.getType()).getTensor();
     int64_t rows = boxType.getDimSize(0), along = boxType.getDimSize(1);
-    int64_t columns = x.tileMN * plan.bk / (rows * along);
+    // A multicast operand (K-major: checkLowerable) copies this block's
+    // 1/cluster of each column's rows to every block of the cluster.
+    bool multicast = multicasts(x);
+    int64_t columnRows = multicast ? x.tileMN : rows;
+    int64_t columns = x.tileMN * plan.bk / (columnRows * along);
+    Value mask, rowStart = c(0), rowBytes = c(0);
+    if (multicast) {
+      mask = arith::ConstantIntOp::create(b, loc, (1 << plan.cluster) - 1, 16);
+      rowStart = arith::MulIOp::create(b, loc, clusterRank, c(rows));
+      rowBytes = arith::MulIOp::create(b, loc, rowStart, c(128));
+    }
     Value stageStart = arith::AddIOp::create(
         b, loc, x.tileStart,
         arith::MulIOp::create(b, loc, stage, c(x.stageBytes)));
@@ -854,7 +880,7 @@ void GemmBuilder::issueTmaCopies(OpBuilder &b, Value kt, Value stage) {
       // The column's first element, in the product's loops, then in the
       // operand's (global) indices.
       SmallVector<Value> loopIdx(gemm.getNumLoops(), c(0));
-      Value mn = c(x.fastIsMN ? col * along : 0);
+      Value mn = x.fastIsMN ? c(col * along) : rowStart;
       Value k = x.fastIsMN
                     ? kBase
                     : arith::AddIOp::create(b, loc, kBase, c(col * along))
@@ -885,12 +911,39 @@ void GemmBuilder::issueTmaCopies(OpBuilder &b, Value kt, Value stage) {
       std::reverse(coords.begin(), coords.end()); // Innermost first.
       Value dst = memref::ViewOp::create(
           b, loc, boxType, sharedBytes,
-          arith::AddIOp::create(b, loc, stageStart, c(col * rows * 128)),
+          arith::AddIOp::create(b, loc, stageStart,
+                                arith::AddIOp::create(b, loc,
+                                                      c(col * columnRows * 128),
+                                                      rowBytes)),
           ValueRange{});
       nvgpu::TmaAsyncLoadOp::create(b, loc, dst, fullBarriers, x.tensorMap,
-                                    coords, stage, Value(), Value());
+                                    coords, stage, mask, Value());
     }
   }
+}
+
+void GemmBuilder::arriveOnPeer(OpBuilder &b, Value stage) {
+  MLIRContext *ctx = b.getContext();
+  Value mine = nvgpu::MBarrierGetOp::create(b, loc, b.getI32Type(),
+                                            emptyBarriers, stage);
+  Value pointer = LLVM::IntToPtrOp::create(
+      b, loc,
+      LLVM::LLVMPointerType::get(
+          ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
+      mine);
+  // Clusters of two: the peer is the other rank.
+  Value peer = arith::XOrIOp::create(
+      b, loc, arith::IndexCastUIOp::create(b, loc, b.getI32Type(), clusterRank),
+      arith::ConstantIntOp::create(b, loc, 1, 32));
+  Value theirs = NVVM::MapaOp::create(
+      b, loc,
+      LLVM::LLVMPointerType::get(
+          ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster)),
+      pointer, peer);
+  // Release at cluster scope: this block's products that read the stage
+  // have completed before the peer's copy engine overwrites it.
+  NVVM::MBarrierArriveOp::create(b, loc, Type(), theirs, Value(),
+                                 NVVM::MemScopeKind::CLUSTER, false);
 }
 
 Value GemmBuilder::fillParity(OpBuilder &b, Value kt, int64_t flip) {
@@ -1361,6 +1414,10 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
   // "empty" for one arrival per consumer warpgroup) and made visible to the
   // block and to the copy engine before the producer starts.
   if (plan.tma) {
+    if (plan.cluster > 1)
+      clusterRank = arith::IndexCastUIOp::create(
+          b, loc, b.getIndexType(),
+          NVVM::ClusterId::create(b, loc, b.getI32Type()));
     for (Operand &x : operands)
       if (failed(createTensorMap(b, x)))
         return failure();
@@ -1372,7 +1429,9 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
     emptyBarriers = nvgpu::MBarrierCreateOp::create(b, loc, group);
     Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                           constIndex(b, loc, 0));
-    int64_t consumers = plan.numThreads() / 128;
+    // With multicast a stage is refilled in every block of the cluster at
+    // once: its "empty" barrier counts the consumers of all of them.
+    int64_t consumers = plan.numThreads() / 128 * plan.cluster;
     scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &ib, Location) {
       for (int64_t st = 0; st < plan.stages; ++st) {
         nvgpu::MBarrierInitOp::create(ib, loc, fullBarriers,
@@ -1391,6 +1450,12 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
     });
     NVVM::FenceMbarrierInitOp::create(b, loc);
     gpu::BarrierOp::create(b, loc);
+    if (plan.cluster > 1) {
+      // No block may copy into or arrive on a peer's barriers before the
+      // peer initialised them.
+      NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+      NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+    }
     buildProducer(b);
   }
   return success();
@@ -1474,6 +1539,8 @@ SmallVector<Value> GemmBuilder::buildMainLoop(OpBuilder &b,
         nvgpu::MBarrierArriveOp::create(
             ib, loc, nvgpu::MBarrierTokenType::get(ib.getContext()),
             emptyBarriers, previous);
+        if (plan.cluster > 1)
+          arriveOnPeer(ib, previous);
         scf::YieldOp::create(ib, loc);
       });
       return next;
@@ -1578,6 +1645,7 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   plan.vector = tuning.getVector();
   plan.async = tuning.getCopy() == CopyEngine::cp_async;
   plan.tma = tuning.getCopy() == CopyEngine::tma;
+  plan.cluster = tuning.getCluster();
   if (!plan.mma) {
     auto bytesOf = [&](unsigned which) {
       return (getElementTypeOrSelf(gemm.getDpsInputOperand(which)->get())
@@ -1601,6 +1669,9 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   if (plan.tma && (!plan.wgmma || plan.stages < 2))
     return gemm.emitOpError("copy = tma needs warpgroup MMA and two stages "
                             "or more");
+  if (plan.cluster != 1 && (!plan.tma || plan.cluster != 2))
+    return gemm.emitOpError("cluster = ")
+           << plan.cluster << " needs copy = tma and clusters of 2";
   if (plan.bk < 1 || (extentK % plan.bk != 0 && !plan.async && !plan.tma))
     return gemm.emitOpError("a partial last K tile (K step ")
            << plan.bk << ", K " << extentK
@@ -1760,6 +1831,17 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
     b.setInsertionPointToStart(then);
     NVVM::SetMaxRegisterOp::create(b, loc, split->second,
                                    NVVM::SetMaxRegisterAction::increase);
+  }
+  if (plan->cluster > 1) {
+    // Blocks x and x + 1 (N tiles side by side, the same M rows) share A's
+    // tile. Neither may exit while the other can still copy into it or
+    // arrive on its barriers: all threads of both meet at a cluster barrier
+    // before the end.
+    if (failed(addClusterSize(launch, plan->cluster, 1, 1)))
+      return failure();
+    OpBuilder eb(body.getTerminator());
+    NVVM::ClusterArriveOp::create(eb, loc, eb.getUnitAttr());
+    NVVM::ClusterWaitOp::create(eb, loc, eb.getUnitAttr());
   }
   return success();
 }
