@@ -18,7 +18,13 @@
 // PTX: fence.mbarrier_init.release.cluster;
 // PTX: barrier.cluster.arrive.aligned;
 // PTX-NEXT: barrier.cluster.wait.aligned;
-// The producer: A's half-tile to both blocks (mask 0b11), B's tile to its own.
+// The producer: A's half-tile (row rank * 64 of the block's 128, stored
+// rank * 64 rows of 128 bytes into the stage) to both blocks (mask 0b11),
+// B's tile to its own. The producer / consumer test is read from the
+// warp's first lane (else ptxas serialises every wgmma, warning C7520).
+// PTX: shfl.sync.idx.b32
+// PTX-DAG: shl.b32 {{%r[0-9]+}}, [[RANK]], 6;
+// PTX-DAG: mul.wide.u32 {{%rd[0-9]+}}, [[RANK]], 8192;
 // PTX: mov.b32 {{%r[0-9]+}}, 24576;
 // PTX: mov.b16 [[MASK:%rs[0-9]+]], 3;
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [{{%rd[0-9]+}}], [{{%rd[0-9]+}}, {{{%r[0-9]+}}, {{%r[0-9]+}}}], [{{%rd[0-9]+}}], [[MASK]];

@@ -118,6 +118,8 @@ public:
   SmallVector<Value> buildMainLoop(OpBuilder &b, ValueRange initial);
   /// TMA: whether this thread computes (else it is the producer's).
   Value isConsumer(OpBuilder &b);
+  /// `tid` as the warp's first lane sees it (with a cluster), else `tid`.
+  Value warpTid(OpBuilder &b);
   /// wgmma: stores `values` (at `positions` of the block tile, in the
   /// result's dimensions through `outMap`; `fromResult` as in StoreHook)
   /// into `buffer` through the pipeline's shared memory, so that each thread
@@ -956,8 +958,23 @@ Value GemmBuilder::fillParity(OpBuilder &b, Value kt, int64_t flip) {
       arith::IndexCastUIOp::create(b, loc, b.getI64Type(), fill));
 }
 
+Value GemmBuilder::warpTid(OpBuilder &b) {
+  // With a cluster barrier at the kernel's end, ptxas serialised every
+  // wgmma behind a consumer test it could not prove warp-uniform (its
+  // warning C7520); the first lane's `tid` is uniform by construction and
+  // on the same side of the warp-aligned producer boundary. (Kept to
+  // clusters until the plain TMA kernels are timed with it.)
+  if (plan.cluster == 1)
+    return tid;
+  Value tid32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), tid);
+  auto lane0 = gpu::ShuffleOp::create(b, loc, tid32, /*offset=*/0,
+                                      /*width=*/32, gpu::ShuffleMode::IDX);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                      lane0.getShuffleResult());
+}
+
 Value GemmBuilder::isConsumer(OpBuilder &b) {
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warpTid(b),
                                constIndex(b, loc, plan.numThreads()));
 }
 
@@ -975,7 +992,7 @@ void GemmBuilder::buildProducer(OpBuilder &b) {
   // The producer warpgroup gives registers back (all its threads at once),
   // then its first thread copies; the others have nothing to do.
   Value inProducer =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, warpTid(b),
                             constIndex(b, loc, plan.numThreads()));
   scf::IfOp::create(b, loc, inProducer, [&](OpBuilder &pb, Location) {
     if (auto split = registerSplit())
@@ -1411,7 +1428,8 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
 
   // TMA: a tensor map per operand (before the launch) and two mbarriers per
   // stage, initialised by thread 0 ("full" for the producer's expect_tx,
-  // "empty" for one arrival per consumer warpgroup) and made visible to the
+  // "empty" for one arrival per consumer warpgroup of each block it feeds)
+  // and made visible to the
   // block and to the copy engine before the producer starts.
   if (plan.tma) {
     if (plan.cluster > 1)
@@ -1669,9 +1687,19 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   if (plan.tma && (!plan.wgmma || plan.stages < 2))
     return gemm.emitOpError("copy = tma needs warpgroup MMA and two stages "
                             "or more");
-  if (plan.cluster != 1 && (!plan.tma || plan.cluster != 2))
-    return gemm.emitOpError("cluster = ")
-           << plan.cluster << " needs copy = tma and clusters of 2";
+  if (plan.cluster != 1) {
+    // checkLowerable's conditions the copies rely on (A's rows are halved).
+    AffineMap lhsMap =
+        gemm.getMatchingIndexingMap(gemm.getDpsInputOperand(plan.loops.lhs));
+    if (!plan.tma || plan.cluster != 2 || !plan.loops.batch.empty() ||
+        lhsMap.getNumResults() == 0 ||
+        lhsMap.getResults().back() !=
+            getAffineDimExpr(plan.loops.innerK(), gemm.getContext()))
+      return gemm.emitOpError("cluster = ")
+             << plan.cluster
+             << " needs copy = tma, clusters of 2, no batch loops and A "
+                "contiguous along K";
+  }
   if (plan.bk < 1 || (extentK % plan.bk != 0 && !plan.async && !plan.tma))
     return gemm.emitOpError("a partial last K tile (K step ")
            << plan.bk << ", K " << extentK
