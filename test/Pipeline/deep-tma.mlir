@@ -4,7 +4,8 @@
 // block two 64 x 64 warpgroups and a producer warpgroup, eight stages of
 // 24 KB; 1000 x 1000 x 4096 f16 has partial last tiles and takes six;
 // 2048 x 1024 x 4096 fills the wave with 128 x 128 tiles (two 64 x 128
-// warpgroups), TMA at four stages.
+// warpgroups), TMA at four stages. An M of 64, below every such tile,
+// keeps its split (64 x 8192 x 4096: four slices of 64 x 128 tiles).
 // RUN: egg-opt %s --egg-pipeline="record=%t.json" -o %t.mlir --mlir-print-ir-after=egg-lower-shared-gemm 2> %t.ir
 // RUN: FileCheck %s --check-prefix=DECISIONS --input-file=%t.json
 // RUN: FileCheck %s --check-prefix=IR --input-file=%t.ir
@@ -20,6 +21,9 @@
 // DECISIONS: "name": "deep_square_k0"
 // DECISIONS: "structure": "#egg.structure<gemm_direct>"
 // DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4>"
+// DECISIONS: "name": "deep_skinny_k0"
+// DECISIONS: "structure": "#egg.structure<gemm_split_k, split_k = 4>"
+// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 1], block = [64, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
 
 // One mbarrier per stage for the copies, one for the slots' release.
 // IR-LABEL: func.func private @deep_k0(
@@ -116,4 +120,27 @@ func.func @deep_square(%a: tensor<2048x4096xbf16>, %b: tensor<4096x1024xbf16>) -
     linalg.yield %t : bf16
   } -> tensor<2048x1024xbf16>
   return %o : tensor<2048x1024xbf16>
+}
+func.func @deep_skinny(%a: tensor<64x4096xbf16>, %b: tensor<4096x8192xbf16>) -> tensor<64x8192xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x8192xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x8192xf32>) -> tensor<64x8192xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<64x4096xbf16>, tensor<4096x8192xbf16>) outs(%f : tensor<64x8192xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %c: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x8192xf32>
+  %e2 = tensor.empty() : tensor<64x8192xbf16>
+  %o = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (m, n)>], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<64x8192xf32>) outs(%e2 : tensor<64x8192xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<64x8192xbf16>
+  return %o : tensor<64x8192xbf16>
 }
