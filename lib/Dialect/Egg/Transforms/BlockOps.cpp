@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -401,4 +402,9 @@ LogicalResult mlir::egg::addClusterSize(gpu::LaunchOp launch, int64_t x,
   for (unsigned i = 0; i < 6; ++i)
     body.insertArgument(12 + i, b.getIndexType(), loc);
   return success();
+}
+
+void mlir::egg::clusterBarrier(OpBuilder &b, Location loc) {
+  NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+  NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
 }

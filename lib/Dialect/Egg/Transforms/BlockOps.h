@@ -95,6 +95,10 @@ bool hasAlignedLayout(Value buffer, int64_t g);
 LogicalResult addClusterSize(gpu::LaunchOp launch, int64_t x, int64_t y,
                              int64_t z);
 
+/// Every thread of the cluster meets here (`barrier.cluster.arrive` with
+/// release, `wait` with acquire; aligned: whole warps arrive together).
+void clusterBarrier(OpBuilder &b, Location loc);
+
 /// Runs `lower` on every gpu.launch of the kernel functions of `module`
 /// whose decisions (the function's structure and tuning attributes) satisfy
 /// `applies`; fails as soon as one lowering fails.

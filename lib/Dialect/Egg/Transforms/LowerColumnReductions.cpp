@@ -323,8 +323,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   // it, its wait acquires the others'; all threads reach it, hence the
   // aligned form); block 0 combines them.
   if (cluster > 1) {
-    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
-    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+    clusterBarrier(b, loc);
     first = arith::AndIOp::create(
         b, loc, first,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -353,8 +352,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   if (cluster > 1) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointAfter(ifOp);
-    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
-    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+    clusterBarrier(b, loc);
   }
   SmallVector<Operation *> producers;
   if (init)

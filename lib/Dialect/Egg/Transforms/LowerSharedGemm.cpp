@@ -1429,8 +1429,8 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
   // TMA: a tensor map per operand (before the launch) and two mbarriers per
   // stage, initialised by thread 0 ("full" for the producer's expect_tx,
   // "empty" for one arrival per consumer warpgroup of each block it feeds)
-  // and made visible to the
-  // block and to the copy engine before the producer starts.
+  // and made visible to the block and to the copy engine before the
+  // producer starts.
   if (plan.tma) {
     if (plan.cluster > 1)
       clusterRank = arith::IndexCastUIOp::create(
@@ -1471,8 +1471,7 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
     if (plan.cluster > 1) {
       // No block may copy into or arrive on a peer's barriers before the
       // peer initialised them.
-      NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
-      NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+      clusterBarrier(b, loc);
     }
     buildProducer(b);
   }
@@ -1692,9 +1691,7 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
     AffineMap lhsMap =
         gemm.getMatchingIndexingMap(gemm.getDpsInputOperand(plan.loops.lhs));
     if (!plan.tma || plan.cluster != 2 || !plan.loops.batch.empty() ||
-        lhsMap.getNumResults() == 0 ||
-        lhsMap.getResults().back() !=
-            getAffineDimExpr(plan.loops.innerK(), gemm.getContext()))
+        contiguousLoop(lhsMap) != plan.loops.innerK())
       return gemm.emitOpError("cluster = ")
              << plan.cluster
              << " needs copy = tma, clusters of 2, no batch loops and A "
@@ -1868,8 +1865,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
     if (failed(addClusterSize(launch, plan->cluster, 1, 1)))
       return failure();
     OpBuilder eb(body.getTerminator());
-    NVVM::ClusterArriveOp::create(eb, loc, eb.getUnitAttr());
-    NVVM::ClusterWaitOp::create(eb, loc, eb.getUnitAttr());
+    clusterBarrier(eb, loc);
   }
   return success();
 }
