@@ -120,6 +120,9 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   gpuPm.addPass(createConvertNVGPUToNVVMPass());
   gpuPm.addPass(createEggLowerTensorMapArgs());
   gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  // Dynamic shared memory as an external declaration: ptxas places it after
+  // the static variables (mbarriers) instead of around them.
+  gpuPm.addPass(createEggExternDynamicSharedMemory());
   // NVVM ops with no LLVM intrinsic (wgmma.mma_async) become inline PTX.
   gpuPm.addPass(createConvertNVVMToLLVMPass());
   gpuPm.addPass(createCanonicalizerPass());

@@ -32,7 +32,13 @@
 // IR-LABEL: func.func private @deep_partial_k0(
 // IR: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 6>
 
+// The tiles live in the dynamic shared memory, declared external so that
+// ptxas places it after the static mbarriers (egg-extern-dynamic-shared-memory).
+// PTX: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // PTX-LABEL: .entry deep_k0_kernel(
+// PTX: .shared .align 8 .b8 __mbarrier_0[64];
+// PTX: .shared .align 8 .b8 __mbarrier[64];
+// PTX-NOT: .b8 __dynamic_shmem__0;
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-NOT: cp.async.cg
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16

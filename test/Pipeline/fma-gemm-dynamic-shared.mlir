@@ -13,7 +13,7 @@
 
 // EXPERT: threads = [16, 8], block = [64, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2>
 // MANIFEST: "shared_bytes": 135168
-// PTX: .shared .align 16 .b8 __dynamic_shmem__0;
+// PTX: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // PTX: cp.async.wait_group 2;
 // PTX: fma.rn.f32
 func.func @mm(%a: tensor<1024x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {

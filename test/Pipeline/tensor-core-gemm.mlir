@@ -70,8 +70,8 @@ func.func @mm_bf16(%a: tensor<64x128xbf16>, %b: tensor<128x64xbf16>) -> tensor<6
 // mma.sync over 128x128 tiles, with four K steps of 32 (the last partial,
 // zero-filled past K) in three stages that need 56832 bytes, more than the 48 KB a block may hold statically, so the
 // tiles are views of the dynamic shared memory and the manifest asks for it.
+// PTX: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // PTX-LABEL: .entry wide_bf16_k0_kernel
-// PTX: .shared .align 16 .b8 __dynamic_shmem__0
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTX: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 8, %r{{[0-9]+}};
 // MANIFEST: "kernel": "wide_bf16_k0_kernel"

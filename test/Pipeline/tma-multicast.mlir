@@ -32,7 +32,7 @@
 // The consumers free a stage in both blocks.
 // PTX: mbarrier.arrive.shared.b64
 // PTX: mapa.shared::cluster.u64
-// PTX: mbarrier.arrive.release.cluster.shared::cluster.b64
+// PTX: mbarrier.arrive.shared::cluster.b64
 // PTX: barrier.cluster.arrive.aligned;
 // PTX-NEXT: barrier.cluster.wait.aligned;
 

@@ -154,3 +154,30 @@ func.func @tma_odd_tiles(%a: tensor<256x1024xbf16>, %b: tensor<1024x192xbf16>) -
   return %r : tensor<256x192xf32>
 }
 }
+
+// -----
+
+// TMA multicast computed correctly on 128 x 64 tiles only (session 29).
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+func.func @tma_wide_tiles(%a: tensor<256x1024xbf16>, %b: tensor<1024x256xbf16>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{cluster = 2 is limited to 128 x 64 tiles, the only ones that computed correctly on the GPU (got 128 x 128;}}
+  %r = egg.kernel @k ins(%a, %b : tensor<256x1024xbf16>, tensor<1024x256xbf16>) -> tensor<256x256xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4, cluster = 2>} {
+  ^bb0(%x: tensor<256x1024xbf16>, %y: tensor<1024x256xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %y : tensor<256x1024xbf16>, tensor<1024x256xbf16>) outs(%f : tensor<256x256xf32>) {
+    ^bb1(%p: bf16, %q: bf16, %acc: f32):
+      %pf = arith.extf %p : bf16 to f32
+      %qf = arith.extf %q : bf16 to f32
+      %pq = arith.mulf %pf, %qf : f32
+      %sum = arith.addf %acc, %pq : f32
+      linalg.yield %sum : f32
+    } -> tensor<256x256xf32>
+    egg.yield %m : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
+}

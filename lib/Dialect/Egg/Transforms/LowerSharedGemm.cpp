@@ -50,6 +50,7 @@
 namespace mlir::egg {
 #define GEN_PASS_DEF_EGGLOWERSHAREDGEMM
 #define GEN_PASS_DEF_EGGALIGNWORKGROUPMEMORY
+#define GEN_PASS_DEF_EGGEXTERNDYNAMICSHAREDMEMORY
 #define GEN_PASS_DEF_EGGLOWERTENSORMAPARGS
 #include "egg/Dialect/Egg/Transforms/Passes.h.inc"
 } // namespace mlir::egg
@@ -942,10 +943,12 @@ void GemmBuilder::arriveOnPeer(OpBuilder &b, Value stage) {
       LLVM::LLVMPointerType::get(
           ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster)),
       pointer, peer);
-  // Release at cluster scope: this block's products that read the stage
-  // have completed before the peer's copy engine overwrites it.
+  // The default `.release.cta` semantics (as CUTLASS's cluster barriers):
+  // this block's products that read the stage completed (the wgmma wait)
+  // before the arrival. `.release.cluster` made every K step of 1024 x
+  // 1024 x 8192 3.1x slower on the H200 (session 29).
   NVVM::MBarrierArriveOp::create(b, loc, Type(), theirs, Value(),
-                                 NVVM::MemScopeKind::CLUSTER, false);
+                                 NVVM::MemScopeKind::CTA, false);
 }
 
 Value GemmBuilder::fillParity(OpBuilder &b, Value kt, int64_t flip) {
@@ -1931,6 +1934,21 @@ struct LowerTensorMapArgsPass
       }
       func.setType(
           FunctionType::get(&getContext(), inputs, func.getResultTypes()));
+    });
+  }
+};
+
+struct ExternDynamicSharedMemoryPass
+    : public egg::impl::EggExternDynamicSharedMemoryBase<
+          ExternDynamicSharedMemoryPass> {
+  void runOnOperation() override {
+    auto shared = static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared);
+    getOperation().walk([&](LLVM::GlobalOp global) {
+      auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
+      if (global.getAddrSpace() != shared || !array ||
+          array.getNumElements() != 0 || !global.getInitializerRegion().empty())
+        return;
+      global.setLinkage(LLVM::Linkage::External);
     });
   }
 };

@@ -303,6 +303,23 @@ def EggAlignWorkgroupMemory : Pass<"egg-align-workgroup-memory", "::mlir::gpu::G
   }];
 }
 
+def EggExternDynamicSharedMemory : Pass<"egg-extern-dynamic-shared-memory", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare the kernels' dynamic shared memory external";
+  let description = [{
+    The GPU-to-NVVM conversion gives `gpu.dynamic_shared_memory` an internal
+    zero-sized global in the shared address space, which the NVPTX backend
+    of LLVM 22 prints as a one-byte static variable inside the kernel
+    (`.shared .align 16 .b8 __dynamic_shmem__0;`). ptxas then places the
+    kernel's other static shared variables (a TMA pipeline's mbarriers) just
+    after it, inside the buffer the kernel indexes from its address: a
+    stage's tile overwrote the mbarriers (compute-sanitizer racecheck,
+    session 29). Made an external declaration, it is printed as
+    `.extern .shared .align 16 .b8 __dynamic_shmem__0[];`, which ptxas
+    places after every static variable. Runs after the conversion to NVVM.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def EggLowerTensorMapArgs : Pass<"egg-lower-tensor-map-args", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Pass TMA tensor maps to kernels as pointers";
   let description = [{
