@@ -220,8 +220,8 @@ private:
     if (!direct || direct.getShared().empty())
       return {};
     // Nor products whose whole K loop already runs in a deep TMA pipeline
-    // over a wave of 128x128 or 128x64 blocks (chooseWgmma; 128x256 TMA
-    // tiles over few blocks may still split).
+    // over a wave of 128x128, 128x64 or 64x128 blocks (chooseWgmma; 128x256
+    // TMA tiles over few blocks may still split).
     int64_t blockArea = 1;
     for (int64_t t : direct.getBlock())
       blockArea = mulSat(blockArea, std::max<int64_t>(t, 1));
@@ -432,7 +432,7 @@ private:
   /// products with K (a split product's: K per slice) of 1024 or more,
   /// cp.async otherwise; where K >= 2048 and the wide tiles are too few,
   /// a whole K loop per block in a deep TMA pipeline over one wave of
-  /// 128x128 or 128x64 tiles (longK below). f32 products
+  /// 128x128, 64x128 or 128x64 tiles (longK below). f32 products
   /// too where the module allows TF32 and both tiles are K-major. Smaller
   /// products keep mma.sync, whose smaller tiles reach more SMs (f32 ones FMA
   /// tiles: mma.sync's TF32 form is not implemented).
@@ -457,9 +457,11 @@ private:
     auto emitError = [&]() { return kernel.emitOpError(); };
     struct Tile {
       int64_t bm, bn, wm, wn;
+      bool wholeK = false; // A whole K loop in a deep TMA pipeline (longK).
     };
     const Tile wide = {128, 256, 128, 128}, square = {128, 128, 64, 128},
-               deep = {128, 64, 64, 64}, narrow = {64, 128, 64, 128};
+               deep = {128, 64, 64, 64, true}, narrow = {64, 128, 64, 128},
+               deepNarrow = {64, 128, 64, 128, true};
     int64_t extentM = GemmLoops::extent(gemm->mLoops, extents);
     int64_t extentN = GemmLoops::extent(gemm->nLoops, extents);
     int64_t extentK = GemmLoops::extent(gemm->kLoops, extents);
@@ -492,7 +494,8 @@ private:
     // fed by TMA through a deep pipeline beats splitting K, where one wave
     // of such blocks fills the SMs: 128x128 tiles at four stages, else
     // 128x64 tiles (two 64x64 warpgroups; cuBLAS's choice for 1024 x 1024 x
-    // 8192) at eight (six with partial tiles). H200, same process, against
+    // 8192) at eight (six with partial tiles), whole tiles as 64x128 (one
+    // 64x128 warpgroup; below). H200, same process, against
     // the split products they replace (cuBLAS): 1024 x 1024 x K bf16, K =
     // 2048 0.0184 -> 0.0115 ms (0.0116), 4096 0.0241 -> 0.0180 (0.0168),
     // 8192 0.0341 -> 0.0310 (0.0273); 1000 x 1000 x 4096 f16 0.0249 ->
@@ -500,13 +503,21 @@ private:
     // (0.0272), 1024 x 2048 x 8192 0.0545 -> 0.0470 (0.0471); a split
     // product's partial products too, 512 x 1024 x 8192 at S = 2 0.0251
     // (S = 8) -> 0.0212 (0.0191). Stages: six or seven 128x128 stages and
-    // 128x64 ones at four, six or seven ran slower on whole tiles.
+    // 128x64 ones at four, six or seven ran slower on whole tiles. Whole
+    // tiles of a plain product (session 29, same process, cuBLAS): one
+    // 64x128 warpgroup per block instead of two 64x64 ones, 1024 x 1024 x
+    // 8192 0.0310 -> 0.0297 ms (0.0271), x 4096 0.0180 -> 0.0175 (0.0168);
+    // at six stages slower (0.0329, 0.0189), with partial tiles (1000 x 1000
+    // x 4096: 0.0227 -> 0.0331) much slower.
     bool longK = bytes == 2 && extentK >= 2048;
     SmallVector<Tile> tiles = {wide, square, narrow};
     if (twoPerSm)
       tiles = {square, wide, narrow};
-    if (longK)
+    if (longK) {
       tiles.insert(tiles.end() - 1, deep);
+      if (!splitPartial && extentM % 64 == 0 && extentN % 128 == 0)
+        tiles.insert(tiles.end() - 2, deepNarrow);
+    }
     // Whole tiles first; where none fits, partial last tiles (an M or N of
     // 1000 that no tile of 64 divides; docs/pipeline.md, "Partial tiles").
     // (An N of 1000 could also take whole 128 x 200 tiles, m64n200k16 in
@@ -523,12 +534,13 @@ private:
                                              llvm::divideCeil(extentN, t.bn));
         if (blocks * 4 < target.getSmCount() * 3)
           continue;
-        bool deepTile = t.bm == deep.bm && t.bn == deep.bn && t.wm == deep.wm;
+        bool deepTile = t.wholeK;
         bool wholeTiles = extentM % t.bm == 0 && extentN % t.bn == 0;
         // The deep pipelines: one wave of blocks (TMA's producer warpgroup
         // leaves one block per SM), whole K steps (64 divides K), no tile
         // larger than its loop (an M of 64 keeps the split). Square tiles
-        // were timed whole only; 128x64 ones also with partial edges.
+        // and 64x128 ones were timed whole only; 128x64 ones also with
+        // partial edges.
         bool oneWave = blocks <= target.getSmCount() && extentK % 64 == 0 &&
                        extentM >= t.bm && extentN >= t.bn;
         bool squareTma = longK && oneWave && wholeTiles && !twoPerSm &&

@@ -1,8 +1,9 @@
 // Long-K products over few output tiles keep their whole K loop in a deep
 // TMA pipeline instead of splitting K (principle 9 of tuning.md, "Long K"):
-// 1024 x 1024 x 4096 bf16 gives 128 tiles of 128 x 64 for 132 SMs, each
-// block two 64 x 64 warpgroups and a producer warpgroup, eight stages of
-// 24 KB; 1000 x 1000 x 4096 f16 has partial last tiles and takes six;
+// 1024 x 1024 x 4096 bf16 gives 128 tiles of 64 x 128 for 132 SMs, each
+// block one 64 x 128 warpgroup and a producer warpgroup, eight stages of
+// 24 KB; 1000 x 1000 x 4096 f16 has partial last tiles, which take 128 x 64
+// tiles (two 64 x 64 warpgroups) at six stages;
 // 2048 x 1024 x 4096 fills the wave with 128 x 128 tiles (two 64 x 128
 // warpgroups), TMA at four stages. An M of 64, below every such tile,
 // keeps its split (64 x 8192 x 4096: four slices of 64 x 128 tiles).
@@ -14,7 +15,7 @@
 
 // DECISIONS: "name": "deep_k0"
 // DECISIONS: "structure": "#egg.structure<gemm_direct>"
-// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 8>"
+// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 1], block = [64, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 8>"
 // DECISIONS: "name": "deep_partial_k0"
 // DECISIONS: "structure": "#egg.structure<gemm_direct>"
 // DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 6>"
@@ -36,12 +37,12 @@
 // ptxas places it after the static mbarriers (egg-extern-dynamic-shared-memory).
 // PTX: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // PTX-LABEL: .entry deep_k0_kernel(
+// PTX-NOT: .b8 __dynamic_shmem__0;
 // PTX: .shared .align 8 .b8 __mbarrier_0[64];
 // PTX: .shared .align 8 .b8 __mbarrier[64];
-// PTX-NOT: .b8 __dynamic_shmem__0;
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-NOT: cp.async.cg
-// PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-LABEL: .entry deep_partial_k0_kernel(
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
@@ -49,13 +50,13 @@
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 
-// 16 x 8 blocks of 384 threads; 8 stages of (128 + 64) x 64 bf16 (192 KB)
-// plus the swizzle alignment and barriers.
+// 8 x 16 blocks of 256 threads; 8 stages of (64 + 128) x 64 bf16 (192 KB)
+// plus the swizzle alignment.
 // MANIFEST: "block": [
-// MANIFEST-NEXT: 384,
+// MANIFEST-NEXT: 256,
 // MANIFEST: "grid": [
-// MANIFEST-NEXT: 16,
 // MANIFEST-NEXT: 8,
+// MANIFEST-NEXT: 16,
 // MANIFEST: "kernel": "deep_k0_kernel"
 // MANIFEST: "shared_bytes": 197632
 // MANIFEST: "kernel": "deep_partial_k0_kernel"

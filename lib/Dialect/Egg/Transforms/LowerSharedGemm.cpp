@@ -1944,9 +1944,14 @@ struct ExternDynamicSharedMemoryPass
   void runOnOperation() override {
     auto shared = static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared);
     getOperation().walk([&](LLVM::GlobalOp global) {
+      // The conversion's global for gpu.dynamic_shared_memory, and nothing
+      // else: internal, zero-sized, no initializer, its reserved name.
       auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
       if (global.getAddrSpace() != shared || !array ||
-          array.getNumElements() != 0 || !global.getInitializerRegion().empty())
+          array.getNumElements() != 0 ||
+          global.getLinkage() != LLVM::Linkage::Internal ||
+          global.getValueOrNull() || !global.getInitializerRegion().empty() ||
+          !global.getSymName().starts_with("__dynamic_shmem__"))
         return;
       global.setLinkage(LLVM::Linkage::External);
     });
