@@ -508,7 +508,8 @@ private:
     // 64x128 warpgroup per block instead of two 64x64 ones, 1024 x 1024 x
     // 8192 0.0310 -> 0.0297 ms (0.0271), x 4096 0.0180 -> 0.0175 (0.0168);
     // at six stages slower (0.0329, 0.0189), with partial tiles (1000 x 1000
-    // x 4096: 0.0227 -> 0.0331) much slower.
+    // x 4096: 0.0227 -> 0.0331) much slower; level for a split product's
+    // partial products (512 x 1024 x 8192 at S = 2: 0.0212 either way).
     bool longK = bytes == 2 && extentK >= 2048;
     SmallVector<Tile> tiles = {wide, square, narrow};
     if (twoPerSm)
