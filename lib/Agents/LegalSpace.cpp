@@ -488,6 +488,29 @@ checkCooperativeRow(KernelOp kernel, Formulation formulation, TuningAttr tuning,
     return emitError() << "vector = " << v
                        << " exceeds 16-byte accesses of the kernel's "
                           "narrowest operand";
+  if (int64_t k = tuning.getRowShared()) {
+    if (perWarp)
+      return emitError() << "row_shared = " << k
+                         << " needs a block per row (reduce_row_per_block)";
+    int64_t steps = *row / (threads[0] * v);
+    if (*row % (threads[0] * v) != 0 || k > steps)
+      return emitError() << "row_shared = " << k << " exceeds the "
+                         << steps << " whole row steps of each thread ("
+                         << *row << " elements, " << threads[0]
+                         << " threads x vector " << v << ")";
+    // Each held buffer keeps K steps of V elements per thread; the widest
+    // element bounds what they take.
+    int64_t bytes = mulSat(mulSat(k, threads[0]),
+                           v * widestElementBits(kernel) / 8);
+    int64_t limit = kStaticSharedLimit;
+    if (TargetAttr target = lookupTarget(kernel))
+      limit = std::max<int64_t>(limit, target.getSharedMemoryPerBlock());
+    if (bytes > limit)
+      return emitError() << "row_shared = " << k << " needs " << bytes
+                         << " bytes of shared memory per held row; a block "
+                            "may have "
+                         << limit;
+  }
   return success();
 }
 
@@ -1578,6 +1601,11 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
   bool clusterProduct =
       structure && structure.getFormulation() == Formulation::gemm_direct &&
       tuning.getCopy() == CopyEngine::tma;
+  if (tuning.getRowShared() != 0 && !(structure && structure.getFormulation() ==
+                                          Formulation::reduce_row_per_block))
+    return emitError() << "row_shared = " << tuning.getRowShared()
+                       << " is for rows held by a block "
+                          "(reduce_row_per_block) only";
   if (tuning.getCluster() != 1 && !clusterColumns && !clusterProduct)
     return emitError() << "cluster = " << tuning.getCluster()
                        << " is implemented for column reductions "
@@ -1722,7 +1750,8 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
         ArrayRef<int64_t>{threads}, b, warp, ArrayRef<int64_t>{},
         ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
         int64_t(0), Swizzle::none, v, CopyEngine::sync, int64_t(1),
-        /*cluster=*/int64_t(1));
+        /*cluster=*/int64_t(1),
+        /*rowShared=*/int64_t(0));
     if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
       found.push_back({tuningDistance(tuning, anchor), tuning});
   };
@@ -1775,7 +1804,8 @@ enumerateColumnTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
               ArrayRef<int64_t>(block), ArrayRef<int64_t>{},
               ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
               ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, v,
-              CopyEngine::sync, int64_t(1), cluster);
+              CopyEngine::sync, int64_t(1), cluster,
+              /*rowShared=*/int64_t(0));
           if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
             continue;
           found.push_back({tuningDistance(tuning, anchor), tuning});
@@ -1821,7 +1851,8 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
               ArrayRef<int64_t>(block), ArrayRef<int64_t>{},
               ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, anchor.getShared(),
               ArrayRef<int64_t>{}, padding, Swizzle::none, vector,
-              CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1));
+              CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1),
+        /*rowShared=*/int64_t(0));
           if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
             found.push_back({tuningDistance(tuning, anchor), tuning});
         }
@@ -1850,7 +1881,8 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
       ArrayRef<int64_t>(threads), anchor.getBlock(), ArrayRef<int64_t>{},
       ArrayRef<int64_t>(none), ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
       ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, int64_t(1),
-      CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1));
+      CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1),
+        /*rowShared=*/int64_t(0));
   if (plain && succeeded(checkLowerable(kernel, plain, emitError)))
     llvm::append_range(result,
                        enumerateTunings(kernel, target, plain, limit / 4));
@@ -1888,7 +1920,8 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
         ArrayRef<int64_t>{group, perN, perM}, ArrayRef<int64_t>(tiles->block),
         ArrayRef<int64_t>(tiles->inner), ArrayRef<int64_t>{},
         ArrayRef<int64_t>{bk}, anchor.getShared(), anchor.getRegisters(),
-        padding, swizzle, vector, copy, stages, /*cluster=*/int64_t(1));
+        padding, swizzle, vector, copy, stages, /*cluster=*/int64_t(1),
+        /*rowShared=*/int64_t(0));
     if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
       found.push_back({tuningDistance(tuning, anchor), tuning});
   };
@@ -2001,7 +2034,8 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
         ArrayRef<int64_t>(threads), ArrayRef<int64_t>(b), anchor.getWarp(),
         ArrayRef<int64_t>(t), anchor.getReduction(), anchor.getShared(),
         anchor.getRegisters(), anchor.getPadding(), anchor.getSwizzle(), vector,
-        anchor.getCopy(), anchor.getPipeline(), /*cluster=*/int64_t(1));
+        anchor.getCopy(), anchor.getPipeline(), /*cluster=*/int64_t(1),
+        /*rowShared=*/int64_t(0));
     if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
       return;
     found.push_back({tuningDistance(tuning, anchor), tuning});
@@ -2041,7 +2075,8 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
             anchor.getThread(), ArrayRef<int64_t>{bk}, anchor.getShared(),
             anchor.getRegisters(), anchor.getPadding(), anchor.getSwizzle(),
             anchor.getVector(), anchor.getCopy(), stages,
-            /*cluster=*/int64_t(1));
+            /*cluster=*/int64_t(1),
+        /*rowShared=*/int64_t(0));
         if (tuning && tuning != anchor &&
             succeeded(checkLowerable(kernel, tuning, emitError)))
           found.push_back({tuningDistance(tuning, anchor), tuning});

@@ -83,6 +83,7 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createEggClusterKernels());
+  pm.addPass(createEggMinBlocksPerSM());
   // Hopper and later: a split product's sum launches while its partial
   // products run (programmatic dependent launch; docs/pipeline.md). Before
   // inlining, while each launch is still in its kernel's function.

@@ -152,7 +152,7 @@ func.func @f() attributes {x = #egg.tuning<threads = [48], block = [64], warp = 
 
 // -----
 
-// expected-error @+1 {{unknown tuning key 'tile'; expected threads, block, warp, thread, reduction, shared, registers, padding, swizzle, vector, copy, pipeline or cluster}}
+// expected-error @+1 {{unknown tuning key 'tile'; expected threads, block, warp, thread, reduction, shared, registers, padding, swizzle, vector, copy, pipeline, cluster or row_shared}}
 func.func @f() attributes {x = #egg.tuning<threads = [64], tile = [64]>}
 
 // -----
@@ -185,3 +185,8 @@ func.func @f() attributes {x = #egg.tuning<threads = [32], block = [922337203685
 
 // expected-error @+1 {{cluster must be 1, 2, 4 or 8 blocks, got 3}}
 func.func @f() attributes {x = #egg.tuning<threads = [8, 64], block = [32], vector = 4, cluster = 3>}
+
+// -----
+
+// expected-error @+1 {{row_shared must be non-negative, got -1}}
+func.func @f() attributes {x = #egg.tuning<threads = [1024], block = [1, 1, 0], vector = 4, row_shared = -1>}

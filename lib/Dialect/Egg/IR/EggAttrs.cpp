@@ -145,7 +145,8 @@ LogicalResult TuningAttr::verify(
     ArrayRef<int64_t> block, ArrayRef<int64_t> warp, ArrayRef<int64_t> thread,
     ArrayRef<int64_t> reduction, ArrayRef<int64_t> shared,
     ArrayRef<int64_t> registers, int64_t padding, Swizzle swizzle,
-    int64_t vector, CopyEngine copy, int64_t pipeline, int64_t cluster) {
+    int64_t vector, CopyEngine copy, int64_t pipeline, int64_t cluster,
+    int64_t rowShared) {
   // Mapping: CUDA block dimensions.
   if (threads.empty() || threads.size() > 3)
     return emitError() << "threads must have 1 to 3 entries, got "
@@ -241,6 +242,8 @@ LogicalResult TuningAttr::verify(
   if (!llvm::is_contained({1, 2, 4, 8}, cluster))
     return emitError() << "cluster must be 1, 2, 4 or 8 blocks, got "
                        << cluster;
+  if (rowShared < 0)
+    return emitError() << "row_shared must be non-negative, got " << rowShared;
   return success();
 }
 
@@ -278,7 +281,7 @@ parseEnumKeyword(AsmParser &parser, EnumT &value,
 Attribute TuningAttr::parse(AsmParser &parser, Type) {
   SmallVector<int64_t> threads, block, warp, thread, reduction, shared,
       registers;
-  int64_t padding = 0, vector = 1, pipeline = 1, cluster = 1;
+  int64_t padding = 0, vector = 1, pipeline = 1, cluster = 1, rowShared = 0;
   Swizzle swizzle = Swizzle::none;
   CopyEngine copy = CopyEngine::sync;
   llvm::StringSet<> seen;
@@ -312,6 +315,8 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
       return parser.parseInteger(pipeline);
     if (key == "cluster")
       return parser.parseInteger(cluster);
+    if (key == "row_shared")
+      return parser.parseInteger(rowShared);
     if (key == "swizzle")
       return parseEnumKeyword(parser, swizzle, symbolizeSwizzle);
     if (key == "copy")
@@ -319,7 +324,8 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
     return parser.emitError(loc)
            << "unknown tuning key '" << key
            << "'; expected threads, block, warp, thread, reduction, shared, "
-              "registers, padding, swizzle, vector, copy, pipeline or cluster";
+              "registers, padding, swizzle, vector, copy, pipeline, cluster or "
+              "row_shared";
   };
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
                                      parseEntry))
@@ -332,7 +338,7 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
   return getChecked([&]() { return parser.emitError(start); },
                     parser.getContext(), threads, block, warp, thread,
                     reduction, shared, registers, padding, swizzle, vector,
-                    copy, pipeline, cluster);
+                    copy, pipeline, cluster, rowShared);
 }
 
 void TuningAttr::print(AsmPrinter &printer) const {
@@ -365,5 +371,7 @@ void TuningAttr::print(AsmPrinter &printer) const {
     printer << ", pipeline = " << getPipeline();
   if (getCluster() != 1)
     printer << ", cluster = " << getCluster();
+  if (getRowShared() != 0)
+    printer << ", row_shared = " << getRowShared();
   printer << ">";
 }

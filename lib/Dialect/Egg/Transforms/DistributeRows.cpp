@@ -61,15 +61,71 @@ struct RowPlan {
 /// map places the row, step): later ops of the launch take them from here
 /// instead of reading the row again, so a softmax or a norm reads its input
 /// from memory once. Stores still happen.
+///
+/// With `row_shared` (keepInShared), the steps from some step on of a
+/// buffer are held in shared memory instead: each lane stores its V values
+/// to its own slot when they are remembered and loads them back where they
+/// are looked up, so that they are not live in registers in between (a
+/// group norm's 128 KB row then leaves room for a second block per SM). A
+/// lane only reads its own slots: no barrier is needed.
 class RowValues {
 public:
   using Key = std::tuple<Value, AffineMap, int64_t>;
-  const SmallVector<Value> *lookup(const Key &key) const {
-    auto it = values.find(key);
-    return it == values.end() ? nullptr : &it->second;
+
+  /// Steps `firstStep` and later of `memref` (one placement of its row:
+  /// the first seen) go to `slots`, a [steps - firstStep][lanes][V] view of
+  /// workgroup memory; `lane` is the lane's index into it.
+  void keepInShared(Value memref, Value slots, int64_t firstStep, Value lane) {
+    places[memref] = Place{slots, firstStep, lane, AffineMap()};
   }
-  void remember(const Key &key, ArrayRef<Value> elems) {
-    values[key] = SmallVector<Value>(elems);
+
+  /// The values held at `key`, loaded from shared memory at `b`'s point
+  /// where they are held there.
+  std::optional<SmallVector<Value>> lookup(OpBuilder &b, Location loc,
+                                           const Key &key) const {
+    auto it = values.find(key);
+    if (it == values.end())
+      return std::nullopt;
+    if (!it->second.inShared)
+      return it->second.elems;
+    const Place &place = places.find(std::get<0>(key))->second;
+    auto type = cast<MemRefType>(place.slots.getType());
+    int64_t v = type.getShape().back();
+    Value load = vector::LoadOp::create(
+        b, loc, VectorType::get({v}, type.getElementType()), place.slots,
+        slotIndices(b, loc, place, std::get<2>(key)));
+    SmallVector<Value> elems;
+    for (int64_t e = 0; e < v; ++e)
+      elems.push_back(vector::ExtractOp::create(b, loc, load, e));
+    return elems;
+  }
+
+  /// Holds `elems` at `key`: in shared memory (stored at `b`'s point) where
+  /// keepInShared placed the key's step, else as they are.
+  void remember(OpBuilder &b, Location loc, const Key &key,
+                ArrayRef<Value> elems) {
+    auto it = places.find(std::get<0>(key));
+    if (it != places.end() && std::get<2>(key) >= it->second.firstStep) {
+      Place &place = it->second;
+      if (!place.map)
+        place.map = std::get<1>(key);
+      auto type = cast<MemRefType>(place.slots.getType());
+      if (place.map == std::get<1>(key) &&
+          int64_t(elems.size()) == type.getShape().back()) {
+        Value vec = vector::FromElementsOp::create(
+            b, loc, VectorType::get({int64_t(elems.size())},
+                                    type.getElementType()),
+            elems);
+        auto store = vector::StoreOp::create(
+            b, loc, vec, place.slots,
+            slotIndices(b, loc, place, std::get<2>(key)));
+        store.setAlignment(elems.size() *
+                           ((type.getElementTypeBitWidth() + 7) / 8));
+        values[key] = Held{{}, true};
+        return;
+      }
+    }
+    values[key] = Held{SmallVector<Value>(elems), false};
   }
   /// Before a row step is stored at `key`: drops what else is held of the
   /// buffer (other views, other placements of the row), which the store may
@@ -87,17 +143,35 @@ public:
   }
 
 private:
+  struct Held {
+    SmallVector<Value> elems; // Empty when in shared memory.
+    bool inShared = false;
+  };
+  struct Place {
+    Value slots;
+    int64_t firstStep;
+    Value lane;
+    AffineMap map; // The placement of the row held there.
+  };
+
+  static SmallVector<Value> slotIndices(OpBuilder &b, Location loc,
+                                        const Place &place, int64_t step) {
+    return {arith::ConstantIndexOp::create(b, loc, step - place.firstStep),
+            place.lane, arith::ConstantIndexOp::create(b, loc, 0)};
+  }
+
   void drop(Value memref, function_ref<bool(const Key &)> stale) {
     Value base = baseBuffer(memref);
     SmallVector<Key> dropped;
-    for (auto &[key, elems] : values)
+    for (auto &[key, held] : values)
       if (baseBuffer(std::get<0>(key)) == base && stale(key))
         dropped.push_back(key);
     for (const Key &key : dropped)
       values.erase(key);
   }
 
-  DenseMap<Key, SmallVector<Value>> values;
+  DenseMap<Key, Held> values;
+  DenseMap<Value, Place> places;
 };
 
 /// The key of `operand`'s elements at row step `step`: its buffer, and
@@ -326,9 +400,10 @@ static constexpr int64_t kHeldBytesPerLane = 128;
 /// then run in line, which needs every op in one block with no loop around
 /// the row (other extents 1; with several rows per warp, every op over the
 /// same loop extents, reducing along the row alone, so that each lane's own
-/// row is found the same way in each), and no partial step.
+/// row is found the same way in each), and no partial step. `multiUse`
+/// gets the buffers whose rows are held (used by two ops or more).
 static bool planHold(ArrayRef<linalg::GenericOp> distributed,
-                     const RowPlan &plan) {
+                     const RowPlan &plan, SmallVectorImpl<Value> &multiUse) {
   int64_t chunk = plan.lanes * plan.vector;
   if (distributed.empty() || plan.length % chunk != 0)
     return false;
@@ -375,8 +450,10 @@ static bool planHold(ArrayRef<linalg::GenericOp> distributed,
     Type elem = getElementTypeOrSelf(memref.getType());
     if (!elem.isIntOrFloat())
       return false;
-    if (count > 1)
+    if (count > 1) {
       bytes += plan.length / plan.lanes * elem.getIntOrFloatBitWidth() / 8;
+      multiUse.push_back(memref);
+    }
   }
   return bytes > 0 && bytes <= kHeldBytesPerLane;
 }
@@ -487,10 +564,10 @@ static SmallVector<Value> loadRowElements(OpBuilder &b, Location loc,
       !op.getMatchingIndexingMap(&operand).isFunctionOfDim(last))
     return loadElements(b, loc, op, operand, ivs, v);
   RowValues::Key key = heldKey(op, operand, step, plan);
-  if (const SmallVector<Value> *elems = held->lookup(key))
+  if (std::optional<SmallVector<Value>> elems = held->lookup(b, loc, key))
     return *elems;
   SmallVector<Value> elems = loadElements(b, loc, op, operand, ivs, v);
-  held->remember(key, elems);
+  held->remember(b, loc, key, elems);
   return elems;
 }
 
@@ -830,7 +907,7 @@ static void lowerAlongRow(OpBuilder &b, linalg::GenericOp op,
                 if (held && step >= 0) {
                   RowValues::Key key = heldKey(op, *init, step, plan);
                   held->written(key);
-                  held->remember(key, values);
+                  held->remember(rb, rl, key, values);
                 }
                 if (v == 1) {
                   memref::StoreOp::create(rb, rl, values[0], init->get(),
@@ -1044,13 +1121,74 @@ struct DistributeRowsPass
             plan.groups *= std::max<int64_t>(w, 1);
         plan.lanes = plan.perWarp ? 32 / plan.groups : tuning.getNumThreads();
         plan.vector = tuning.getVector();
-        if (failed(distribute(launch, plan)))
+        if (failed(distribute(launch, plan, tuning.getRowShared())))
           return signalPassFailure();
       }
     }
   }
 
-  LogicalResult distribute(gpu::LaunchOp launch, RowPlan plan) {
+  /// `row_shared`: the last `rowShared` row steps of each held buffer in
+  /// slots of the block's dynamic shared memory ([K][lanes][V] per buffer),
+  /// and the kernel marked to ask ptxas for as many blocks per SM as its
+  /// threads and shared memory allow (`.minnctapersm`, egg-min-blocks-per-sm):
+  /// the registers the slots free are what lets them fit.
+  static LogicalResult keepInShared(OpBuilder &b, gpu::LaunchOp launch,
+                                    const RowPlan &plan, const LaneIds &ids,
+                                    ArrayRef<Value> multiUse, int64_t rowShared,
+                                    RowValues &held) {
+    Location loc = launch.getLoc();
+    int64_t steps = plan.length / (plan.lanes * plan.vector);
+    if (plan.perWarp || rowShared > steps)
+      return launch.emitOpError("row_shared = ")
+             << rowShared << " needs a block per row with at least as many row "
+             << "steps per thread; it has " << steps;
+    if (launch.getDynamicSharedMemorySize())
+      return launch.emitOpError(
+          "already has dynamic shared memory: row_shared cannot add its own");
+    SmallVector<std::pair<Value, MemRefType>> slots;
+    auto space = gpu::AddressSpaceAttr::get(launch.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+    int64_t total = 0;
+    SmallVector<int64_t> offsets;
+    for (Value memref : multiUse) {
+      Type elem = getElementTypeOrSelf(memref.getType());
+      auto type = MemRefType::get({rowShared, plan.lanes, plan.vector}, elem,
+                                  MemRefLayoutAttrInterface(), space);
+      offsets.push_back(total);
+      total += llvm::alignTo(type.getNumElements() *
+                                 ((elem.getIntOrFloatBitWidth() + 7) / 8),
+                             16);
+      slots.push_back({memref, type});
+    }
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(launch);
+    launch.getDynamicSharedMemorySizeMutable().assign(
+        arith::ConstantIntOp::create(b, loc, total, 32));
+    b.setInsertionPointToStart(&launch.getBody().front());
+    auto bytes = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), space));
+    // Blocks per SM: by threads (2048 per SM on every target egg knows)
+    // and by shared memory (the target's per-block limit, plus the 1 KB the
+    // driver reserves per block, stands for the SM's).
+    int64_t perSM = 2048 / plan.lanes;
+    if (TargetAttr target = lookupTarget(launch))
+      perSM = std::min(perSM, (target.getSharedMemoryPerBlock() + 1024) /
+                                  (total + 2048));
+    if (perSM > 1)
+      bytes->setAttr(EggDialect::getMinBlocksPerSMAttrName(), b.getI32IntegerAttr(perSM));
+    for (auto [slot, offset] : llvm::zip(slots, offsets)) {
+      Value view = memref::ViewOp::create(
+          b, loc, slot.second, bytes,
+          arith::ConstantIndexOp::create(b, loc, offset), ValueRange());
+      held.keepInShared(slot.first, view, steps - rowShared, ids.lane);
+    }
+    return success();
+  }
+
+  LogicalResult distribute(gpu::LaunchOp launch, RowPlan plan,
+                           int64_t rowShared) {
     IRRewriter rewriter(launch.getContext());
     SmallVector<linalg::LinalgOp> named;
     launch.walk([&](linalg::LinalgOp op) {
@@ -1094,9 +1232,20 @@ struct DistributeRowsPass
       ids.laneInWarp = arith::RemUIOp::create(b, loc, ids.lane, warpSize);
       ids.warp = arith::DivUIOp::create(b, loc, ids.lane, warpSize);
     }
-    plan.hold = planHold(distributed, plan);
+    SmallVector<Value> multiUse;
+    plan.hold = planHold(distributed, plan, multiUse);
     RowValues rowValues;
     RowValues *held = plan.hold ? &rowValues : nullptr;
+    if (rowShared > 0) {
+      if (!held)
+        launch.emitWarning("row_shared = ")
+            << rowShared
+            << " has no effect: the rows of this launch are not held across "
+               "its ops";
+      else if (failed(keepInShared(b, launch, plan, ids, multiUse, rowShared,
+                                   rowValues)))
+        return failure();
+    }
     for (linalg::GenericOp op : ops) {
       b.setInsertionPoint(op);
       if (!llvm::is_contained(distributed, op)) {

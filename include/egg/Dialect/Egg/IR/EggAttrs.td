@@ -173,6 +173,10 @@ def Egg_TuningAttr : Egg_Attr<"Tuning", "tuning"> {
     * `cluster`: blocks per thread-block cluster (1, 2, 4 or 8; sm_90):
       a column reduction's rows are shared by the cluster's blocks, which
       combine their partial results over distributed shared memory.
+    * `row_shared`: with a block per row (`reduce_row_per_block`) whose
+      rows are held across its ops, the last `row_shared` row steps of each
+      thread's part of a held row live in shared memory instead of
+      registers, so that more blocks fit an SM (0: all in registers).
 
     ```mlir
     #egg.tuning<threads = [128], block = [128, 128], warp = [64, 64],
@@ -195,7 +199,8 @@ def Egg_TuningAttr : Egg_Attr<"Tuning", "tuning"> {
     DefaultValuedParameter<"::mlir::egg::CopyEngine",
                            "::mlir::egg::CopyEngine::sync">:$copy,
     DefaultValuedParameter<"int64_t", "1">:$pipeline,
-    DefaultValuedParameter<"int64_t", "1">:$cluster
+    DefaultValuedParameter<"int64_t", "1">:$cluster,
+    DefaultValuedParameter<"int64_t", "0">:$rowShared
   );
   // Keyword list in any order; printed in declaration order with defaults
   // elided (see EggAttrs.cpp).

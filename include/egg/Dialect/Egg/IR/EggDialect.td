@@ -67,6 +67,13 @@ def Egg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getOverlapPreviousAttrName() {
       return "egg.overlap_previous";
     }
+    /// Name of the i32 attribute of an op inside a gpu.launch (then the
+    /// outlined kernel) whose lowering sized the kernel for that many
+    /// blocks per SM (egg-distribute-rows with row_shared);
+    /// egg-min-blocks-per-sm moves it to the kernel's `nvvm.minctasm`.
+    static constexpr ::llvm::StringLiteral getMinBlocksPerSMAttrName() {
+      return "egg.min_blocks_per_sm";
+    }
   }];
 }
 

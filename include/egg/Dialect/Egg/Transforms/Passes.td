@@ -410,6 +410,20 @@ def EggClusterKernels : Pass<"egg-cluster-kernels", "::mlir::ModuleOp"> {
   }];
 }
 
+def EggMinBlocksPerSM : Pass<"egg-min-blocks-per-sm", "::mlir::ModuleOp"> {
+  let summary = "Ask ptxas for the blocks per SM a kernel's lowering planned";
+  let description = [{
+    A lowering that sized a kernel for several resident blocks per SM (a
+    block per row whose held rows partly live in shared memory,
+    `row_shared`) marks an op of its launch with `egg.min_blocks_per_sm =
+    N`. After kernel outlining, this pass moves the largest such mark of
+    each `gpu.func` kernel to its `nvvm.minctasm` (PTX `.minnctapersm N`),
+    so that ptxas keeps the registers per thread within what N blocks of
+    the kernel's `.maxntid` allow, and drops the marks. A kernel that
+    already has `nvvm.minctasm` keeps it.
+  }];
+}
+
 def EggStripCompileTimes : Pass<"egg-strip-compile-times", "::mlir::ModuleOp"> {
   let summary = "Drop compile-time measurements from gpu.binary objects";
   let description = [{
