@@ -240,3 +240,25 @@ TEST(TuningDistance, ClustersCountOneStepPerDoubling) {
   EXPECT_DOUBLE_EQ(tuningDistance(four, whole), 2);
   EXPECT_DOUBLE_EQ(tuningDistance(four, two), 1);
 }
+
+// Held row steps in shared memory count half a step each, so that a
+// search around a block-per-row tuning tries a few counts before it
+// changes the block size.
+TEST(TuningDistance, RowSharedCountsHalfAStepPerRowStep) {
+  DialectRegistry registry;
+  registerToolExtensions(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  auto parse = [&](StringRef text) {
+    return cast<TuningAttr>(parseAttribute(text, &ctx));
+  };
+  TuningAttr regs =
+      parse("#egg.tuning<threads = [1024], block = [1, 0], vector = 4>");
+  TuningAttr six = parse("#egg.tuning<threads = [1024], block = [1, 0], "
+                         "vector = 4, row_shared = 6>");
+  TuningAttr half = parse("#egg.tuning<threads = [512], block = [1, 0], "
+                          "vector = 4, row_shared = 6>");
+  EXPECT_EQ(six.getRowShared(), 6);
+  EXPECT_DOUBLE_EQ(tuningDistance(six, regs), 3);
+  EXPECT_DOUBLE_EQ(tuningDistance(half, six), 1);
+}

@@ -306,5 +306,14 @@ int main() {
   LAST(64, 8, 4, 16, 16)
   LAST(64, 8, 4, 16, 32)
   LAST(64, 16, 4, 16, 16)
+  // Wide column tiles (1-2 KB of each row per block) over many slices.
+  SPLIT(128, 8, 4, 16, 16)
+  LAST(128, 8, 4, 16, 16)
+  LAST(128, 8, 4, 16, 32)
+  LAST(128, 4, 4, 16, 32)
+  LAST(256, 4, 4, 16, 32)
+  LAST(256, 4, 4, 16, 64)
+  LAST(128, 8, 8, 8, 32)
+  LAST(64, 8, 8, 8, 32)
   return 0;
 }

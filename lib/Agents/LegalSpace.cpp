@@ -1744,21 +1744,29 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
       inner = p;
   SmallVector<std::pair<double, TuningAttr>> found;
   auto tryPoint = [&](int64_t threads, ArrayRef<int64_t> b,
-                      ArrayRef<int64_t> warp, int64_t v) {
+                      ArrayRef<int64_t> warp, int64_t v,
+                      int64_t rowShared = 0) {
     TuningAttr tuning = TuningAttr::getChecked(
         function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
         ArrayRef<int64_t>{threads}, b, warp, ArrayRef<int64_t>{},
         ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
         int64_t(0), Swizzle::none, v, CopyEngine::sync, int64_t(1),
-        /*cluster=*/int64_t(1),
-        /*rowShared=*/int64_t(0));
+        /*cluster=*/int64_t(1), rowShared);
     if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
       found.push_back({tuningDistance(tuning, anchor), tuning});
   };
   for (int64_t v = 1; v <= anchor.getVector(); v *= 2) {
     if (!perWarp) {
-      for (int64_t n = 32; n <= 1024; n *= 2)
+      for (int64_t n = 32; n <= 1024; n *= 2) {
         tryPoint(n, block, anchor.getWarp(), v);
+        // Held row steps in shared memory (row_shared): every count for
+        // the block sizes of 256 threads and more, whose held rows are
+        // the ones that limit blocks per SM. The lowering ignores them,
+        // with a warning, where nothing is held.
+        if (n >= 256 && llvm::is_contained(loops.reducedByProducer, true))
+          for (int64_t k = 1; k <= 16; ++k)
+            tryPoint(n, block, anchor.getWarp(), v, k);
+      }
       continue;
     }
     if (!inner)
@@ -2111,5 +2119,8 @@ double mlir::egg::tuningDistance(TuningAttr a, TuningAttr b) {
          double(std::abs(a.getPipeline() - b.getPipeline())) +
          steps(a.getVector(), b.getVector()) + threads +
          steps(a.getCluster(), b.getCluster()) +
+         // Row steps in shared memory: half a step each, so that the
+         // neighbours of a tuning try a few of them before other changes.
+         0.5 * double(std::abs(a.getRowShared() - b.getRowShared())) +
          (a.getCopy() != b.getCopy() ? 0.5 : 0);
 }
