@@ -402,7 +402,7 @@ private:
             ArrayRef<int64_t>(staged), ArrayRef<int64_t>{}, padding,
             Swizzle::none, vector, CopyEngine::sync, int64_t(1),
             /*cluster=*/int64_t(1),
-        /*rowShared=*/int64_t(0));
+            /*rowShared=*/int64_t(0));
         if (tuning && succeeded(checkLowerable(kernel, tuning, quiet)))
           return tuning;
       }
@@ -595,7 +595,7 @@ private:
                 ArrayRef<int64_t>{0, 1}, ArrayRef<int64_t>{}, int64_t(0),
                 Swizzle::xor128, int64_t(16 / bytes), engine, stages,
                 /*cluster=*/int64_t(1),
-        /*rowShared=*/int64_t(0));
+                /*rowShared=*/int64_t(0));
             if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
               return tuning;
           }
@@ -769,7 +769,7 @@ private:
                   ArrayRef<int64_t>{copy.bk}, ArrayRef<int64_t>{0, 1},
                   ArrayRef<int64_t>{}, padding, Swizzle::none, v, copy.engine,
                   copy.stages, /*cluster=*/int64_t(1),
-        /*rowShared=*/int64_t(0));
+                  /*rowShared=*/int64_t(0));
               if (tuning &&
                   succeeded(checkLowerable(kernel, tuning, emitError)))
                 found = tuning;

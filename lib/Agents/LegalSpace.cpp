@@ -494,14 +494,14 @@ checkCooperativeRow(KernelOp kernel, Formulation formulation, TuningAttr tuning,
                          << " needs a block per row (reduce_row_per_block)";
     int64_t steps = *row / (threads[0] * v);
     if (*row % (threads[0] * v) != 0 || k > steps)
-      return emitError() << "row_shared = " << k << " exceeds the "
-                         << steps << " whole row steps of each thread ("
-                         << *row << " elements, " << threads[0]
-                         << " threads x vector " << v << ")";
+      return emitError() << "row_shared = " << k << " exceeds the " << steps
+                         << " whole row steps of each thread (" << *row
+                         << " elements, " << threads[0] << " threads x vector "
+                         << v << ")";
     // Each held buffer keeps K steps of V elements per thread; the widest
     // element bounds what they take.
-    int64_t bytes = mulSat(mulSat(k, threads[0]),
-                           v * widestElementBits(kernel) / 8);
+    int64_t bytes =
+        mulSat(mulSat(k, threads[0]), v * widestElementBits(kernel) / 8);
     int64_t limit = kStaticSharedLimit;
     if (TargetAttr target = lookupTarget(kernel))
       limit = std::max<int64_t>(limit, target.getSharedMemoryPerBlock());
@@ -1601,8 +1601,9 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
   bool clusterProduct =
       structure && structure.getFormulation() == Formulation::gemm_direct &&
       tuning.getCopy() == CopyEngine::tma;
-  if (tuning.getRowShared() != 0 && !(structure && structure.getFormulation() ==
-                                          Formulation::reduce_row_per_block))
+  if (tuning.getRowShared() != 0 &&
+      !(structure &&
+        structure.getFormulation() == Formulation::reduce_row_per_block))
     return emitError() << "row_shared = " << tuning.getRowShared()
                        << " is for rows held by a block "
                           "(reduce_row_per_block) only";
@@ -1860,7 +1861,7 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
               ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, anchor.getShared(),
               ArrayRef<int64_t>{}, padding, Swizzle::none, vector,
               CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1),
-        /*rowShared=*/int64_t(0));
+              /*rowShared=*/int64_t(0));
           if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
             found.push_back({tuningDistance(tuning, anchor), tuning});
         }
@@ -1890,7 +1891,7 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
       ArrayRef<int64_t>(none), ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
       ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, int64_t(1),
       CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1),
-        /*rowShared=*/int64_t(0));
+      /*rowShared=*/int64_t(0));
   if (plain && succeeded(checkLowerable(kernel, plain, emitError)))
     llvm::append_range(result,
                        enumerateTunings(kernel, target, plain, limit / 4));
@@ -2084,7 +2085,7 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
             anchor.getRegisters(), anchor.getPadding(), anchor.getSwizzle(),
             anchor.getVector(), anchor.getCopy(), stages,
             /*cluster=*/int64_t(1),
-        /*rowShared=*/int64_t(0));
+            /*rowShared=*/int64_t(0));
         if (tuning && tuning != anchor &&
             succeeded(checkLowerable(kernel, tuning, emitError)))
           found.push_back({tuningDistance(tuning, anchor), tuning});

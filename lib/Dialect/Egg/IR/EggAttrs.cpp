@@ -140,13 +140,14 @@ checkNestedTile(function_ref<InFlightDiagnostic()> emitError, StringRef inner,
   return success();
 }
 
-LogicalResult TuningAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> threads,
-    ArrayRef<int64_t> block, ArrayRef<int64_t> warp, ArrayRef<int64_t> thread,
-    ArrayRef<int64_t> reduction, ArrayRef<int64_t> shared,
-    ArrayRef<int64_t> registers, int64_t padding, Swizzle swizzle,
-    int64_t vector, CopyEngine copy, int64_t pipeline, int64_t cluster,
-    int64_t rowShared) {
+LogicalResult
+TuningAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                   ArrayRef<int64_t> threads, ArrayRef<int64_t> block,
+                   ArrayRef<int64_t> warp, ArrayRef<int64_t> thread,
+                   ArrayRef<int64_t> reduction, ArrayRef<int64_t> shared,
+                   ArrayRef<int64_t> registers, int64_t padding,
+                   Swizzle swizzle, int64_t vector, CopyEngine copy,
+                   int64_t pipeline, int64_t cluster, int64_t rowShared) {
   // Mapping: CUDA block dimensions.
   if (threads.empty() || threads.size() > 3)
     return emitError() << "threads must have 1 to 3 entries, got "

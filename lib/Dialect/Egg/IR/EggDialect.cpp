@@ -78,8 +78,8 @@ LogicalResult EggDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == getMinBlocksPerSMAttrName()) {
     auto blocks = dyn_cast<IntegerAttr>(attr.getValue());
     if (!blocks || !blocks.getType().isInteger(32) || blocks.getInt() < 1)
-      return op->emitError() << "'" << attr.getName().getValue()
-                             << "' must be a positive i32";
+      return op->emitError()
+             << "'" << attr.getName().getValue() << "' must be a positive i32";
     return success();
   }
   return op->emitError() << "unknown egg attribute '"

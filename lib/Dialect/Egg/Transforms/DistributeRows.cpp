@@ -113,8 +113,8 @@ public:
       if (place.map == std::get<1>(key) &&
           int64_t(elems.size()) == type.getShape().back()) {
         Value vec = vector::FromElementsOp::create(
-            b, loc, VectorType::get({int64_t(elems.size())},
-                                    type.getElementType()),
+            b, loc,
+            VectorType::get({int64_t(elems.size())}, type.getElementType()),
             elems);
         auto store = vector::StoreOp::create(
             b, loc, vec, place.slots,
@@ -1155,9 +1155,8 @@ struct DistributeRowsPass
       auto type = MemRefType::get({rowShared, plan.lanes, plan.vector}, elem,
                                   MemRefLayoutAttrInterface(), space);
       offsets.push_back(total);
-      total += llvm::alignTo(type.getNumElements() *
-                                 ((elem.getIntOrFloatBitWidth() + 7) / 8),
-                             16);
+      total += llvm::alignTo(
+          type.getNumElements() * ((elem.getIntOrFloatBitWidth() + 7) / 8), 16);
       slots.push_back({memref, type});
     }
     OpBuilder::InsertionGuard guard(b);
@@ -1177,7 +1176,8 @@ struct DistributeRowsPass
       perSM = std::min(perSM, (target.getSharedMemoryPerBlock() + 1024) /
                                   (total + 2048));
     if (perSM > 1)
-      bytes->setAttr(EggDialect::getMinBlocksPerSMAttrName(), b.getI32IntegerAttr(perSM));
+      bytes->setAttr(EggDialect::getMinBlocksPerSMAttrName(),
+                     b.getI32IntegerAttr(perSM));
     for (auto [slot, offset] : llvm::zip(slots, offsets)) {
       Value view = memref::ViewOp::create(
           b, loc, slot.second, bytes,

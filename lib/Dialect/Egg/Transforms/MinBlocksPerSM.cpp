@@ -35,9 +35,9 @@ struct MinBlocksPerSMPass
         }
       });
       if (blocks > 1 && func.isKernel() && !func->hasAttr("nvvm.minctasm"))
-        func->setAttr("nvvm.minctasm",
-                      IntegerAttr::get(IntegerType::get(&getContext(), 32),
-                                       blocks));
+        func->setAttr(
+            "nvvm.minctasm",
+            IntegerAttr::get(IntegerType::get(&getContext(), 32), blocks));
     });
   }
 };
