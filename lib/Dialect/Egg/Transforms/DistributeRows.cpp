@@ -1159,6 +1159,15 @@ struct DistributeRowsPass
           type.getNumElements() * ((elem.getIntOrFloatBitWidth() + 7) / 8), 16);
       slots.push_back({memref, type});
     }
+    // The legal space bounds one held buffer's slots; several held
+    // buffers (a residual and its input) add up. (Unreachable while a lane
+    // holds at most kHeldBytesPerLane: 128 KB for 1024 threads.)
+    TargetAttr target = lookupTarget(launch);
+    if (target && total > target.getSharedMemoryPerBlock())
+      return launch.emitOpError("row_shared = ")
+             << rowShared << " needs " << total << " bytes of shared memory for "
+             << multiUse.size() << " held rows; a block may have "
+             << target.getSharedMemoryPerBlock();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(launch);
     launch.getDynamicSharedMemorySizeMutable().assign(
@@ -1172,7 +1181,7 @@ struct DistributeRowsPass
     // and by shared memory (the target's per-block limit, plus the 1 KB the
     // driver reserves per block, stands for the SM's).
     int64_t perSM = 2048 / plan.lanes;
-    if (TargetAttr target = lookupTarget(launch))
+    if (target)
       perSM = std::min(perSM, (target.getSharedMemoryPerBlock() + 1024) /
                                   (total + 2048));
     if (perSM > 1)
