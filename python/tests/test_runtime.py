@@ -80,12 +80,14 @@ def test_split_product_tma_matches_reference(tmp_path):
         def forward(self, a, b):
             return a @ b
 
+    # Since session 28 a 1024-row product of this K keeps its whole K loop
+    # in a deep TMA pipeline; 512 rows still split (S = 2, 128x64 tiles).
     def inputs():
-        return [torch.randn(1024, 8192, dtype=torch.bfloat16), torch.randn(8192, 1024, dtype=torch.bfloat16)]
+        return [torch.randn(512, 8192, dtype=torch.bfloat16), torch.randn(8192, 1024, dtype=torch.bfloat16)]
 
     compiled = egg.compile(MatMul(), inputs(), workdir=tmp_path)
     recorded = (tmp_path / "forward.decisions.json").read_text()
-    assert "split_k = 4" in recorded and "copy = tma" in recorded, recorded
+    assert "split_k = 2" in recorded and "copy = tma" in recorded, recorded
     for _ in range(2):
         args = [x.cuda() for x in inputs()]
         want = args[0].double() @ args[1].double()
