@@ -113,6 +113,70 @@ __device__ void storeMeans(__nv_bfloat16 *y, int col, const float *acc) {
     y[col + e] = __float2bfloat16(acc[e] * (1.0f / kRows));
 }
 
+// foldTile with the next U rows' loads issued before the current U rows
+// are folded (two batches in flight per thread, loads never wait on adds).
+template <int TX, int R, int V, int U>
+__device__ void foldTilePipelined(const __nv_bfloat16 *x, int r0, int extent,
+                                  float *acc) {
+  __shared__ float buf[R][TX * V];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int col = blockIdx.x * TX * V + tx * V;
+  using Raw = uint2; // V = 4 bf16
+  static_assert(V == 4, "8-byte rows");
+#pragma unroll
+  for (int e = 0; e < V; ++e)
+    acc[e] = 0;
+  int steps = extent / R;
+  Raw cur[U], nxt[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+    cur[u] = *reinterpret_cast<const Raw *>(
+        x + size_t(r0 + u * R + ty) * kCols + col);
+  for (int t = 0; t < steps; t += U) {
+    if (t + U < steps) {
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        nxt[u] = *reinterpret_cast<const Raw *>(
+            x + size_t(r0 + (t + U + u) * R + ty) * kCols + col);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const __nv_bfloat16 *h = reinterpret_cast<const __nv_bfloat16 *>(&cur[u]);
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        acc[e] += __bfloat162float(h[e]);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      cur[u] = nxt[u];
+  }
+#pragma unroll
+  for (int e = 0; e < V; ++e)
+    buf[ty][tx * V + e] = acc[e];
+  __syncthreads();
+#pragma unroll
+  for (int s = R / 2; s > 0; s /= 2) {
+    if (ty < s)
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        buf[ty][tx * V + e] += buf[ty + s][tx * V + e];
+    if (s > 1)
+      __syncthreads();
+  }
+#pragma unroll
+  for (int e = 0; e < V; ++e)
+    acc[e] = buf[0][tx * V + e];
+}
+
+template <int TX, int R, int V, int U>
+__global__ void __launch_bounds__(TX *R)
+    wholePipelined(const __nv_bfloat16 *x, __nv_bfloat16 *y) {
+  float acc[V];
+  foldTilePipelined<TX, R, V, U>(x, 0, kRows, acc);
+  if (threadIdx.y == 0)
+    storeMeans<V>(y, blockIdx.x * TX * V + threadIdx.x * V, acc);
+}
+
 template <int TX, int R, int V, int U>
 __global__ void __launch_bounds__(TX *R)
     whole(const __nv_bfloat16 *x, __nv_bfloat16 *y) {
@@ -288,6 +352,25 @@ int main() {
     go();                                                                      \
     check(name);                                                               \
   }
+#define PIPE(TX, R, U)                                                         \
+  {                                                                            \
+    const char *name = "whole, next rows in flight [" #TX "," #R "] U=" #U;   \
+    auto go = [&] {                                                            \
+      wholePipelined<TX, R, 4, U><<<kCols / (TX * 4), dim3(TX, R)>>>(x, y);    \
+    };                                                                         \
+    report(name, timeIt(go));                                                  \
+    go();                                                                      \
+    check(name);                                                               \
+  }
+  PIPE(8, 64, 8)
+  PIPE(8, 64, 16)
+  PIPE(16, 64, 8)
+  PIPE(16, 64, 16)
+  PIPE(8, 32, 16)
+  PIPE(16, 32, 16)
+  WHOLE(8, 32, 4, 32)
+  WHOLE(8, 64, 4, 32)
+  WHOLE(16, 64, 4, 32)
   WHOLE(8, 64, 4, 16)  // the expert's tiling
   WHOLE(16, 64, 4, 16) // session 27's best
   SPLIT(16, 64, 4, 16, 4)
