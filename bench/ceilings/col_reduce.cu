@@ -15,39 +15,16 @@
 // Build and run: bench/ceilings.sh col_reduce
 #include <cuda_bf16.h>
 
+#include "probe.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e = (x);                                                       \
-    if (e != cudaSuccess) {                                                    \
-      printf("CUDA error %s at %d\n", cudaGetErrorString(e), __LINE__);       \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
 
 constexpr int kRows = 8192, kCols = 4096;
-
-__global__ void sweep(const float4 *p, size_t n, float *never) {
-  float s = 0;
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    float4 v = p[i];
-    s += v.x + v.y + v.z + v.w;
-  }
-  if (s == 1234567.f)
-    *never = s;
-}
-
-__global__ void copyAll(const float4 *p, float4 *q, size_t n) {
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x)
-    q[i] = p[i];
-}
 
 // V bf16 values at p, widened.
 template <int V> __device__ void loadV(const __nv_bfloat16 *p, float *out) {
@@ -66,28 +43,11 @@ template <int V> __device__ void loadV(const __nv_bfloat16 *p, float *out) {
   }
 }
 
-// Stage 1 and 2 of a column tile over rows [r0, r0 + extent): returns, in
-// the threads with y = 0, the tile's V column partials.
-template <int TX, int R, int V, int U>
-__device__ void foldTile(const __nv_bfloat16 *x, int r0, int extent,
-                         float *acc) {
+// Stage 2: the [R][TX * V] partials combined in shared memory by a tree;
+// row 0's threads end with the tile's column partials in `acc`.
+template <int TX, int R, int V> __device__ void combineRows(float *acc) {
   __shared__ float buf[R][TX * V];
   int tx = threadIdx.x, ty = threadIdx.y;
-  int col = blockIdx.x * TX * V + tx * V;
-#pragma unroll
-  for (int e = 0; e < V; ++e)
-    acc[e] = 0;
-  for (int t = 0; t < extent / R; t += U) {
-    float v[U][V];
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      loadV<V>(x + size_t(r0 + (t + u) * R + ty) * kCols + col, v[u]);
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-      for (int e = 0; e < V; ++e)
-        acc[e] += v[u][e];
-  }
 #pragma unroll
   for (int e = 0; e < V; ++e)
     buf[ty][tx * V + e] = acc[e];
@@ -106,6 +66,30 @@ __device__ void foldTile(const __nv_bfloat16 *x, int r0, int extent,
     acc[e] = buf[0][tx * V + e];
 }
 
+// Stage 1 and 2 of a column tile over rows [r0, r0 + extent): returns, in
+// the threads with y = 0, the tile's V column partials.
+template <int TX, int R, int V, int U>
+__device__ void foldTile(const __nv_bfloat16 *x, int r0, int extent,
+                         float *acc) {
+  int ty = threadIdx.y;
+  int col = blockIdx.x * TX * V + threadIdx.x * V;
+#pragma unroll
+  for (int e = 0; e < V; ++e)
+    acc[e] = 0;
+  for (int t = 0; t < extent / R; t += U) {
+    float v[U][V];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      loadV<V>(x + size_t(r0 + (t + u) * R + ty) * kCols + col, v[u]);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        acc[e] += v[u][e];
+  }
+  combineRows<TX, R, V>(acc);
+}
+
 template <int V>
 __device__ void storeMeans(__nv_bfloat16 *y, int col, const float *acc) {
 #pragma unroll
@@ -118,9 +102,8 @@ __device__ void storeMeans(__nv_bfloat16 *y, int col, const float *acc) {
 template <int TX, int R, int V, int U>
 __device__ void foldTilePipelined(const __nv_bfloat16 *x, int r0, int extent,
                                   float *acc) {
-  __shared__ float buf[R][TX * V];
-  int tx = threadIdx.x, ty = threadIdx.y;
-  int col = blockIdx.x * TX * V + tx * V;
+  int ty = threadIdx.y;
+  int col = blockIdx.x * TX * V + threadIdx.x * V;
   using Raw = uint2; // V = 4 bf16
   static_assert(V == 4, "8-byte rows");
 #pragma unroll
@@ -150,22 +133,7 @@ __device__ void foldTilePipelined(const __nv_bfloat16 *x, int r0, int extent,
     for (int u = 0; u < U; ++u)
       cur[u] = nxt[u];
   }
-#pragma unroll
-  for (int e = 0; e < V; ++e)
-    buf[ty][tx * V + e] = acc[e];
-  __syncthreads();
-#pragma unroll
-  for (int s = R / 2; s > 0; s /= 2) {
-    if (ty < s)
-#pragma unroll
-      for (int e = 0; e < V; ++e)
-        buf[ty][tx * V + e] += buf[ty + s][tx * V + e];
-    if (s > 1)
-      __syncthreads();
-  }
-#pragma unroll
-  for (int e = 0; e < V; ++e)
-    acc[e] = buf[0][tx * V + e];
+  combineRows<TX, R, V>(acc);
 }
 
 template <int TX, int R, int V, int U>
@@ -243,30 +211,6 @@ __global__ void __launch_bounds__(TX *R)
   storeMeans<V>(y, col, total);
 }
 
-static float *gFlush, *gNever;
-static size_t gFlushN;
-
-template <typename F> float timeIt(F launch, int runs = 40) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> ts;
-  for (int i = 0; i < runs + 5; ++i) {
-    sweep<<<132 * 4, 512>>>((const float4 *)gFlush, gFlushN / 4, gNever);
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (i >= 5)
-      ts.push_back(ms);
-  }
-  CK(cudaGetLastError());
-  std::sort(ts.begin(), ts.end());
-  return ts[ts.size() / 2];
-}
-
 int main() {
   int sms;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -280,10 +224,7 @@ int main() {
   CK(cudaMalloc(&ws, size_t(64) * kCols * 4));
   CK(cudaMalloc(&counters, kCols * 4));
   CK(cudaMemset(counters, 0, kCols * 4));
-  gFlushN = size_t(120) << 18;
-  CK(cudaMalloc(&gFlush, gFlushN * 4));
-  CK(cudaMalloc(&gNever, 4));
-  CK(cudaMemset(gFlush, 0, gFlushN * 4));
+  initFlush();
   std::vector<__nv_bfloat16> h(n);
   srand(7);
   std::vector<double> ref(kCols, 0.0);

@@ -12,41 +12,18 @@
 // CUDA events, a read flush of 120 MB before every run, median of 40; each
 // kernel checked against a float64 host group norm.
 // Build and run: bench/ceilings.sh group_norm
+#include "probe.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e = (x);                                                       \
-    if (e != cudaSuccess) {                                                    \
-      printf("CUDA error %s at %d\n", cudaGetErrorString(e), __LINE__);       \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
 
 constexpr int kGroups = 256, kGroup = 32768, kThreads = 1024,
               kPer = kGroup / kThreads; // 32 values per thread
 constexpr float kEps = 1e-5f;
-
-__global__ void sweep(const float4 *p, size_t n, float *never) {
-  float s = 0;
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    float4 v = p[i];
-    s += v.x + v.y + v.z + v.w;
-  }
-  if (s == 1234567.f)
-    *never = s;
-}
-
-__global__ void copyAll(const float4 *p, float4 *q, size_t n) {
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x)
-    q[i] = p[i];
-}
 
 __device__ float warpSum(float s) {
 #pragma unroll
@@ -194,30 +171,6 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
 }
 
-static float *gFlush, *gNever;
-static size_t gFlushN;
-
-template <typename F> float timeIt(F launch, int runs = 40) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> ts;
-  for (int i = 0; i < runs + 5; ++i) {
-    sweep<<<132 * 4, 512>>>((const float4 *)gFlush, gFlushN / 4, gNever);
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (i >= 5)
-      ts.push_back(ms);
-  }
-  CK(cudaGetLastError());
-  std::sort(ts.begin(), ts.end());
-  return ts[ts.size() / 2];
-}
-
 int main() {
   int sms;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -225,10 +178,7 @@ int main() {
   float *x, *y;
   CK(cudaMalloc(&x, n * 4));
   CK(cudaMalloc(&y, n * 4));
-  gFlushN = size_t(120) << 18;
-  CK(cudaMalloc(&gFlush, gFlushN * 4));
-  CK(cudaMalloc(&gNever, 4));
-  CK(cudaMemset(gFlush, 0, gFlushN * 4));
+  initFlush();
   std::vector<float> h(n), ref(n);
   srand(7);
   for (auto &v : h) {

@@ -6,31 +6,14 @@
 // The floor is bytes at the bandwidth of a 256 MB copy by this program
 // (egg-eval's uses a 1 GiB cuMemcpy, about 6% faster). Session 19 results:
 // docs/benchmarks.md. Build and run: bench/ceilings.sh
+#include "probe.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e = (x);                                                       \
-    if (e != cudaSuccess) {                                                    \
-      printf("CUDA error %s at %d\n", cudaGetErrorString(e), __LINE__);       \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
-
-__global__ void sweep(const float4 *p, size_t n, float *never) {
-  float s = 0;
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    float4 v = p[i];
-    s += v.x + v.y + v.z + v.w;
-  }
-  if (s == 1234567.f)
-    *never = s;
-}
 
 // Read-only ceiling: grid-stride 16-byte loads, U in flight per thread.
 template <int U>
@@ -53,12 +36,6 @@ __global__ void readAll(const float4 *p, size_t n, float *never) {
   }
   if (s == 1234567.f)
     *never = s;
-}
-
-__global__ void copyAll(const float4 *p, float4 *q, size_t n) {
-  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x)
-    q[i] = p[i];
 }
 
 __device__ float warpSum(float s) {
@@ -159,30 +136,6 @@ __global__ void warpTwoRows(const float *x, float *y, int rows, int cols) {
   }
 }
 
-static float *gFlush, *gNever;
-static size_t gFlushN;
-
-template <typename F> float timeIt(F launch, int runs = 40) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> ts;
-  for (int i = 0; i < runs + 5; ++i) {
-    sweep<<<132 * 4, 512>>>((const float4 *)gFlush, gFlushN / 4, gNever);
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (i >= 5)
-      ts.push_back(ms);
-  }
-  CK(cudaGetLastError());
-  std::sort(ts.begin(), ts.end());
-  return ts[ts.size() / 2];
-}
-
 int main() {
   int sms;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -191,10 +144,7 @@ int main() {
   CK(cudaMalloc(&x, maxN * 4));
   CK(cudaMalloc(&z, maxN * 4));
   CK(cudaMalloc(&y, 16384 * 4)); // the most rows of any shape below
-  gFlushN = size_t(120) << 18; // 120 MB of floats
-  CK(cudaMalloc(&gFlush, gFlushN * 4));
-  CK(cudaMalloc(&gNever, 4));
-  CK(cudaMemset(gFlush, 0, gFlushN * 4));
+  initFlush();
   std::vector<float> h(maxN);
   srand(7);
   for (auto &v : h)
