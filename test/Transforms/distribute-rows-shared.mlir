@@ -4,13 +4,13 @@
 // of the row, the last 3 live in the launch's dynamic shared memory (3 x 512
 // x 4 f32 = 24 KB, a [3][512][4] view of it, each lane at its own slot):
 // they are stored once after the first op's loads, and loaded back (with no
-// load of global memory) by the later ops. The launch is marked for four
-// blocks per SM, as many as threads (512 of 2048) allow; shared memory
-// would allow eight.
+// load of global memory) by the later ops. The launch is marked for two
+// blocks per SM (threads and shared memory would allow more: the mark asks
+// for the second block only).
 // CHECK-LABEL: func.func private @held_in_shared
 // CHECK: %[[BYTES:.*]] = arith.constant 24576 : i32
 // CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %[[BYTES]]
-// CHECK: %[[DYN:.*]] = gpu.dynamic_shared_memory {egg.min_blocks_per_sm = 4 : i32} : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[DYN:.*]] = gpu.dynamic_shared_memory {egg.min_blocks_per_sm = 2 : i32} : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK: %[[SLOTS:.*]] = memref.view %[[DYN]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x512x4xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[TID:.*]] = gpu.thread_id  x
 // CHECK-COUNT-2: vector.load %{{.*}} : memref<1x8192xf32>, vector<4xf32>

@@ -1129,9 +1129,10 @@ struct DistributeRowsPass
 
   /// `row_shared`: the last `rowShared` row steps of each held buffer in
   /// slots of the block's dynamic shared memory ([K][lanes][V] per buffer),
-  /// and the kernel marked to ask ptxas for as many blocks per SM as its
-  /// threads and shared memory allow (`.minnctapersm`, egg-min-blocks-per-sm):
-  /// the registers the slots free are what lets them fit.
+  /// and the kernel marked to ask ptxas for two blocks per SM where its
+  /// threads and shared memory allow them (`.minnctapersm`,
+  /// egg-min-blocks-per-sm): the registers the slots free are what lets
+  /// the second block fit.
   static LogicalResult keepInShared(OpBuilder &b, gpu::LaunchOp launch,
                                     const RowPlan &plan, const LaneIds &ids,
                                     ArrayRef<Value> multiUse, int64_t rowShared,
@@ -1179,8 +1180,10 @@ struct DistributeRowsPass
                         MemRefLayoutAttrInterface(), space));
     // Blocks per SM: by threads (2048 per SM on every target egg knows)
     // and by shared memory (the target's per-block limit, plus the 1 KB the
-    // driver reserves per block, stands for the SM's).
-    int64_t perSM = 2048 / plan.lanes;
+    // driver reserves per block, stands for the SM's); at most two, the
+    // second block being the point: more would cap ptxas's registers (32
+    // per thread for four blocks of 512) below what such kernels need.
+    int64_t perSM = std::min<int64_t>(2, 2048 / plan.lanes);
     if (target)
       perSM = std::min(perSM, (target.getSharedMemoryPerBlock() + 1024) /
                                   (total + 2048));
