@@ -920,14 +920,16 @@ private:
     // 0.0180 ms, 5 0.0188, 4 0.0189, all in registers 0.0200, a copy of
     // the bytes 0.0182).
     int64_t rowShared = 0;
-    int64_t elemBytes = std::max<int64_t>(1, widestElementBits(kernel) / 8);
+    int64_t held = heldRowElementBytes(kernel);
     TargetAttr target = lookupTarget(kernel);
-    if (!perWarp && target && !plainRow && *row % (threads * vector) == 0 &&
-        // A quarter of the register file in bytes: 4-byte registers / 4.
-        mulSat(*row, elemBytes) > target.getRegistersPerBlock() &&
-        2 * threads <= 2048) {
+    int64_t rowBytes = mulSat(*row, held);
+    if (!perWarp && target && held > 0 && *row % (threads * vector) == 0 &&
+        // Held at all (egg-distribute-rows), and over a quarter of the
+        // register file in bytes (4-byte registers / 4).
+        rowBytes <= kHeldBytesPerLane * threads &&
+        rowBytes > target.getRegistersPerBlock() && 2 * threads <= 2048) {
       int64_t steps = *row / (threads * vector);
-      rowShared = steps - std::max<int64_t>(1, 32 / (vector * elemBytes));
+      rowShared = steps - std::max<int64_t>(1, 32 / (vector * held));
     }
     auto build = [&](int64_t shared) {
       TuningAttr tuning = TuningAttr::getChecked(

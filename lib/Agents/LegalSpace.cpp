@@ -161,6 +161,37 @@ bool mlir::egg::isCooperativeRow(StructureAttr structure) {
   return structure && isCooperativeRow(structure.getFormulation());
 }
 
+int64_t mlir::egg::heldRowElementBytes(KernelOp kernel) {
+  int64_t bytes = 0;
+  for (BlockArgument arg : kernel.getBodyBlock().getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !type.getElementType().isIntOrFloat())
+      continue;
+    int64_t readers = 0;
+    llvm::SmallPtrSet<Operation *, 4> seen;
+    for (Operation *user : arg.getUsers()) {
+      if (!seen.insert(user).second)
+        continue;
+      if (isa<linalg::SoftmaxOp>(user)) {
+        readers += 2;
+        continue;
+      }
+      auto op = dyn_cast<linalg::LinalgOp>(user);
+      if (!op || op.getNumLoops() == 0)
+        continue;
+      unsigned last = op.getNumLoops() - 1;
+      if (llvm::any_of(user->getOpOperands(), [&](OpOperand &operand) {
+            return operand.get() == arg &&
+                   op.getMatchingIndexingMap(&operand).isFunctionOfDim(last);
+          }))
+        ++readers;
+    }
+    if (readers > 1)
+      bytes += (type.getElementTypeBitWidth() + 7) / 8;
+  }
+  return bytes;
+}
+
 std::optional<int64_t> mlir::egg::cooperativeRowLength(KernelOp kernel) {
   KernelClass kind = classifyKernel(kernel);
   if (kind == KernelClass::Contraction) {
@@ -489,26 +520,26 @@ checkCooperativeRow(KernelOp kernel, Formulation formulation, TuningAttr tuning,
                        << " exceeds 16-byte accesses of the kernel's "
                           "narrowest operand";
   if (int64_t k = tuning.getRowShared()) {
-    if (perWarp)
+    int64_t held = heldRowElementBytes(kernel);
+    if (held == 0)
       return emitError() << "row_shared = " << k
-                         << " needs a block per row (reduce_row_per_block)";
+                         << " needs an input row that two ops or more read "
+                            "(held across them); none is";
     int64_t steps = *row / (threads[0] * v);
     if (*row % (threads[0] * v) != 0 || k > steps)
       return emitError() << "row_shared = " << k << " exceeds the " << steps
                          << " whole row steps of each thread (" << *row
                          << " elements, " << threads[0] << " threads x vector "
                          << v << ")";
-    // Each held buffer keeps K steps of V elements per thread; the widest
-    // element bounds what they take.
-    int64_t bytes =
-        mulSat(mulSat(k, threads[0]), v * widestElementBits(kernel) / 8);
+    // Each held input keeps K steps of V elements per thread.
+    int64_t bytes = mulSat(mulSat(k, threads[0]), v * held);
     int64_t limit = kStaticSharedLimit;
     if (TargetAttr target = lookupTarget(kernel))
       limit = std::max<int64_t>(limit, target.getSharedMemoryPerBlock());
     if (bytes > limit)
       return emitError() << "row_shared = " << k << " needs " << bytes
-                         << " bytes of shared memory per held row; a block "
-                            "may have "
+                         << " bytes of shared memory for its held rows; a "
+                            "block may have "
                          << limit;
   }
   return success();
@@ -1744,6 +1775,8 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
     if (block[p] > 0)
       inner = p;
   SmallVector<std::pair<double, TuningAttr>> found;
+  int64_t held = heldRowElementBytes(kernel);
+  std::optional<int64_t> row = cooperativeRowLength(kernel);
   auto tryPoint = [&](int64_t threads, ArrayRef<int64_t> b,
                       ArrayRef<int64_t> warp, int64_t v,
                       int64_t rowShared = 0) {
@@ -1761,10 +1794,11 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
       for (int64_t n = 32; n <= 1024; n *= 2) {
         tryPoint(n, block, anchor.getWarp(), v);
         // Held row steps in shared memory (row_shared): every count for
-        // the block sizes of 256 threads and more, whose held rows are
-        // the ones that limit blocks per SM. The lowering ignores them,
-        // with a warning, where nothing is held.
-        if (n >= 256 && llvm::is_contained(loops.reducedByProducer, true))
+        // the block sizes of 256 threads and more whose rows are held (at
+        // most kHeldBytesPerLane per lane): theirs are the held rows that
+        // limit blocks per SM.
+        if (n >= 256 && held > 0 && row &&
+            mulSat(*row, held) <= kHeldBytesPerLane * n)
           for (int64_t k = 1; k <= 16; ++k)
             tryPoint(n, block, anchor.getWarp(), v, k);
       }

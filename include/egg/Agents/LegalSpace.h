@@ -40,6 +40,18 @@ bool isCooperativeRow(Formulation formulation);
 /// nullopt (for example a reduction over a non-contiguous axis).
 std::optional<int64_t> cooperativeRowLength(KernelOp kernel);
 
+/// Bytes of its row a lane of a row-sharing kernel may hold in registers
+/// across the kernel's ops (egg-distribute-rows): like the loads in flight
+/// of a warp per row, about 128 bytes, which a block of 1024 threads (at
+/// most 64 registers each) still affords.
+inline constexpr int64_t kHeldBytesPerLane = 128;
+
+/// Bytes per row element of the kernel inputs that a row-sharing kernel
+/// holds across its ops: inputs read along the row by two ops or more (a
+/// softmax counts as several), as egg-distribute-rows finds them after
+/// tiling. 0 when no input is read twice.
+int64_t heldRowElementBytes(KernelOp kernel);
+
 /// Widest element, in bits (at least 8), of any shaped value the kernel's
 /// inputs and body carry: what bounds a 16-byte vector access.
 int64_t widestElementBits(KernelOp kernel);

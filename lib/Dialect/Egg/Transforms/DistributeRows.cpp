@@ -91,9 +91,10 @@ public:
     const Place &place = places.find(std::get<0>(key))->second;
     auto type = cast<MemRefType>(place.slots.getType());
     int64_t v = type.getShape().back();
-    Value load = vector::LoadOp::create(
+    auto load = vector::LoadOp::create(
         b, loc, VectorType::get({v}, type.getElementType()), place.slots,
         slotIndices(b, loc, place, std::get<2>(key)));
+    load.setAlignment(slotAlignment(type));
     SmallVector<Value> elems;
     for (int64_t e = 0; e < v; ++e)
       elems.push_back(vector::ExtractOp::create(b, loc, load, e));
@@ -119,8 +120,7 @@ public:
         auto store = vector::StoreOp::create(
             b, loc, vec, place.slots,
             slotIndices(b, loc, place, std::get<2>(key)));
-        store.setAlignment(elems.size() *
-                           ((type.getElementTypeBitWidth() + 7) / 8));
+        store.setAlignment(slotAlignment(type));
         values[key] = Held{{}, true};
         return;
       }
@@ -153,6 +153,14 @@ private:
     Value lane;
     AffineMap map; // The placement of the row held there.
   };
+
+  /// A slot's V elements are aligned to their size, at most 16 bytes (the
+  /// slots' views start 16-byte aligned).
+  static int64_t slotAlignment(MemRefType slots) {
+    return std::min<int64_t>(16,
+                             slots.getShape().back() *
+                                 ((slots.getElementTypeBitWidth() + 7) / 8));
+  }
 
   static SmallVector<Value> slotIndices(OpBuilder &b, Location loc,
                                         const Place &place, int64_t step) {
@@ -387,11 +395,6 @@ static LogicalResult planLaunch(ArrayRef<linalg::GenericOp> ops, RowPlan &plan,
   }
   return success();
 }
-
-/// Bytes of its row a lane may hold in registers across ops: like the loads
-/// in flight of a warp per row (stepsInFlight), about 128 bytes, which a
-/// block of 1024 threads (at most 64 registers each) still affords.
-static constexpr int64_t kHeldBytesPerLane = 128;
 
 /// Whether the lanes hold their parts of the rows in registers across the
 /// ops of a launch (tuning principle 8: one pass over the data): when some
@@ -1161,13 +1164,14 @@ struct DistributeRowsPass
       slots.push_back({memref, type});
     }
     // The legal space bounds one held buffer's slots; several held
-    // buffers (a residual and its input) add up. (Unreachable while a lane
-    // holds at most kHeldBytesPerLane: 128 KB for 1024 threads.)
+    // buffers (a residual and its input) add up, and a target may have
+    // less shared memory than the 128 KB that kHeldBytesPerLane comes to
+    // for 1024 threads.
     TargetAttr target = lookupTarget(launch);
     if (target && total > target.getSharedMemoryPerBlock())
       return launch.emitOpError("row_shared = ")
-             << rowShared << " needs " << total << " bytes of shared memory for "
-             << multiUse.size() << " held rows; a block may have "
+             << rowShared << " needs " << total
+             << " bytes of shared memory for its held rows; a block may have "
              << target.getSharedMemoryPerBlock();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(launch);
