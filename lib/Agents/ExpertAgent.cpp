@@ -867,7 +867,6 @@ private:
     if (!inner)
       return kernel.emitOpError("has no loop to spread rows over");
     int64_t threads;
-    bool plainRow = !llvm::is_contained(loops->reducedByProducer, true);
     if (perWarp) {
       int64_t extent = loops->extents[loops->parallelPositions[*inner]];
       // Whole warps of rows: halve G until it divides the rows to spread.
@@ -908,7 +907,8 @@ private:
       // least 256 threads (session 19: matvec_bf16, rows of 4096 bf16,
       // 0.0193 ms with 128 threads, 0.0188 with 256; 512 threads for rows
       // of 8192 f32 by the rule above, the fastest of 128-1024 at 256 MB).
-      if (plainRow && *row >= 4096)
+      bool plain = !llvm::is_contained(loops->reducedByProducer, true);
+      if (plain && *row >= 4096)
         threads = std::max<int64_t>(threads, 256);
     }
     // A row held across passes that takes more than a quarter of the SM's
@@ -922,12 +922,11 @@ private:
     int64_t rowShared = 0;
     int64_t held = heldRowElementBytes(kernel);
     TargetAttr target = lookupTarget(kernel);
-    int64_t rowBytes = mulSat(*row, held);
-    if (!perWarp && target && held > 0 && *row % (threads * vector) == 0 &&
-        // Held at all (egg-distribute-rows), and over a quarter of the
-        // register file in bytes (4-byte registers / 4).
-        rowBytes <= kHeldBytesPerLane * threads &&
-        rowBytes > target.getRegistersPerBlock() && 2 * threads <= 2048) {
+    if (!perWarp && target && *row % (threads * vector) == 0 &&
+        holdsRow(kernel, threads) &&
+        // Over a quarter of the register file in bytes (4-byte registers).
+        mulSat(*row, held) > target.getRegistersPerBlock() &&
+        2 * threads <= 2048) {
       int64_t steps = *row / (threads * vector);
       rowShared = steps - std::max<int64_t>(1, 32 / (vector * held));
     }

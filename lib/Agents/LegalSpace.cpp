@@ -192,6 +192,13 @@ int64_t mlir::egg::heldRowElementBytes(KernelOp kernel) {
   return bytes;
 }
 
+bool mlir::egg::holdsRow(KernelOp kernel, int64_t threads) {
+  std::optional<int64_t> row = cooperativeRowLength(kernel);
+  int64_t held = heldRowElementBytes(kernel);
+  return row && held > 0 &&
+         mulSat(*row, held) <= mulSat(kHeldBytesPerLane, threads);
+}
+
 std::optional<int64_t> mlir::egg::cooperativeRowLength(KernelOp kernel) {
   KernelClass kind = classifyKernel(kernel);
   if (kind == KernelClass::Contraction) {
@@ -1775,8 +1782,6 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
     if (block[p] > 0)
       inner = p;
   SmallVector<std::pair<double, TuningAttr>> found;
-  int64_t held = heldRowElementBytes(kernel);
-  std::optional<int64_t> row = cooperativeRowLength(kernel);
   auto tryPoint = [&](int64_t threads, ArrayRef<int64_t> b,
                       ArrayRef<int64_t> warp, int64_t v,
                       int64_t rowShared = 0) {
@@ -1797,8 +1802,7 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
         // the block sizes of 256 threads and more whose rows are held (at
         // most kHeldBytesPerLane per lane): theirs are the held rows that
         // limit blocks per SM.
-        if (n >= 256 && held > 0 && row &&
-            mulSat(*row, held) <= kHeldBytesPerLane * n)
+        if (n >= 256 && holdsRow(kernel, n))
           for (int64_t k = 1; k <= 16; ++k)
             tryPoint(n, block, anchor.getWarp(), v, k);
       }

@@ -52,6 +52,11 @@ inline constexpr int64_t kHeldBytesPerLane = 128;
 /// tiling. 0 when no input is read twice.
 int64_t heldRowElementBytes(KernelOp kernel);
 
+/// Whether a block of `threads` holds the kernel's row across its ops: an
+/// input read twice (heldRowElementBytes), at most kHeldBytesPerLane of it
+/// per thread.
+bool holdsRow(KernelOp kernel, int64_t threads);
+
 /// Widest element, in bits (at least 8), of any shaped value the kernel's
 /// inputs and body carry: what bounds a 16-byte vector access.
 int64_t widestElementBits(KernelOp kernel);

@@ -404,6 +404,20 @@ LogicalResult mlir::egg::addClusterSize(gpu::LaunchOp launch, int64_t x,
   return success();
 }
 
+Value mlir::egg::addDynamicSharedMemory(OpBuilder &b, Location loc,
+                                        gpu::LaunchOp launch, int64_t bytes) {
+  b.setInsertionPoint(launch);
+  launch.getDynamicSharedMemorySizeMutable().assign(
+      arith::ConstantIntOp::create(b, loc, bytes, 32));
+  b.setInsertionPointToStart(&launch.getBody().front());
+  auto space =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  return gpu::DynamicSharedMemoryOp::create(
+      b, loc,
+      MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                      MemRefLayoutAttrInterface(), space));
+}
+
 void mlir::egg::clusterBarrier(OpBuilder &b, Location loc) {
   NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
   NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());

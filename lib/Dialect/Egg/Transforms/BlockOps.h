@@ -99,6 +99,13 @@ LogicalResult addClusterSize(gpu::LaunchOp launch, int64_t x, int64_t y,
 /// release, `wait` with acquire; aligned: whole warps arrive together).
 void clusterBarrier(OpBuilder &b, Location loc);
 
+/// Gives `launch` `bytes` of dynamic shared memory (its size operand, a
+/// constant before the launch) and returns the body's view of it, a
+/// `gpu.dynamic_shared_memory` at the start of the body; `b` is left just
+/// after it. Egg-eval and the runtime opt in above 48 KB from the manifest.
+Value addDynamicSharedMemory(OpBuilder &b, Location loc, gpu::LaunchOp launch,
+                             int64_t bytes);
+
 /// Runs `lower` on every gpu.launch of the kernel functions of `module`
 /// whose decisions (the function's structure and tuning attributes) satisfy
 /// `applies`; fails as soon as one lowering fails.

@@ -1174,14 +1174,7 @@ struct DistributeRowsPass
              << " bytes of shared memory for its held rows; a block may have "
              << target.getSharedMemoryPerBlock();
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(launch);
-    launch.getDynamicSharedMemorySizeMutable().assign(
-        arith::ConstantIntOp::create(b, loc, total, 32));
-    b.setInsertionPointToStart(&launch.getBody().front());
-    auto bytes = gpu::DynamicSharedMemoryOp::create(
-        b, loc,
-        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                        MemRefLayoutAttrInterface(), space));
+    Value bytes = addDynamicSharedMemory(b, loc, launch, total);
     // Blocks per SM: by threads (2048 per SM on every target egg knows)
     // and by shared memory (the target's per-block limit, plus the 1 KB the
     // driver reserves per block, stands for the SM's); at most two, the
@@ -1192,8 +1185,8 @@ struct DistributeRowsPass
       perSM = std::min(perSM, (target.getSharedMemoryPerBlock() + 1024) /
                                   (total + 2048));
     if (perSM > 1)
-      bytes->setAttr(EggDialect::getMinBlocksPerSMAttrName(),
-                     b.getI32IntegerAttr(perSM));
+      bytes.getDefiningOp()->setAttr(EggDialect::getMinBlocksPerSMAttrName(),
+                                     b.getI32IntegerAttr(perSM));
     for (auto [slot, offset] : llvm::zip(slots, offsets)) {
       Value view = memref::ViewOp::create(
           b, loc, slot.second, bytes,

@@ -1384,17 +1384,8 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
       x.shared = launch.addWorkgroupAttribution(type, loc);
   } else {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(launch);
-    int64_t size = total + (plan.wgmma ? kWgmmaSwizzleAtom : 0);
-    launch.getDynamicSharedMemorySizeMutable().assign(
-        arith::ConstantIntOp::create(b, loc, size, 32));
-    b.setInsertionPointToStart(&launch.getBody().front());
-    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
-                                            gpu::AddressSpace::Workgroup);
-    Value bytes = gpu::DynamicSharedMemoryOp::create(
-        b, loc,
-        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                        MemRefLayoutAttrInterface(), space));
+    Value bytes = addDynamicSharedMemory(
+        b, loc, launch, total + (plan.wgmma ? kWgmmaSwizzleAtom : 0));
     Value start = constIndex(b, loc, 0);
     if (plan.wgmma) {
       // Shared-window address of the buffer, rounded up to the atom.
