@@ -13,6 +13,8 @@ names=("$@")
 echo "# bench/ceilings.sh on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u +%F)"
 for n in "${names[@]}"; do
   echo "## $n"
-  nvcc -O3 -arch="$arch" "$here/ceilings/$n.cu" -o "$work/$n"
+  # A probe names the libraries it links on a "// nvcc-flags:" line.
+  flags=$(sed -n 's|^// nvcc-flags: ||p' "$here/ceilings/$n.cu")
+  nvcc -O3 -arch="$arch" "$here/ceilings/$n.cu" -o "$work/$n" $flags
   "$work/$n"
 done
