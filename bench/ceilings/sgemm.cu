@@ -49,8 +49,8 @@ __global__ void __launch_bounds__(NT, 2)
   extern __shared__ float4 smem4[];
   float *smem = reinterpret_cast<float *>(smem4);
   constexpr int LA = BM + PAD, LB = BN + PAD;
-  float *As = smem;                      // [STAGES][BK][LA]
-  float *Bs = smem + STAGES * BK * LA;   // [STAGES][BK][LB]
+  float *As = smem;                    // [STAGES][BK][LA]
+  float *Bs = smem + STAGES * BK * LA; // [STAGES][BK][LB]
   int tid = threadIdx.x;
   int tx, ty;
   if (LAYOUT == 0) {
@@ -67,14 +67,16 @@ __global__ void __launch_bounds__(NT, 2)
   C += batch * size_t(M) * N;
   int numK = K / BK;
 
+  // Registers hold one tile, stored after the step that frees its stage.
+  static_assert(AMODE != kRegisterCopies || STAGES == 2, "2 stages");
   float ra[(AMODE == kRegisterCopies) ? BM * BK / 4 / NT : 1][4];
   auto loadA = [&](int kt) { // registers: 16-byte loads along K
     if constexpr (AMODE == kRegisterCopies) {
 #pragma unroll
       for (int c = 0; c < BM * BK / 4 / NT; ++c) {
         int p = tid + c * NT, m = p % BM, chunk = p / BM;
-        float4 v = *reinterpret_cast<const float4 *>(
-            A + size_t(m) * K + kt * BK + chunk * 4);
+        float4 v = *reinterpret_cast<const float4 *>(A + size_t(m) * K +
+                                                     kt * BK + chunk * 4);
         ra[c][0] = v.x, ra[c][1] = v.y, ra[c][2] = v.z, ra[c][3] = v.w;
       }
     }
@@ -216,12 +218,15 @@ int main() {
     const float one = 1, zero = 0;
     // Row-major C = A B is column-major C^T = B^T A^T.
     auto cublas = [&](float *out) {
-      cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, p.N, p.M,
-                                p.K, &one, b, p.N, size_t(p.K) * p.N, a, p.K,
-                                size_t(p.M) * p.K, &zero, out, p.N,
-                                size_t(p.M) * p.N, p.batch);
+      return cublasSgemmStridedBatched(
+          handle, CUBLAS_OP_N, CUBLAS_OP_N, p.N, p.M, p.K, &one, b, p.N,
+          size_t(p.K) * p.N, a, p.K, size_t(p.M) * p.K, &zero, out, p.N,
+          size_t(p.M) * p.N, p.batch);
     };
-    cublas(ref);
+    if (cublas(ref) != CUBLAS_STATUS_SUCCESS) {
+      printf("cublasSgemmStridedBatched failed on %s\n", p.name);
+      return 1;
+    }
     CK(cudaDeviceSynchronize());
     std::vector<float> hr(nc), hc(nc);
     CK(cudaMemcpy(hr.data(), ref, nc * 4, cudaMemcpyDeviceToHost));
@@ -233,8 +238,8 @@ int main() {
         r += double(ha[size_t(z) * p.M * p.K + size_t(m) * p.K + k]) *
              hb[size_t(z) * p.K * p.N + size_t(k) * p.N + n];
       worstRef = std::max(
-          worstRef, std::fabs(r - hr[size_t(z) * p.M * p.N + size_t(m) * p.N +
-                                     n]));
+          worstRef,
+          std::fabs(r - hr[size_t(z) * p.M * p.N + size_t(m) * p.N + n]));
     }
     float cublasMs = timeIt([&] { cublas(c); });
     double flops = 2.0 * p.batch * p.M * p.N * p.K;
@@ -255,11 +260,10 @@ int main() {
   {                                                                            \
     auto kernel = gemm<BK, ST, AM, LAY>;                                       \
     int bytes = ST * BK * (BM + PAD + BN + PAD) * 4;                           \
-    CK(cudaFuncSetAttribute(kernel,                                            \
-                            cudaFuncAttributeMaxDynamicSharedMemorySize,       \
-                            bytes));                                           \
+    CK(cudaFuncSetAttribute(                                                   \
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));          \
     dim3 grid(p.N / BN, p.M / BM, p.batch);                                    \
-    auto go = [&] { kernel<<<grid, NT, bytes>>>(a, b, c, p.M, p.N, p.K); };   \
+    auto go = [&] { kernel<<<grid, NT, bytes>>>(a, b, c, p.M, p.N, p.K); };    \
     cudaFuncAttributes attr;                                                   \
     CK(cudaFuncGetAttributes(&attr, kernel));                                  \
     float ms = timeIt(go);                                                     \
