@@ -9,10 +9,17 @@
 //   last:      the S slices' blocks write their partials to the workspace,
 //              and the last block of a column tile to arrive (a per-tile
 //              counter, reset by that block) adds them in slice order and
-//              writes the means: one kernel, no barrier between blocks.
+//              writes the means: one kernel, no barrier between blocks;
+//   tma:       column tiles of [BR rows][TC columns] boxes brought into
+//              shared memory by TMA bulk copies, ST stages in flight per
+//              block, combined over S slices by the last block;
+//   balanced:  every SM busy: the tiles' row chunks dealt out evenly to a
+//              grid of 1-4 blocks per SM, partials added by atomics, the
+//              block that completes a tile writes its means.
 // CUDA events, a read flush of 120 MB before every run, median of 40; each
 // kernel's means checked against a float64 host mean.
 // Build and run: bench/ceilings.sh col_reduce
+#include <cuda.h>
 #include <cuda_bf16.h>
 
 #include "probe.h"
@@ -89,10 +96,10 @@ template <int TX, int R, int V> __device__ void combineRows(float *acc) {
 // Stage 1 and 2 of a column tile over rows [r0, r0 + extent): returns, in
 // the threads with y = 0, the tile's V column partials.
 template <int TX, int R, int V, int U, int HINT = 0>
-__device__ void foldTile(const __nv_bfloat16 *x, int r0, int extent,
-                         float *acc) {
+__device__ void foldTile(const __nv_bfloat16 *x, int r0, int extent, float *acc,
+                         int tile = -1) {
   int ty = threadIdx.y;
-  int col = blockIdx.x * TX * V + threadIdx.x * V;
+  int col = (tile < 0 ? blockIdx.x : tile) * TX * V + threadIdx.x * V;
 #pragma unroll
   for (int e = 0; e < V; ++e)
     acc[e] = 0;
@@ -199,16 +206,16 @@ __global__ void splitSum(const float *ws, __nv_bfloat16 *y, int slices) {
   y[col] = __float2bfloat16(s * (1.0f / kRows));
 }
 
-template <int TX, int R, int V, int U>
-__global__ void __launch_bounds__(TX *R)
-    lastBlock(const __nv_bfloat16 *x, float *ws, unsigned *counters,
-              __nv_bfloat16 *y) {
+// The S row slices' blocks of a column tile write their partials (threads
+// with `writer` set, V columns from `col`) to the workspace; the last block
+// of the tile to arrive (a per-tile counter, reset by that block) adds them
+// in slice order and writes the means: one kernel, no barrier between blocks.
+template <int V>
+__device__ void combineSlices(const float *acc, bool writer, int col, float *ws,
+                              unsigned *counters, __nv_bfloat16 *y) {
   __shared__ bool amLast;
-  int slices = gridDim.z, slice = kRows / slices;
-  float acc[V];
-  foldTile<TX, R, V, U>(x, blockIdx.z * slice, slice, acc);
-  int col = blockIdx.x * TX * V + threadIdx.x * V;
-  if (threadIdx.y == 0)
+  int slices = gridDim.z;
+  if (writer)
 #pragma unroll
     for (int e = 0; e < V; ++e)
       ws[size_t(blockIdx.z) * kCols + col + e] = acc[e];
@@ -225,7 +232,7 @@ __global__ void __launch_bounds__(TX *R)
     __threadfence();
   }
   __syncthreads();
-  if (!amLast || threadIdx.y != 0)
+  if (!amLast || !writer)
     return;
   float total[V] = {};
   for (int z = 0; z < slices; ++z)
@@ -233,6 +240,149 @@ __global__ void __launch_bounds__(TX *R)
     for (int e = 0; e < V; ++e)
       total[e] += __ldcg(&ws[size_t(z) * kCols + col + e]);
   storeMeans<V>(y, col, total);
+}
+
+template <int TX, int R, int V, int U>
+__global__ void __launch_bounds__(TX *R)
+    lastBlock(const __nv_bfloat16 *x, float *ws, unsigned *counters,
+              __nv_bfloat16 *y) {
+  int slice = kRows / gridDim.z;
+  float acc[V];
+  foldTile<TX, R, V, U>(x, blockIdx.z * slice, slice, acc);
+  combineSlices<V>(acc, threadIdx.y == 0, blockIdx.x * TX * V + threadIdx.x * V,
+                   ws, counters, y);
+}
+
+// A column tile of TC columns fed by TMA (session 32): one thread keeps ST
+// boxes of [BR rows][TC columns] in flight (cp.async.bulk.tensor into
+// shared memory, a "full" mbarrier per stage); all 256 threads fold each
+// box from shared memory (a warp reads 64 consecutive bf16 of one row),
+// meet at a barrier, and the stage is refilled with the box ST steps on.
+// The S row slices (grid z) are combined by the last block.
+__device__ inline unsigned smemAddr(const void *p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+template <int TC, int BR>
+__device__ void tmaIssue(const CUtensorMap *map, unsigned long long *bar,
+                         __nv_bfloat16 *dst, int col, int row) {
+  constexpr unsigned bytes = BR * TC * 2;
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                   smemAddr(bar)),
+               "r"(bytes)
+               : "memory");
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+      "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(smemAddr(dst)),
+      "l"(map), "r"(col), "r"(row), "r"(smemAddr(bar))
+      : "memory");
+}
+__device__ inline void mbarWait(unsigned long long *bar, unsigned parity) {
+  asm volatile("{\n"
+               ".reg .pred done;\n"
+               "wait:\n"
+               "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+               "@!done bra wait;\n"
+               "}\n" ::"r"(smemAddr(bar)),
+               "r"(parity)
+               : "memory");
+}
+
+template <int TC, int BR, int ST>
+__global__ void __launch_bounds__(256)
+    tmaTile(const __grid_constant__ CUtensorMap map, float *ws,
+            unsigned *counters, __nv_bfloat16 *y) {
+  extern __shared__ __align__(128) unsigned char tmaSmem[];
+  auto *tile = reinterpret_cast<__nv_bfloat16 *>(tmaSmem); // [ST][BR][TC]
+  __shared__ __align__(8) unsigned long long full[ST];
+  constexpr int P = TC / 2, G = 256 / P; // column pairs, row groups
+  static_assert(BR % G == 0, "every row group gets the same rows");
+  int tid = threadIdx.x, tx = tid % P, ry = tid / P;
+  int col0 = blockIdx.x * TC, slice = kRows / gridDim.z;
+  int row0 = blockIdx.z * slice, steps = slice / BR;
+  if (tid == 0) {
+    for (int s = 0; s < ST; ++s)
+      asm volatile(
+          "mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smemAddr(&full[s])));
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    for (int s = 0; s < ST && s < steps; ++s)
+      tmaIssue<TC, BR>(&map, &full[s], tile + s * BR * TC, col0, row0 + s * BR);
+  }
+  __syncthreads();
+  float a0 = 0, a1 = 0;
+  for (int t = 0; t < steps; ++t) {
+    int s = t % ST;
+    mbarWait(&full[s], (t / ST) & 1);
+    const __nv_bfloat162 *box =
+        reinterpret_cast<const __nv_bfloat162 *>(tile + s * BR * TC);
+#pragma unroll
+    for (int i = 0; i < BR / G; ++i) {
+      float2 v = __bfloat1622float2(box[(ry + i * G) * P + tx]);
+      a0 += v.x;
+      a1 += v.y;
+    }
+    __syncthreads(); // every thread is done with stage s
+    if (tid == 0 && t + ST < steps)
+      tmaIssue<TC, BR>(&map, &full[s], tile + s * BR * TC, col0,
+                       row0 + (t + ST) * BR);
+  }
+  // The G row groups' partials of each column pair, added in shared memory.
+  __shared__ float2 part[256];
+  part[tid] = make_float2(a0, a1);
+  __syncthreads();
+  float acc[2] = {0, 0};
+  if (ry == 0)
+    for (int g = 0; g < G; ++g) {
+      acc[0] += part[g * P + tx].x;
+      acc[1] += part[g * P + tx].y;
+    }
+  combineSlices<2>(acc, ry == 0, col0 + 2 * tx, ws, counters, y);
+}
+
+// Every SM busy (session 32): the column tiles' row chunks ("units", tile-
+// major) dealt out evenly to gridDim.x blocks, so each block folds 1-2
+// runs of consecutive units; a run's column partials are added into an
+// f32 workspace (atomics), and the block that completes a tile's last
+// units writes its means and zeroes the workspace and counter again.
+template <int TX, int R, int V, int U>
+__global__ void __launch_bounds__(TX *R)
+    balanced(const __nv_bfloat16 *x, float *ws, unsigned *counters,
+             __nv_bfloat16 *y, int chunkRows) {
+  __shared__ bool amLast;
+  int perTile = kRows / chunkRows, units = perTile * (kCols / (TX * V));
+  int u = int((long long)blockIdx.x * units / gridDim.x);
+  int u1 = int((long long)(blockIdx.x + 1) * units / gridDim.x);
+  while (u < u1) {
+    int tile = u / perTile, end = min(u1, (tile + 1) * perTile);
+    float acc[V];
+    foldTile<TX, R, V, U>(x, (u % perTile) * chunkRows, (end - u) * chunkRows,
+                          acc, tile);
+    int col = tile * TX * V + threadIdx.x * V;
+    if (threadIdx.y == 0)
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        atomicAdd(&ws[col + e], acc[e]);
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
+      __threadfence();
+      unsigned old = atomicAdd(&counters[tile], unsigned(end - u));
+      amLast = old + (end - u) == unsigned(perTile);
+      if (amLast)
+        counters[tile] = 0;
+      __threadfence();
+    }
+    __syncthreads();
+    if (amLast && threadIdx.y == 0) {
+      float total[V];
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        total[e] = __ldcg(&ws[col + e]);
+        ws[col + e] = 0;
+      }
+      storeMeans<V>(y, col, total);
+    }
+    __syncthreads(); // amLast and combineRows' buffer are reused
+    u = end;
+  }
 }
 
 // A read-only sweep with U independent 16-byte loads in flight per thread
@@ -260,6 +410,42 @@ __global__ void sweepU(const float4 *p, size_t n, float *never) {
   }
   if (s == 1234567.f)
     *never = s;
+}
+
+using EncodeTiled = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t,
+                                 void *, const cuuint64_t *, const cuuint64_t *,
+                                 const cuuint32_t *, const cuuint32_t *,
+                                 CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion,
+                                 CUtensorMapFloatOOBfill);
+
+// The input as a 2-D tensor map with [BR][TC] boxes (no swizzle).
+static CUtensorMap tileMap(const __nv_bfloat16 *x, int tc, int br,
+                           CUtensorMapL2promotion promo) {
+  static EncodeTiled encode = [] {
+    void *fn = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    CK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                        cudaEnableDefault, &q));
+    if (!fn || q != cudaDriverEntryPointSuccess) {
+      printf("cuTensorMapEncodeTiled not found\n");
+      exit(1);
+    }
+    return reinterpret_cast<EncodeTiled>(fn);
+  }();
+  CUtensorMap map;
+  cuuint64_t dims[2] = {kCols, kRows}, strides[1] = {kCols * 2};
+  cuuint32_t box[2] = {cuuint32_t(tc), cuuint32_t(br)}, elem[2] = {1, 1};
+  CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
+                      const_cast<__nv_bfloat16 *>(x), dims, strides, box, elem,
+                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                      promo, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    printf("cuTensorMapEncodeTiled failed (%d) for box [%d][%d]\n", int(r), br,
+           tc);
+    exit(1);
+  }
+  return map;
 }
 
 int main() {
@@ -324,6 +510,17 @@ int main() {
                                            gNever);
            }));
   }
+  // Sweeps on fewer blocks: does one block per SM (or 128 SMs) cap reads?
+  for (int blocks : {128, sms}) {
+    printf(
+        "  read-only sweeps, %d blocks of 1024: U=4 %.4f ms, U=8 %.4f ms\n",
+        blocks, timeIt([&] {
+          sweepU<4, 0><<<blocks, 1024>>>((const float4 *)x, n * 2 / 16, gNever);
+        }),
+        timeIt([&] {
+          sweepU<8, 0><<<blocks, 1024>>>((const float4 *)x, n * 2 / 16, gNever);
+        }));
+  }
   auto report = [&](const char *name, float ms) {
     printf("  %-40s %.4f ms  %5.1f%% of the copy\n", name, ms,
            100 * copyMs / ms);
@@ -381,6 +578,67 @@ int main() {
     go();                                                                      \
     check(name);                                                               \
   }
+#define TMA(TC, BR, ST, S, PROMO)                                              \
+  {                                                                            \
+    const char *name =                                                         \
+        "tma [" #BR "x" #TC "] stages=" #ST " S=" #S " " #PROMO;               \
+    auto kernel = tmaTile<TC, BR, ST>;                                         \
+    int bytes = ST * BR * TC * 2;                                              \
+    CK(cudaFuncSetAttribute(                                                   \
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));          \
+    CUtensorMap map = tileMap(x, TC, BR, CU_TENSOR_MAP_L2_PROMOTION_##PROMO);  \
+    auto go = [&] {                                                            \
+      kernel<<<dim3(kCols / TC, 1, S), 256, bytes>>>(map, ws, counters, y);    \
+    };                                                                         \
+    report(name, timeIt(go));                                                  \
+    go();                                                                      \
+    check(name);                                                               \
+  }
+#define BALANCED(TX, R, U, CHUNK, BLOCKS)                                      \
+  {                                                                            \
+    const char *name = "balanced [" #TX "," #R "] U=" #U " rows/unit=" #CHUNK  \
+                       " blocks=" #BLOCKS;                                     \
+    static_assert((CHUNK) / (R) % (U) == 0, "U batches cover a unit");         \
+    CK(cudaMemset(ws, 0, kCols * 4));                                          \
+    auto go = [&] {                                                            \
+      balanced<TX, R, 4, U>                                                    \
+          <<<BLOCKS, dim3(TX, R)>>>(x, ws, counters, y, CHUNK);                \
+    };                                                                         \
+    report(name, timeIt(go));                                                  \
+    go();                                                                      \
+    check(name);                                                               \
+  }
+  BALANCED(8, 64, 16, 1024, sms * 2)
+  BALANCED(8, 64, 16, 1024, sms)
+  BALANCED(16, 64, 16, 1024, sms)
+  BALANCED(16, 64, 16, 1024, sms * 2)
+  BALANCED(16, 64, 32, 2048, sms)
+  BALANCED(8, 64, 32, 2048, sms * 2)
+  BALANCED(16, 32, 16, 512, sms * 2)
+  BALANCED(16, 32, 16, 512, sms * 3)
+  BALANCED(8, 32, 16, 512, sms * 4)
+  // Session 32: TMA-fed column tiles first (the structure not measured
+  // before), then the earlier sessions' best for comparison in this run.
+  TMA(64, 64, 4, 2, L2_128B)
+  TMA(64, 64, 8, 2, L2_128B)
+  TMA(64, 32, 8, 2, L2_128B)
+  TMA(64, 64, 4, 4, L2_128B)
+  TMA(64, 32, 8, 4, L2_128B)
+  TMA(64, 64, 8, 4, L2_128B)
+  TMA(64, 64, 8, 4, L2_256B)
+  TMA(64, 64, 8, 4, NONE)
+  TMA(64, 128, 4, 4, L2_128B)
+  TMA(128, 32, 4, 2, L2_256B)
+  TMA(128, 32, 8, 2, L2_256B)
+  TMA(128, 64, 4, 4, L2_256B)
+  TMA(128, 32, 8, 4, L2_256B)
+  TMA(128, 32, 4, 8, L2_256B)
+  TMA(256, 16, 8, 4, L2_256B)
+  TMA(256, 32, 4, 8, L2_256B)
+  TMA(256, 16, 8, 8, L2_256B)
+  TMA(64, 64, 8, 8, L2_128B)
+  WHOLE(16, 64, 4, 32)
+  WHOLE(8, 64, 4, 16)
   // Sessions 30-31: the next batch in flight (PIPE), U = 32, splits and
   // the last-block combine (LAST); docs/benchmarks.md has their times.
   PIPE(8, 64, 8)
