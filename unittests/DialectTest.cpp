@@ -45,7 +45,8 @@ protected:
         function_ref<InFlightDiagnostic()>(emitLoc), &ctx, threads, block, warp,
         ArrayRef<int64_t>{}, ArrayRef<int64_t>{32}, shared, ArrayRef<int64_t>{},
         /*padding=*/int64_t(0), Swizzle::none, vector, copy, pipeline,
-        /*cluster=*/int64_t(1), /*rowShared=*/int64_t(0));
+        /*cluster=*/int64_t(1), /*rowShared=*/int64_t(0),
+        /*fragmentsAhead=*/int64_t(0));
   }
 
   MLIRContext ctx;

@@ -1428,6 +1428,18 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                        << " does not divide the K loop of extent " << extentK
                        << ": a partial last K tile needs copy = cp_async or "
                           "tma, whose copies zero-fill past K";
+  // Fragments a K step ahead (egg-lower-shared-gemm): the wait and barrier
+  // of the next K tile come inside the loop body, which is the whole K
+  // tile unrolled.
+  if (tuning.getFragmentsAhead() != 0) {
+    if (tuning.getPipeline() < 2)
+      return emitError() << "fragments_ahead = 1 needs pipeline >= 2: the "
+                            "next K tile must be in flight";
+    if (mulSat(mulSat(tm, tn), bk) > 2048)
+      return emitError() << "fragments_ahead = 1 unrolls the K tile: " << tm
+                         << "x" << tn << " values over a K step of " << bk
+                         << " are more than 2048 multiply-adds";
+  }
   Type lhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->lhs)->get());
   Type rhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->rhs)->get());
   // An instruction's K: 16 16-bit elements, or 8 TF32 (32 bytes either way).
@@ -1645,6 +1657,11 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
     return emitError() << "row_shared = " << tuning.getRowShared()
                        << " is for rows held by a block "
                           "(reduce_row_per_block) only";
+  if (tuning.getFragmentsAhead() != 0 &&
+      !(isSharedGemm(tuning) && !isMmaGemm(tuning)))
+    return emitError() << "fragments_ahead = " << tuning.getFragmentsAhead()
+                       << " is for FMA products through shared memory (a "
+                          "`thread` tile and shared = [0, 1]) only";
   if (tuning.getCluster() != 1 && !clusterColumns && !clusterProduct)
     return emitError() << "cluster = " << tuning.getCluster()
                        << " is implemented for column reductions "
@@ -1790,7 +1807,8 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
         ArrayRef<int64_t>{threads}, b, warp, ArrayRef<int64_t>{},
         ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
         int64_t(0), Swizzle::none, v, CopyEngine::sync, int64_t(1),
-        /*cluster=*/int64_t(1), rowShared);
+        /*cluster=*/int64_t(1), rowShared,
+        /*fragmentsAhead=*/int64_t(0));
     if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
       found.push_back({tuningDistance(tuning, anchor), tuning});
   };
@@ -1852,7 +1870,7 @@ enumerateColumnTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
               ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
               ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, v,
               CopyEngine::sync, int64_t(1), cluster,
-              /*rowShared=*/int64_t(0));
+              /*rowShared=*/int64_t(0), /*fragmentsAhead=*/int64_t(0));
           if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
             continue;
           found.push_back({tuningDistance(tuning, anchor), tuning});
@@ -1899,7 +1917,7 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
               ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, anchor.getShared(),
               ArrayRef<int64_t>{}, padding, Swizzle::none, vector,
               CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1),
-              /*rowShared=*/int64_t(0));
+              /*rowShared=*/int64_t(0), /*fragmentsAhead=*/int64_t(0));
           if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
             found.push_back({tuningDistance(tuning, anchor), tuning});
         }
@@ -1929,7 +1947,7 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
       ArrayRef<int64_t>(none), ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
       ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, int64_t(1),
       CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1),
-      /*rowShared=*/int64_t(0));
+      /*rowShared=*/int64_t(0), /*fragmentsAhead=*/int64_t(0));
   if (plain && succeeded(checkLowerable(kernel, plain, emitError)))
     llvm::append_range(result,
                        enumerateTunings(kernel, target, plain, limit / 4));
@@ -1968,7 +1986,7 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
         ArrayRef<int64_t>(tiles->inner), ArrayRef<int64_t>{},
         ArrayRef<int64_t>{bk}, anchor.getShared(), anchor.getRegisters(),
         padding, swizzle, vector, copy, stages, /*cluster=*/int64_t(1),
-        /*rowShared=*/int64_t(0));
+        /*rowShared=*/int64_t(0), /*fragmentsAhead=*/int64_t(0));
     if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
       found.push_back({tuningDistance(tuning, anchor), tuning});
   };
@@ -2082,7 +2100,7 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
         ArrayRef<int64_t>(t), anchor.getReduction(), anchor.getShared(),
         anchor.getRegisters(), anchor.getPadding(), anchor.getSwizzle(), vector,
         anchor.getCopy(), anchor.getPipeline(), /*cluster=*/int64_t(1),
-        /*rowShared=*/int64_t(0));
+        /*rowShared=*/int64_t(0), anchor.getFragmentsAhead());
     if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
       return;
     found.push_back({tuningDistance(tuning, anchor), tuning});
@@ -2113,21 +2131,23 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
                               cast<linalg::LinalgOp>(kernel.getAnchorOp())
                                   .getStaticLoopRanges())
           : 0;
+  // With or without the fragments of the next K step loaded ahead.
   if (isSharedGemm(anchor) && anchor.getCopy() == CopyEngine::cp_async)
     for (int64_t bk : {8, 16, 32})
-      for (int64_t stages = 2; stages <= 4 && bk <= extentK; ++stages) {
-        TuningAttr tuning = TuningAttr::getChecked(
-            function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-            anchor.getThreads(), anchor.getBlock(), anchor.getWarp(),
-            anchor.getThread(), ArrayRef<int64_t>{bk}, anchor.getShared(),
-            anchor.getRegisters(), anchor.getPadding(), anchor.getSwizzle(),
-            anchor.getVector(), anchor.getCopy(), stages,
-            /*cluster=*/int64_t(1),
-            /*rowShared=*/int64_t(0));
-        if (tuning && tuning != anchor &&
-            succeeded(checkLowerable(kernel, tuning, emitError)))
-          found.push_back({tuningDistance(tuning, anchor), tuning});
-      }
+      for (int64_t stages = 2; stages <= 4 && bk <= extentK; ++stages)
+        for (int64_t ahead : {0, 1}) {
+          TuningAttr tuning = TuningAttr::getChecked(
+              function_ref<InFlightDiagnostic()>(emitError),
+              kernel.getContext(), anchor.getThreads(), anchor.getBlock(),
+              anchor.getWarp(), anchor.getThread(), ArrayRef<int64_t>{bk},
+              anchor.getShared(), anchor.getRegisters(), anchor.getPadding(),
+              anchor.getSwizzle(), anchor.getVector(), anchor.getCopy(), stages,
+              /*cluster=*/int64_t(1), /*rowShared=*/int64_t(0),
+              /*fragmentsAhead=*/ahead);
+          if (tuning && tuning != anchor &&
+              succeeded(checkLowerable(kernel, tuning, emitError)))
+            found.push_back({tuningDistance(tuning, anchor), tuning});
+        }
   return closestFirst(found, anchor, limit);
 }
 
@@ -2161,5 +2181,7 @@ double mlir::egg::tuningDistance(TuningAttr a, TuningAttr b) {
          // Row steps in shared memory: half a step each, so that the
          // neighbours of a tuning try a few of them before other changes.
          0.5 * double(std::abs(a.getRowShared() - b.getRowShared())) +
+         // Fragments ahead or not: half a step, as a copy engine.
+         0.5 * double(std::abs(a.getFragmentsAhead() - b.getFragmentsAhead())) +
          (a.getCopy() != b.getCopy() ? 0.5 : 0);
 }

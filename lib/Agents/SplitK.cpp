@@ -196,7 +196,7 @@ static TuningAttr withLists(TuningAttr t, ArrayRef<int64_t> block,
                          t.getReduction(), t.getShared(), t.getRegisters(),
                          t.getPadding(), t.getSwizzle(), t.getVector(),
                          t.getCopy(), t.getPipeline(), /*cluster=*/int64_t(1),
-                         /*rowShared=*/int64_t(0));
+                         /*rowShared=*/int64_t(0), t.getFragmentsAhead());
 }
 
 TuningAttr mlir::egg::partialTuning(TuningAttr tuning) {

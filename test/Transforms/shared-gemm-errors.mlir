@@ -926,3 +926,56 @@ func.func @deep_cp_async(%a: tensor<256x2048xbf16>, %b: tensor<2048x256xbf16>) -
   return %r : tensor<256x256xf32>
 }
 }
+// -----
+
+// Fragments a K step ahead: the next K tile has to be in flight.
+func.func @ahead_one_stage(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{fragments_ahead = 1 needs pipeline >= 2: the next K tile must be in flight}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, fragments_ahead = 1>} {
+  ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x64xf32>, tensor<64x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+// ... and its K tile, unrolled whole, stays at 2048 multiply-adds.
+func.func @ahead_too_long(%a: tensor<128x128xf32>, %b: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  // expected-error @+1 {{fragments_ahead = 1 unrolls the K tile: 8x8 values over a K step of 64 are more than 2048 multiply-adds}}
+  %r = egg.kernel @k ins(%a, %b : tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [64], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2, fragments_ahead = 1>} {
+  ^bb0(%x: tensor<128x128xf32>, %y: tensor<128x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<128x128xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+    %m = linalg.matmul ins(%x, %y : tensor<128x128xf32>, tensor<128x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+    egg.yield %m : tensor<128x128xf32>
+  }
+  return %r : tensor<128x128xf32>
+}
+// -----
+
+// Only FMA products through shared memory load fragments.
+func.func @ahead_elementwise(%a: tensor<1024xf32>) -> tensor<1024xf32> {
+  // expected-error @+1 {{fragments_ahead = 1 is for FMA products through shared memory (a `thread` tile and shared = [0, 1]) only}}
+  %r = egg.kernel @k ins(%a : tensor<1024xf32>) -> tensor<1024xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [256], block = [1024], thread = [4], vector = 4, fragments_ahead = 1>} {
+  ^bb0(%x: tensor<1024xf32>):
+    %e = tensor.empty() : tensor<1024xf32>
+    %m = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+    ^bb1(%p: f32, %o: f32):
+      %s = arith.addf %p, %p : f32
+      linalg.yield %s : f32
+    } -> tensor<1024xf32>
+    egg.yield %m : tensor<1024xf32>
+  }
+  return %r : tensor<1024xf32>
+}

@@ -34,7 +34,11 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
     c = #egg.tuning<threads = [64], block = [64], padding = 0, swizzle = none, vector = 1, copy = sync, pipeline = 1, cluster = 1>,
     // Rows shared by the blocks of a cluster.
     // CHECK-SAME: d = #egg.tuning<threads = [8, 64], block = [32], vector = 4, cluster = 4>
-    d = #egg.tuning<cluster = 4, threads = [8, 64], block = [32], vector = 4>
+    d = #egg.tuning<cluster = 4, threads = [8, 64], block = [32], vector = 4>,
+    // CHECK-SAME: e = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2, fragments_ahead = 1>
+    e = #egg.tuning<fragments_ahead = 1, threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2>,
+    // CHECK-SAME: f = #egg.tuning<threads = [64], block = [64]>
+    f = #egg.tuning<threads = [64], block = [64], fragments_ahead = 0>
   } {
     return
   }

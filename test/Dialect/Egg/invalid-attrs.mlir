@@ -152,7 +152,7 @@ func.func @f() attributes {x = #egg.tuning<threads = [48], block = [64], warp = 
 
 // -----
 
-// expected-error @+1 {{unknown tuning key 'tile'; expected threads, block, warp, thread, reduction, shared, registers, padding, swizzle, vector, copy, pipeline, cluster or row_shared}}
+// expected-error @+1 {{unknown tuning key 'tile'; expected threads, block, warp, thread, reduction, shared, registers, padding, swizzle, vector, copy, pipeline, cluster, row_shared or fragments_ahead}}
 func.func @f() attributes {x = #egg.tuning<threads = [64], tile = [64]>}
 
 // -----
@@ -190,3 +190,8 @@ func.func @f() attributes {x = #egg.tuning<threads = [8, 64], block = [32], vect
 
 // expected-error @+1 {{row_shared must be non-negative, got -1}}
 func.func @f() attributes {x = #egg.tuning<threads = [1024], block = [1, 1, 0], vector = 4, row_shared = -1>}
+
+// -----
+
+// expected-error @+1 {{fragments_ahead must be 0 or 1, got 2}}
+func.func @f() attributes {x = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [16], shared = [0, 1], copy = cp_async, pipeline = 2, fragments_ahead = 2>}

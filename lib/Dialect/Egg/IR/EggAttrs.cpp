@@ -140,14 +140,13 @@ checkNestedTile(function_ref<InFlightDiagnostic()> emitError, StringRef inner,
   return success();
 }
 
-LogicalResult
-TuningAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                   ArrayRef<int64_t> threads, ArrayRef<int64_t> block,
-                   ArrayRef<int64_t> warp, ArrayRef<int64_t> thread,
-                   ArrayRef<int64_t> reduction, ArrayRef<int64_t> shared,
-                   ArrayRef<int64_t> registers, int64_t padding,
-                   Swizzle swizzle, int64_t vector, CopyEngine copy,
-                   int64_t pipeline, int64_t cluster, int64_t rowShared) {
+LogicalResult TuningAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> threads,
+    ArrayRef<int64_t> block, ArrayRef<int64_t> warp, ArrayRef<int64_t> thread,
+    ArrayRef<int64_t> reduction, ArrayRef<int64_t> shared,
+    ArrayRef<int64_t> registers, int64_t padding, Swizzle swizzle,
+    int64_t vector, CopyEngine copy, int64_t pipeline, int64_t cluster,
+    int64_t rowShared, int64_t fragmentsAhead) {
   // Mapping: CUDA block dimensions.
   if (threads.empty() || threads.size() > 3)
     return emitError() << "threads must have 1 to 3 entries, got "
@@ -245,6 +244,9 @@ TuningAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << cluster;
   if (rowShared < 0)
     return emitError() << "row_shared must be non-negative, got " << rowShared;
+  if (fragmentsAhead != 0 && fragmentsAhead != 1)
+    return emitError() << "fragments_ahead must be 0 or 1, got "
+                       << fragmentsAhead;
   return success();
 }
 
@@ -282,7 +284,8 @@ parseEnumKeyword(AsmParser &parser, EnumT &value,
 Attribute TuningAttr::parse(AsmParser &parser, Type) {
   SmallVector<int64_t> threads, block, warp, thread, reduction, shared,
       registers;
-  int64_t padding = 0, vector = 1, pipeline = 1, cluster = 1, rowShared = 0;
+  int64_t padding = 0, vector = 1, pipeline = 1, cluster = 1, rowShared = 0,
+          fragmentsAhead = 0;
   Swizzle swizzle = Swizzle::none;
   CopyEngine copy = CopyEngine::sync;
   llvm::StringSet<> seen;
@@ -318,6 +321,8 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
       return parser.parseInteger(cluster);
     if (key == "row_shared")
       return parser.parseInteger(rowShared);
+    if (key == "fragments_ahead")
+      return parser.parseInteger(fragmentsAhead);
     if (key == "swizzle")
       return parseEnumKeyword(parser, swizzle, symbolizeSwizzle);
     if (key == "copy")
@@ -325,8 +330,8 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
     return parser.emitError(loc)
            << "unknown tuning key '" << key
            << "'; expected threads, block, warp, thread, reduction, shared, "
-              "registers, padding, swizzle, vector, copy, pipeline, cluster or "
-              "row_shared";
+              "registers, padding, swizzle, vector, copy, pipeline, cluster, "
+              "row_shared or fragments_ahead";
   };
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
                                      parseEntry))
@@ -339,7 +344,7 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
   return getChecked([&]() { return parser.emitError(start); },
                     parser.getContext(), threads, block, warp, thread,
                     reduction, shared, registers, padding, swizzle, vector,
-                    copy, pipeline, cluster, rowShared);
+                    copy, pipeline, cluster, rowShared, fragmentsAhead);
 }
 
 void TuningAttr::print(AsmPrinter &printer) const {
@@ -374,5 +379,7 @@ void TuningAttr::print(AsmPrinter &printer) const {
     printer << ", cluster = " << getCluster();
   if (getRowShared() != 0)
     printer << ", row_shared = " << getRowShared();
+  if (getFragmentsAhead() != 0)
+    printer << ", fragments_ahead = " << getFragmentsAhead();
   printer << ">";
 }

@@ -85,6 +85,9 @@ struct Plan {
   /// shared-memory reads and its stores then cover contiguous 16-byte
   /// pieces instead of every other one.
   bool splitM = false, splitN = false;
+  /// FMA tiles: each K step's fragments loaded before the previous step's
+  /// FMAs, across K tiles (`fragments_ahead`).
+  bool fragmentsAhead = false;
   int64_t threadsN() const { return bn / tn; }
   /// Threads that share a warp tile: a warpgroup, a warp, or one thread.
   int64_t group() const { return wgmma ? 128 : mma ? 32 : 1; }
@@ -95,6 +98,15 @@ struct Plan {
 };
 
 } // namespace
+
+/// K steps of an FMA tile unrolled per loop body: at most 1024
+/// multiply-adds.
+static int64_t fmaUnroll(const Plan &plan) {
+  int64_t factor = plan.bk;
+  while (factor > 1 && factor * plan.tm * plan.tn > 1024)
+    factor /= 2;
+  return factor;
+}
 
 /// The largest power of two that divides every value and is at most `cap`.
 static int64_t commonPow2(ArrayRef<int64_t> values, int64_t cap) {
@@ -236,6 +248,11 @@ private:
   /// cp.async from four stages, where two tiles are still copied ahead (on
   /// the H200, 2048^3 bf16, 128x256 tiles: four stages 0.0453 ms in flight;
   /// three stages 0.0580 in flight, one tile ahead, against 0.0485 waiting).
+  /// `fragments_ahead`: FMA tiles over a pipeline, fragments loaded a step
+  /// ahead across tiles (buildPrefetchedLoop).
+  bool prefetchesFragments() const {
+    return plan.fragmentsAhead && !plan.mma && plan.stages > 1;
+  }
   bool wgmmaInFlight() const {
     return plan.wgmma && (plan.tma || plan.stages >= 4);
   }
@@ -262,6 +279,17 @@ private:
   SmallVector<Value> loadFragment(OpBuilder &b, const Operand &x, Value stage,
                                   Value kk, int64_t count, Value base);
   SmallVector<Value> compute(OpBuilder &b, Value stage, ValueRange accs);
+  /// FMA tiles: a thread's TM values of A, then its TN values of B, at
+  /// K offset `kk` of the tile in `stage`.
+  SmallVector<Value> loadFmaFragments(OpBuilder &b, Value stage, Value kk);
+  /// FMA tiles: the product's body for every (TM, TN) pair of `fragments`
+  /// (as loadFmaFragments returns them) added to `accs`.
+  SmallVector<Value> fmaStep(OpBuilder &b, ArrayRef<Value> fragments,
+                             ValueRange accs);
+  /// FMA tiles with the fragments of the next K step loaded before the
+  /// current step's FMAs, across tiles too (prefetchesFragments).
+  SmallVector<Value> buildPrefetchedLoop(OpBuilder &b, ValueRange initial,
+                                         int64_t ahead);
   SmallVector<Value> computeMma(OpBuilder &b, Value stage, ValueRange accs);
   Value loadMatrices(OpBuilder &b, const Operand &x, Value stage, Value mn0,
                      Value k0, bool isA);
@@ -645,51 +673,56 @@ SmallVector<Value> GemmBuilder::loadFragment(OpBuilder &b, const Operand &x,
   return values;
 }
 
+SmallVector<Value> GemmBuilder::loadFmaFragments(OpBuilder &b, Value stage,
+                                                 Value kk) {
+  // A thread's values along M (N), a load per run (fmaRuns).
+  SmallVector<Value> values;
+  for (bool alongM : {true, false}) {
+    auto [starts, run] = fmaRuns(b, alongM);
+    for (Value start : starts)
+      llvm::append_range(values, loadFragment(b, operands[alongM ? 0 : 1],
+                                              stage, kk, run, start));
+  }
+  return values;
+}
+
+SmallVector<Value> GemmBuilder::fmaStep(OpBuilder &b, ArrayRef<Value> fragments,
+                                        ValueRange accs) {
+  ArrayRef<Value> a = fragments.take_front(plan.tm),
+                  bv = fragments.drop_front(plan.tm);
+  Block *body = gemm.getBody();
+  Value yielded = body->getTerminator()->getOperand(0);
+  SmallVector<Value> next;
+  for (int64_t i = 0; i < plan.tm; ++i) {
+    for (int64_t j = 0; j < plan.tn; ++j) {
+      IRMapping map;
+      map.map(body->getArgument(plan.loops.lhs), a[i]);
+      map.map(body->getArgument(plan.loops.rhs), bv[j]);
+      map.map(body->getArgument(2), accs[i * plan.tn + j]);
+      for (Operation &op : body->without_terminator()) {
+        Operation *copy = b.clone(op, map);
+        // Multiply-add may become one FMA (as nvcc and cuBLAS do):
+        // `.rn` PTX arithmetic would forbid ptxas to fuse them.
+        if (auto fm = dyn_cast<arith::ArithFastMathInterface>(copy)) {
+          arith::FastMathFlags flags = arith::FastMathFlags::contract;
+          if (arith::FastMathFlagsAttr old = fm.getFastMathFlagsAttr())
+            flags = flags | old.getValue();
+          copy->setAttr(
+              fm.getFastMathAttrName(),
+              arith::FastMathFlagsAttr::get(copy->getContext(), flags));
+        }
+      }
+      next.push_back(map.lookupOrDefault(yielded));
+    }
+  }
+  return next;
+}
+
 SmallVector<Value> GemmBuilder::compute(OpBuilder &b, Value stage,
                                         ValueRange accs) {
   // Unrolled by `factor` steps of kk: the loads of one step overlap the
-  // FMAs of the previous (at most 1024 multiply-adds per loop body).
-  int64_t factor = plan.bk;
-  while (factor > 1 && factor * plan.tm * plan.tn > 1024)
-    factor /= 2;
-  // A thread's values along M (N), a load per run (fmaRuns).
-  auto fragment = [&](OpBuilder &nb, const Operand &x, Value kk, bool alongM) {
-    SmallVector<Value> values;
-    auto [starts, run] = fmaRuns(nb, alongM);
-    for (Value start : starts)
-      llvm::append_range(values, loadFragment(nb, x, stage, kk, run, start));
-    return values;
-  };
-  auto step = [&](OpBuilder &nb, Value kk, ValueRange iter) {
-    SmallVector<Value> a = fragment(nb, operands[0], kk, /*alongM=*/true);
-    SmallVector<Value> bv = fragment(nb, operands[1], kk, /*alongM=*/false);
-    Block *body = gemm.getBody();
-    Value yielded = body->getTerminator()->getOperand(0);
-    SmallVector<Value> next;
-    for (int64_t i = 0; i < plan.tm; ++i) {
-      for (int64_t j = 0; j < plan.tn; ++j) {
-        IRMapping map;
-        map.map(body->getArgument(plan.loops.lhs), a[i]);
-        map.map(body->getArgument(plan.loops.rhs), bv[j]);
-        map.map(body->getArgument(2), iter[i * plan.tn + j]);
-        for (Operation &op : body->without_terminator()) {
-          Operation *copy = nb.clone(op, map);
-          // Multiply-add may become one FMA (as nvcc and cuBLAS do):
-          // `.rn` PTX arithmetic would forbid ptxas to fuse them.
-          if (auto fm = dyn_cast<arith::ArithFastMathInterface>(copy)) {
-            arith::FastMathFlags flags = arith::FastMathFlags::contract;
-            if (arith::FastMathFlagsAttr old = fm.getFastMathFlagsAttr())
-              flags = flags | old.getValue();
-            copy->setAttr(
-                fm.getFastMathAttrName(),
-                arith::FastMathFlagsAttr::get(copy->getContext(), flags));
-          }
-        }
-        next.push_back(map.lookupOrDefault(yielded));
-      }
-    }
-    return next;
-  };
+  // FMAs of the previous.
+  int64_t factor = fmaUnroll(plan);
   auto inner = scf::ForOp::create(
       b, loc, constIndex(b, loc, 0), constIndex(b, loc, plan.bk),
       constIndex(b, loc, factor), accs,
@@ -698,7 +731,7 @@ SmallVector<Value> GemmBuilder::compute(OpBuilder &b, Value stage,
         for (int64_t u = 0; u < factor; ++u) {
           Value kk =
               arith::AddIOp::create(nb, loc, kk0, constIndex(nb, loc, u));
-          values = step(nb, kk, values);
+          values = fmaStep(nb, loadFmaFragments(nb, stage, kk), values);
         }
         scf::YieldOp::create(nb, loc, values);
       });
@@ -1568,6 +1601,8 @@ SmallVector<Value> GemmBuilder::buildMainLoop(OpBuilder &b,
       commit(b);
     }
   }
+  if (prefetchesFragments())
+    return buildPrefetchedLoop(b, initial, ahead);
   return buildLoop([&](OpBuilder &nb, Value kt, ValueRange accs, bool last) {
     SmallVector<Value> next;
     if (stages == 1) {
@@ -1620,6 +1655,65 @@ SmallVector<Value> GemmBuilder::buildMainLoop(OpBuilder &b,
   });
 }
 
+SmallVector<Value> GemmBuilder::buildPrefetchedLoop(OpBuilder &b,
+                                                    ValueRange initial,
+                                                    int64_t ahead) {
+  Value numStages = constIndex(b, loc, plan.stages);
+  auto stageOf = [&](OpBuilder &nb, Value kt) -> Value {
+    return arith::RemUIOp::create(nb, loc, kt, numStages);
+  };
+  // Tile kt has landed for every thread (at most ahead-1 groups pending,
+  // then the barrier), and tile kt+ahead goes into the stage tile kt-1
+  // used, which every thread has read into registers by now.
+  auto land = [&](OpBuilder &nb, Value kt) {
+    NVVM::CpAsyncWaitGroupOp::create(nb, loc, ahead - 1);
+    gpu::BarrierOp::create(nb, loc);
+    Value tile = arith::AddIOp::create(nb, loc, kt, constIndex(nb, loc, ahead));
+    Value inRange = arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ult,
+                                          tile, constIndex(nb, loc, numK));
+    scf::IfOp::create(nb, loc, inRange, [&](OpBuilder &ib, Location) {
+      for (const Operand &x : operands)
+        copyTile(ib, x, tile, stageOf(ib, tile));
+      scf::YieldOp::create(ib, loc);
+    });
+    NVVM::CpAsyncCommitGroupOp::create(nb, loc);
+  };
+  Value zero = constIndex(b, loc, 0);
+  land(b, zero);
+  SmallVector<Value> init(initial);
+  size_t numAccs = init.size();
+  llvm::append_range(init, loadFmaFragments(b, zero, zero));
+  // The fragments of step kk+1 (of the next tile after the last step) are
+  // loaded before step kk's FMAs: the barrier before the next tile no
+  // longer leaves every warp of the block waiting on shared memory at
+  // once. After the last tile the loads read a stage's stale values,
+  // which nothing uses.
+  auto loop = scf::ForOp::create(
+      b, loc, zero, constIndex(b, loc, numK), constIndex(b, loc, 1), init,
+      [&](OpBuilder &nb, Location, Value kt, ValueRange iter) {
+        Value stage = stageOf(nb, kt);
+        SmallVector<Value> accs(iter.take_front(numAccs));
+        SmallVector<Value> current(iter.drop_front(numAccs));
+        for (int64_t kk = 0; kk < plan.bk; ++kk) {
+          SmallVector<Value> next;
+          if (kk + 1 < plan.bk) {
+            next = loadFmaFragments(nb, stage, constIndex(nb, loc, kk + 1));
+          } else {
+            Value following =
+                arith::AddIOp::create(nb, loc, kt, constIndex(nb, loc, 1));
+            land(nb, following);
+            next = loadFmaFragments(nb, stageOf(nb, following),
+                                    constIndex(nb, loc, 0));
+          }
+          accs = fmaStep(nb, current, accs);
+          current = std::move(next);
+        }
+        llvm::append_range(accs, current);
+        scf::YieldOp::create(nb, loc, accs);
+      });
+  return SmallVector<Value>(loop.getResults().take_front(numAccs));
+}
+
 /// Reads the plan from a kernel function's tuning and the product's loops.
 static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   std::string why;
@@ -1657,6 +1751,7 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   plan.async = tuning.getCopy() == CopyEngine::cp_async;
   plan.tma = tuning.getCopy() == CopyEngine::tma;
   plan.cluster = tuning.getCluster();
+  plan.fragmentsAhead = tuning.getFragmentsAhead() != 0;
   if (!plan.mma) {
     auto bytesOf = [&](unsigned which) {
       return (getElementTypeOrSelf(gemm.getDpsInputOperand(which)->get())
@@ -1680,6 +1775,9 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   if (plan.tma && (!plan.wgmma || plan.stages < 2))
     return gemm.emitOpError("copy = tma needs warpgroup MMA and two stages "
                             "or more");
+  if (plan.fragmentsAhead && (plan.mma || plan.stages < 2 || !plan.async))
+    return gemm.emitOpError("fragments_ahead = 1 needs FMA thread tiles over "
+                            "cp.async copies in two stages or more");
   if (plan.cluster != 1) {
     // checkLowerable's conditions the copies rely on (A's rows are halved).
     AffineMap lhsMap =

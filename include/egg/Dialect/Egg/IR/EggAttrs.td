@@ -177,6 +177,10 @@ def Egg_TuningAttr : Egg_Attr<"Tuning", "tuning"> {
       rows are held across its ops, the last `row_shared` row steps of each
       thread's part of a held row live in shared memory instead of
       registers, so that more blocks fit an SM (0: all in registers).
+    * `fragments_ahead`: with FMA thread tiles over a pipeline (`pipeline`
+      >= 2), 1 loads each K step's A and B values before the previous
+      step's multiply-adds, across K tiles too, the K tile one unrolled
+      loop body (0: each step loads its own values).
 
     ```mlir
     #egg.tuning<threads = [128], block = [128, 128], warp = [64, 64],
@@ -200,7 +204,8 @@ def Egg_TuningAttr : Egg_Attr<"Tuning", "tuning"> {
                            "::mlir::egg::CopyEngine::sync">:$copy,
     DefaultValuedParameter<"int64_t", "1">:$pipeline,
     DefaultValuedParameter<"int64_t", "1">:$cluster,
-    DefaultValuedParameter<"int64_t", "0">:$rowShared
+    DefaultValuedParameter<"int64_t", "0">:$rowShared,
+    DefaultValuedParameter<"int64_t", "0">:$fragmentsAhead
   );
   // Keyword list in any order; printed in declaration order with defaults
   // elided (see EggAttrs.cpp).
