@@ -525,58 +525,54 @@ int main() {
     printf("  %-40s %.4f ms  %5.1f%% of the copy\n", name, ms,
            100 * copyMs / ms);
   };
+  // Time a variant, then run it once more and check its means.
+  auto measure = [&](const char *name, auto go) {
+    report(name, timeIt(go));
+    go();
+    check(name);
+  };
 #define WHOLE(TX, R, V, U)                                                     \
   {                                                                            \
-    const char *name = "whole [" #TX "," #R "] V=" #V " U=" #U;              \
+    const char *name = "whole [" #TX "," #R "] V=" #V " U=" #U;                \
     auto go = [&] {                                                            \
       whole<TX, R, V, U><<<kCols / (TX * V), dim3(TX, R)>>>(x, y);             \
     };                                                                         \
-    report(name, timeIt(go));                                                  \
-    go();                                                                      \
-    check(name);                                                               \
+    measure(name, go);                                                         \
   }
 #define HINTED(TX, R, U, H)                                                    \
   {                                                                            \
-    const char *name = "whole, L2 hint " #H " [" #TX "," #R "] U=" #U;        \
+    const char *name = "whole, L2 hint " #H " [" #TX "," #R "] U=" #U;         \
     auto go = [&] {                                                            \
       whole<TX, R, 4, U, H><<<kCols / (TX * 4), dim3(TX, R)>>>(x, y);          \
     };                                                                         \
-    report(name, timeIt(go));                                                  \
-    go();                                                                      \
-    check(name);                                                               \
+    measure(name, go);                                                         \
   }
 #define SPLIT(TX, R, V, U, S)                                                  \
   {                                                                            \
-    const char *name = "split [" #TX "," #R "] V=" #V " U=" #U " S=" #S;     \
+    const char *name = "split [" #TX "," #R "] V=" #V " U=" #U " S=" #S;       \
     auto go = [&] {                                                            \
       splitPartial<TX, R, V, U>                                                \
           <<<dim3(kCols / (TX * V), 1, S), dim3(TX, R)>>>(x, ws);              \
       splitSum<<<kCols / 256, 256>>>(ws, y, S);                                \
     };                                                                         \
-    report(name, timeIt(go));                                                  \
-    go();                                                                      \
-    check(name);                                                               \
+    measure(name, go);                                                         \
   }
 #define LAST(TX, R, V, U, S)                                                   \
   {                                                                            \
-    const char *name = "last block [" #TX "," #R "] V=" #V " U=" #U " S=" #S; \
+    const char *name = "last block [" #TX "," #R "] V=" #V " U=" #U " S=" #S;  \
     auto go = [&] {                                                            \
       lastBlock<TX, R, V, U>                                                   \
           <<<dim3(kCols / (TX * V), 1, S), dim3(TX, R)>>>(x, ws, counters, y); \
     };                                                                         \
-    report(name, timeIt(go));                                                  \
-    go();                                                                      \
-    check(name);                                                               \
+    measure(name, go);                                                         \
   }
 #define PIPE(TX, R, U)                                                         \
   {                                                                            \
-    const char *name = "whole, next rows in flight [" #TX "," #R "] U=" #U;   \
+    const char *name = "whole, next rows in flight [" #TX "," #R "] U=" #U;    \
     auto go = [&] {                                                            \
       wholePipelined<TX, R, 4, U><<<kCols / (TX * 4), dim3(TX, R)>>>(x, y);    \
     };                                                                         \
-    report(name, timeIt(go));                                                  \
-    go();                                                                      \
-    check(name);                                                               \
+    measure(name, go);                                                         \
   }
 #define TMA(TC, BR, ST, S, PROMO)                                              \
   {                                                                            \
@@ -590,9 +586,7 @@ int main() {
     auto go = [&] {                                                            \
       kernel<<<dim3(kCols / TC, 1, S), 256, bytes>>>(map, ws, counters, y);    \
     };                                                                         \
-    report(name, timeIt(go));                                                  \
-    go();                                                                      \
-    check(name);                                                               \
+    measure(name, go);                                                         \
   }
 #define BALANCED(TX, R, U, CHUNK, BLOCKS)                                      \
   {                                                                            \
@@ -604,9 +598,7 @@ int main() {
       balanced<TX, R, 4, U>                                                    \
           <<<BLOCKS, dim3(TX, R)>>>(x, ws, counters, y, CHUNK);                \
     };                                                                         \
-    report(name, timeIt(go));                                                  \
-    go();                                                                      \
-    check(name);                                                               \
+    measure(name, go);                                                         \
   }
   BALANCED(8, 64, 16, 1024, sms * 2)
   BALANCED(8, 64, 16, 1024, sms)

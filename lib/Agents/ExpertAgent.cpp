@@ -767,7 +767,7 @@ private:
             // to 5%; smaller tiles not measured).
             int64_t ahead = convolution && !mapping.thread.empty() &&
                                     copy.stages >= 2 && tm * tn >= 64 &&
-                                    tm * tn * copy.bk <= 2048
+                                    tm * tn * copy.bk <= kFragmentsAheadFmas
                                 ? 1
                                 : 0;
             FailureOr<TuningAttr> found = failure();

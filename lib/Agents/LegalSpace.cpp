@@ -1435,10 +1435,11 @@ checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     if (tuning.getPipeline() < 2)
       return emitError() << "fragments_ahead = 1 needs pipeline >= 2: the "
                             "next K tile must be in flight";
-    if (mulSat(mulSat(tm, tn), bk) > 2048)
+    if (mulSat(mulSat(tm, tn), bk) > kFragmentsAheadFmas)
       return emitError() << "fragments_ahead = 1 unrolls the K tile: " << tm
                          << "x" << tn << " values over a K step of " << bk
-                         << " are more than 2048 multiply-adds";
+                         << " are more than " << kFragmentsAheadFmas
+                         << " multiply-adds";
   }
   Type lhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->lhs)->get());
   Type rhs = getElementTypeOrSelf(op.getDpsInputOperand(gemm->rhs)->get());

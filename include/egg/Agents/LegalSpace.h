@@ -233,6 +233,10 @@ inline constexpr int64_t kWgmmaSwizzleAtom = 1024;
 /// reduction): no thread-level tiling, no per-thread temporaries.
 bool lowersBlockOpsWhole(StructureAttr structure, TuningAttr tuning);
 
+/// `fragments_ahead = 1` unrolls an FMA tile's whole K tile: at most this
+/// many multiply-adds per thread (TM x TN x BK).
+inline constexpr int64_t kFragmentsAheadFmas = 2048;
+
 /// Static shared memory a launch may declare without opting in to more
 /// (CUDA's limit; beyond it, dynamic shared memory).
 inline constexpr int64_t kStaticSharedLimit = 48 * 1024;

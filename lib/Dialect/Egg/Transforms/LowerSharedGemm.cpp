@@ -248,11 +248,6 @@ private:
   /// cp.async from four stages, where two tiles are still copied ahead (on
   /// the H200, 2048^3 bf16, 128x256 tiles: four stages 0.0453 ms in flight;
   /// three stages 0.0580 in flight, one tile ahead, against 0.0485 waiting).
-  /// `fragments_ahead`: FMA tiles over a pipeline, fragments loaded a step
-  /// ahead across tiles (buildPrefetchedLoop).
-  bool prefetchesFragments() const {
-    return plan.fragmentsAhead && !plan.mma && plan.stages > 1;
-  }
   bool wgmmaInFlight() const {
     return plan.wgmma && (plan.tma || plan.stages >= 4);
   }
@@ -287,7 +282,7 @@ private:
   SmallVector<Value> fmaStep(OpBuilder &b, ArrayRef<Value> fragments,
                              ValueRange accs);
   /// FMA tiles with the fragments of the next K step loaded before the
-  /// current step's FMAs, across tiles too (prefetchesFragments).
+  /// current step's FMAs, across tiles too (`fragments_ahead`).
   SmallVector<Value> buildPrefetchedLoop(OpBuilder &b, ValueRange initial,
                                          int64_t ahead);
   SmallVector<Value> computeMma(OpBuilder &b, Value stage, ValueRange accs);
@@ -1601,7 +1596,8 @@ SmallVector<Value> GemmBuilder::buildMainLoop(OpBuilder &b,
       commit(b);
     }
   }
-  if (prefetchesFragments())
+  // (readPlan: FMA tiles over cp.async in two stages or more.)
+  if (plan.fragmentsAhead)
     return buildPrefetchedLoop(b, initial, ahead);
   return buildLoop([&](OpBuilder &nb, Value kt, ValueRange accs, bool last) {
     SmallVector<Value> next;
