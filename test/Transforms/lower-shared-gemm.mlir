@@ -27,11 +27,34 @@
 // CHECK: scf.if
 // CHECK: nvgpu.device_async_copy
 // CHECK: nvvm.cp.async.commit.group
-// CHECK: scf.for
-// CHECK: vector.load %[[A]]{{.*}} {alignment = 16 : i64} : memref<2x16x36xf32, #gpu.address_space<workgroup>>, vector<4xf32>
-// CHECK: vector.load %[[B]]
-// CHECK: arith.mulf {{.*}} fastmath<contract>
-// CHECK: arith.addf {{.*}} fastmath<contract>
+// CHECK: scf.for {{.*}} iter_args(%[[C00:[^ ]*]] = {{[^,]*}}, %[[C01:[^ ]*]] = {{[^,]*}}, %[[C02:[^ ]*]] = {{[^,]*}}, %[[C03:[^ ]*]] = {{[^,]*}}, %[[C10:[^ ]*]] = {{[^,]*}}, %[[C11:[^ ]*]] = {{[^,]*}}, %[[C12:[^ ]*]] = {{[^,]*}}, %[[C13:[^ ]*]] =
+// CHECK: %[[AV:.*]] = vector.load %[[A]]{{.*}} {alignment = 16 : i64} : memref<2x16x36xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-NEXT: %[[A0:.*]] = vector.extract %[[AV]][0]
+// CHECK-NEXT: %[[A1:.*]] = vector.extract %[[AV]][1]
+// CHECK: %[[BV:.*]] = vector.load %[[B]]
+// CHECK-NEXT: %[[B0:.*]] = vector.extract %[[BV]][0]
+// CHECK-NEXT: %[[B1:.*]] = vector.extract %[[BV]][1]
+// CHECK-NEXT: %[[B2:.*]] = vector.extract %[[BV]][2]
+// CHECK-NEXT: %[[B3:.*]] = vector.extract %[[BV]][3]
+// The thread's 4x4 products in serpentine order: row 0 left to right, row 1
+// right to left, so that each multiply-add shares an operand with the one
+// before it (ptxas's operand reuse cache).
+// CHECK-NEXT: %[[P00:.*]] = arith.mulf %[[A0]], %[[B0]] fastmath<contract>
+// CHECK-NEXT: arith.addf %[[C00]], %[[P00]] fastmath<contract>
+// CHECK-NEXT: %[[P01:.*]] = arith.mulf %[[A0]], %[[B1]] fastmath<contract>
+// CHECK-NEXT: arith.addf %[[C01]], %[[P01]]
+// CHECK-NEXT: %[[P02:.*]] = arith.mulf %[[A0]], %[[B2]]
+// CHECK-NEXT: arith.addf %[[C02]], %[[P02]]
+// CHECK-NEXT: %[[P03:.*]] = arith.mulf %[[A0]], %[[B3]]
+// CHECK-NEXT: arith.addf %[[C03]], %[[P03]]
+// CHECK-NEXT: %[[P13:.*]] = arith.mulf %[[A1]], %[[B3]]
+// CHECK-NEXT: arith.addf %[[C13]], %[[P13]]
+// CHECK-NEXT: %[[P12:.*]] = arith.mulf %[[A1]], %[[B2]]
+// CHECK-NEXT: arith.addf %[[C12]], %[[P12]]
+// CHECK-NEXT: %[[P11:.*]] = arith.mulf %[[A1]], %[[B1]]
+// CHECK-NEXT: arith.addf %[[C11]], %[[P11]]
+// CHECK-NEXT: %[[P10:.*]] = arith.mulf %[[A1]], %[[B0]]
+// CHECK-NEXT: arith.addf %[[C10]], %[[P10]]
 // CHECK: arith.maximumf
 // CHECK: vector.store {{.*}} {alignment = 16 : i64} : memref<32x32xf32, strided<[64, 1], offset: ?>>, vector<4xf32>
 // CHECK-NOT: linalg.generic
