@@ -14,9 +14,11 @@ func.func @elementwise(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
 // -----
 
 // GEMM through shared memory: a 128x128 output tile per block, 8x8 per
-// thread, cp.async with two stages (three would exceed 48 KB).
+// thread, cp.async with two stages; B is copied in 16-byte pieces along N,
+// so the K steps are 32 deep and loaded a step ahead (68 KB of dynamic
+// shared memory).
 // CHECK-LABEL: func.func @gemm
-// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2>
+// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [32], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2, fragments_ahead = 1>
 func.func @gemm(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<2048x512xf32>, tensor<512x2048xf32>) outs(%c : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   return %r : tensor<2048x2048xf32>
@@ -27,7 +29,8 @@ func.func @gemm(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<2
 // FMA tiles smaller than 128x128 only where they lower the busiest SM's
 // work: 3000 x 1000 outputs are 192 tiles of 128x128 (two on some SMs) or
 // 376 of 64x128 (at most three), which keep 8x8 per thread in 128 threads
-// and two stages.
+// and two stages of 16-deep K steps (32-deep ones loaded ahead are for
+// 128x128 tiles only).
 // CHECK-LABEL: func.func @gemm_uneven_waves
 // CHECK: tuning = #egg.tuning<threads = [16, 8], block = [64, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2>
 func.func @gemm_uneven_waves(%a: tensor<3000x1024xf32>, %b: tensor<1024x1000xf32>, %c: tensor<3000x1000xf32>) -> tensor<3000x1000xf32> {
@@ -40,7 +43,7 @@ func.func @gemm_uneven_waves(%a: tensor<3000x1024xf32>, %b: tensor<1024x1000xf32
 // 128 tiles of 128x128 for 132 SMs: the few idle SMs do not call for
 // 128x64 tiles, two on most SMs.
 // CHECK-LABEL: func.func @gemm_most_sms
-// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2>
+// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [32], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2, fragments_ahead = 1>
 func.func @gemm_most_sms(%a: tensor<1024x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<1024x2048xf32>) -> tensor<1024x2048xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<1024x512xf32>, tensor<512x2048xf32>) outs(%c : tensor<1024x2048xf32>) -> tensor<1024x2048xf32>
   return %r : tensor<1024x2048xf32>
