@@ -768,9 +768,8 @@ private:
         // operands transposed element by element, session 33: linear_relu_f32
         // and matmul_bt_f32 3% slower, linear_odd_relu_f32 12%, conv3x3_f32
         // 11%).
-        if (fma && !convolution && bm == 128 && bn == 128 && tm * tn >= 64 &&
-            (lhsAlongMN || rhsAlongMN) && extentK % 32 == 0 &&
-            tm * tn * 32 <= kFragmentsAheadFmas)
+        if (fma && !convolution && bm == 128 && bn == 128 &&
+            (lhsAlongMN || rhsAlongMN) && extentK % 32 == 0)
           fmaCopies.insert(fmaCopies.begin(),
                            Copy{CopyEngine::cp_async, 2, 32, true});
         const Mapping mappings[] = {
@@ -780,9 +779,10 @@ private:
           if (mapping.warp.empty() && mapping.thread.empty())
             continue; // The owners' tiles do not split the loops.
           for (const Copy &copy : mapping.copies) {
-            // FMA tiles stay within 48 KB of static shared memory: deeper
-            // pipelines in dynamic memory are legal, and egg-tune measures
-            // them, but none has been measured better yet.
+            // FMA tiles stay within 48 KB of static shared memory, except
+            // the 32-deep steps loaded ahead above: other deeper pipelines
+            // in dynamic memory are legal, and egg-tune measures them, but
+            // none has been measured better yet.
             if (!mapping.thread.empty() && !copy.deepAhead &&
                 sharedGemmBytes(bm, bn, copy.bk, padding, copy.stages, lhsType,
                                 rhsType, false, false) > kStaticSharedLimit)
