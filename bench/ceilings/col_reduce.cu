@@ -15,11 +15,19 @@
 //              block, combined over S slices by the last block;
 //   balanced:  every SM busy: the tiles' row chunks dealt out evenly to a
 //              grid of 1-4 blocks per SM, partials added by atomics, the
-//              block that completes a tile writes its means.
+//              block that completes a tile writes its means;
+//   rows:      whole 8 KB rows per block (a copy's access pattern), row
+//              chunks or interleaved rows, 16-byte vector atomics into a
+//              workspace, the last block writes the means; also the fold
+//              alone, and clusters that add their blocks' partials through
+//              distributed shared memory before the atomics;
+//   in step:   whole, with a cluster's neighbouring column tiles kept on
+//              the same rows by a split cluster barrier per batch.
 // CUDA events, a read flush of 120 MB before every run, median of 40; each
 // kernel's means checked against a float64 host mean.
 // Build and run: bench/ceilings.sh col_reduce
 #include <cuda.h>
+#include <cooperative_groups.h>
 #include <cuda_bf16.h>
 
 #include "probe.h"
@@ -385,6 +393,227 @@ __global__ void __launch_bounds__(TX *R)
   }
 }
 
+// Whole rows (session 35): a block of 512 * G threads reads whole 8 KB rows
+// (thread x owns 8 columns, one 16-byte load per row), so a block's reads are
+// as contiguous as a copy's; G row groups interleave within the block. The
+// block folds either a contiguous chunk of rows (INTERLEAVE false) or rows
+// b, b + B, ... (B blocks), adds its 4096 column partials into an f32
+// workspace with 16-byte vector atomics (sm_90), and the last block to
+// arrive writes the means and zeroes the workspace and counter again.
+template <int G, int U, bool INTERLEAVE>
+__global__ void __launch_bounds__(512 * G)
+    wholeRows(const __nv_bfloat16 *x, float *ws, unsigned *counter,
+              __nv_bfloat16 *y) {
+  __shared__ bool amLast;
+  int tx = threadIdx.x % 512, g = threadIdx.x / 512, col = tx * 8;
+  int first, end, step;
+  if (INTERLEAVE) {
+    first = blockIdx.x * G + g;
+    end = kRows;
+    step = gridDim.x * G;
+  } else {
+    first = int((long long)blockIdx.x * kRows / gridDim.x) + g;
+    end = int((long long)(blockIdx.x + 1) * kRows / gridDim.x);
+    step = G;
+  }
+  float acc[8] = {};
+  int r = first;
+  for (; r + (U - 1) * step < end; r += U * step) {
+    float v[U][8];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      loadV<8>(x + size_t(r + u * step) * kCols + col, v[u]);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        acc[e] += v[u][e];
+  }
+  for (; r < end; r += step) {
+    float v[8];
+    loadV<8>(x + size_t(r) * kCols + col, v);
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      acc[e] += v[e];
+  }
+  if constexpr (G > 1) {
+    __shared__ float buf[G - 1][512 * 8];
+    if (g > 0)
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        buf[g - 1][e * 512 + tx] = acc[e];
+    __syncthreads();
+    if (g == 0)
+      for (int h = 0; h < G - 1; ++h)
+#pragma unroll
+        for (int e = 0; e < 8; ++e)
+          acc[e] += buf[h][e * 512 + tx];
+  }
+  if (g == 0) {
+    atomicAdd(reinterpret_cast<float4 *>(ws + col),
+              make_float4(acc[0], acc[1], acc[2], acc[3]));
+    atomicAdd(reinterpret_cast<float4 *>(ws + col + 4),
+              make_float4(acc[4], acc[5], acc[6], acc[7]));
+    __threadfence();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned old = atomicAdd(counter, 1u);
+    amLast = old == gridDim.x - 1;
+    if (amLast)
+      *counter = 0;
+    __threadfence();
+  }
+  __syncthreads();
+  if (!amLast)
+    return;
+  for (int c = threadIdx.x * 4; c < kCols; c += blockDim.x * 4) {
+    float4 s = __ldcg(reinterpret_cast<const float4 *>(ws + c));
+    *reinterpret_cast<float4 *>(ws + c) = make_float4(0, 0, 0, 0);
+    float t[4] = {s.x, s.y, s.z, s.w};
+    storeMeans<4>(y, c, t);
+  }
+}
+
+// wholeRows' fold alone (no combine: each block stores its partials to its
+// own workspace row; the means are not written): what streaming whole rows
+// costs before any combining, in row chunks or interleaved rows.
+template <int U, bool INTERLEAVE = false>
+__global__ void __launch_bounds__(512)
+    wholeRowsFoldOnly(const __nv_bfloat16 *x, float *ws) {
+  int col = threadIdx.x * 8;
+  int r = int((long long)blockIdx.x * kRows / gridDim.x);
+  int end = int((long long)(blockIdx.x + 1) * kRows / gridDim.x);
+  int step = 1;
+  if (INTERLEAVE)
+    r = blockIdx.x, end = kRows, step = gridDim.x;
+  float acc[8] = {};
+  for (; r + (U - 1) * step < end; r += U * step) {
+    float v[U][8];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      loadV<8>(x + size_t(r + u * step) * kCols + col, v[u]);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        acc[e] += v[u][e];
+  }
+  for (; r < end; r += step) {
+    float v[8];
+    loadV<8>(x + size_t(r) * kCols + col, v);
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      acc[e] += v[e];
+  }
+  float4 *out = reinterpret_cast<float4 *>(ws + size_t(blockIdx.x) * kCols + col);
+  out[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+  out[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+}
+
+// Whole rows in clusters of C blocks: each block folds its row chunk into
+// shared memory, the cluster's blocks add each other's partials through
+// distributed shared memory (block k adds columns k/C of the row), and only
+// one partial per cluster goes to the workspace by vector atomics; the last
+// block writes the means.
+template <int C, int U>
+__global__ void __launch_bounds__(512)
+    wholeRowsCluster(const __nv_bfloat16 *x, float *ws, unsigned *counter,
+                     __nv_bfloat16 *y) {
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  __shared__ float part[kCols];
+  __shared__ bool amLast;
+  int col = threadIdx.x * 8;
+  int r = int((long long)blockIdx.x * kRows / gridDim.x);
+  int end = int((long long)(blockIdx.x + 1) * kRows / gridDim.x);
+  float acc[8] = {};
+  for (; r + U - 1 < end; r += U) {
+    float v[U][8];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      loadV<8>(x + size_t(r + u) * kCols + col, v[u]);
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        acc[e] += v[u][e];
+  }
+  for (; r < end; ++r) {
+    float v[8];
+    loadV<8>(x + size_t(r) * kCols + col, v);
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      acc[e] += v[e];
+  }
+  reinterpret_cast<float4 *>(part)[threadIdx.x * 2] =
+      make_float4(acc[0], acc[1], acc[2], acc[3]);
+  reinterpret_cast<float4 *>(part)[threadIdx.x * 2 + 1] =
+      make_float4(acc[4], acc[5], acc[6], acc[7]);
+  cluster.sync();
+  // This block's share: kCols / C columns, 4 per thread per step.
+  int rank = cluster.block_rank(), share = kCols / C;
+  for (int c = rank * share + threadIdx.x * 4; c < (rank + 1) * share;
+       c += 512 * 4) {
+    float4 t = make_float4(0, 0, 0, 0);
+#pragma unroll
+    for (int k = 0; k < C; ++k) {
+      float4 q = *reinterpret_cast<float4 *>(cluster.map_shared_rank(part, k) + c);
+      t.x += q.x, t.y += q.y, t.z += q.z, t.w += q.w;
+    }
+    atomicAdd(reinterpret_cast<float4 *>(ws + c), t);
+  }
+  __threadfence();
+  cluster.sync(); // no block leaves while another reads its shared memory
+  if (threadIdx.x == 0) {
+    unsigned old = atomicAdd(counter, 1u);
+    amLast = old == gridDim.x - 1;
+    if (amLast)
+      *counter = 0;
+    __threadfence();
+  }
+  __syncthreads();
+  if (!amLast)
+    return;
+  for (int c = threadIdx.x * 4; c < kCols; c += blockDim.x * 4) {
+    float4 s = __ldcg(reinterpret_cast<const float4 *>(ws + c));
+    *reinterpret_cast<float4 *>(ws + c) = make_float4(0, 0, 0, 0);
+    float t[4] = {s.x, s.y, s.z, s.w};
+    storeMeans<4>(y, c, t);
+  }
+}
+
+// whole, with the column tiles of a cluster of C neighbouring tiles held
+// in step: after folding a batch of rows each block arrives on the cluster
+// barrier and waits for the others' previous arrival before folding the
+// next, so the cluster's blocks read the same rows (C * TX * V columns
+// of each, contiguous) at the same time.
+template <int TX, int R, int V, int U>
+__global__ void __launch_bounds__(TX *R)
+    wholeLockstep(const __nv_bfloat16 *x, __nv_bfloat16 *y) {
+  int ty = threadIdx.y;
+  int col = blockIdx.x * TX * V + threadIdx.x * V;
+  float acc[V] = {};
+  for (int t = 0; t < kRows / R; t += U) {
+    float v[U][V];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      loadV<V>(x + size_t((t + u) * R + ty) * kCols + col, v[u]);
+    if (t > 0)
+      asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int e = 0; e < V; ++e)
+        acc[e] += v[u][e];
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+  }
+  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+  combineRows<TX, R, V>(acc);
+  if (threadIdx.y == 0)
+    storeMeans<V>(y, col, acc);
+}
+
 // A read-only sweep with U independent 16-byte loads in flight per thread
 // (a block reads U * blockDim.x consecutive vectors per round).
 template <int U, int HINT>
@@ -458,7 +687,7 @@ int main() {
   CK(cudaMalloc(&x, n * 2));
   CK(cudaMalloc(&z, n * 2));
   CK(cudaMalloc(&y, kCols * 2));
-  CK(cudaMalloc(&ws, size_t(64) * kCols * 4));
+  CK(cudaMalloc(&ws, size_t(2048) * kCols * 4));
   CK(cudaMalloc(&counters, kCols * 4));
   CK(cudaMemset(counters, 0, kCols * 4));
   initFlush();
@@ -600,6 +829,104 @@ int main() {
     };                                                                         \
     measure(name, go);                                                         \
   }
+#define ROWS(G, U, IL, BLOCKS)                                                 \
+  {                                                                            \
+    const char *name = "whole rows G=" #G " U=" #U " interleave=" #IL          \
+                       " blocks=" #BLOCKS;                                     \
+    CK(cudaMemset(ws, 0, kCols * 4));                                          \
+    CK(cudaMemset(counters, 0, 4));                                            \
+    auto go = [&] {                                                            \
+      wholeRows<G, U, IL><<<BLOCKS, 512 * G>>>(x, ws, counters, y);            \
+    };                                                                         \
+    measure(name, go);                                                         \
+  }
+  // Session 35: whole 8 KB rows per block, vector atomics, the last block
+  // writes; then this run's references (session 32's best TMA and plain).
+#define FOLDONLY(U, BLOCKS, IL)                                                \
+  printf("  %-40s %.4f ms  (timing only, means not written)\n",               \
+         "whole rows fold only U=" #U " blocks=" #BLOCKS " interleave=" #IL,   \
+         timeIt([&] {                                                          \
+           wholeRowsFoldOnly<U, IL><<<BLOCKS, 512>>>(x, ws);                   \
+         }));
+#define CLUSTER(C, U, BLOCKS)                                                  \
+  {                                                                            \
+    const char *name =                                                         \
+        "whole rows, clusters of " #C " U=" #U " blocks=" #BLOCKS;             \
+    CK(cudaMemset(ws, 0, kCols * 4));                                          \
+    CK(cudaMemset(counters, 0, 4));                                            \
+    auto go = [&] {                                                            \
+      cudaLaunchConfig_t cfg = {};                                             \
+      cfg.gridDim = BLOCKS;                                                    \
+      cfg.blockDim = 512;                                                      \
+      cudaLaunchAttribute attr;                                                \
+      attr.id = cudaLaunchAttributeClusterDimension;                           \
+      attr.val.clusterDim.x = C;                                               \
+      attr.val.clusterDim.y = 1;                                               \
+      attr.val.clusterDim.z = 1;                                               \
+      cfg.attrs = &attr;                                                       \
+      cfg.numAttrs = 1;                                                        \
+      CK(cudaLaunchKernelEx(&cfg, wholeRowsCluster<C, U>, x, ws, counters, y));\
+    };                                                                         \
+    measure(name, go);                                                         \
+  }
+#define LOCKSTEP(TX, R, U, C)                                                  \
+  {                                                                            \
+    const char *name = "whole in step [" #TX "," #R "] U=" #U " cluster=" #C;  \
+    auto go = [&] {                                                            \
+      cudaLaunchConfig_t cfg = {};                                             \
+      cfg.gridDim = kCols / (TX * 4);                                          \
+      cfg.blockDim = dim3(TX, R);                                              \
+      cudaLaunchAttribute attr;                                                \
+      attr.id = cudaLaunchAttributeClusterDimension;                           \
+      attr.val.clusterDim.x = C;                                               \
+      attr.val.clusterDim.y = 1;                                               \
+      attr.val.clusterDim.z = 1;                                               \
+      cfg.attrs = &attr;                                                       \
+      cfg.numAttrs = 1;                                                        \
+      CK(cudaLaunchKernelEx(&cfg, wholeLockstep<TX, R, 4, U>, x, y));          \
+    };                                                                         \
+    measure(name, go);                                                         \
+  }
+  LOCKSTEP(8, 64, 8, 2)
+  LOCKSTEP(8, 64, 8, 4)
+  LOCKSTEP(8, 64, 8, 8)
+  LOCKSTEP(8, 64, 16, 4)
+  LOCKSTEP(8, 64, 16, 8)
+  LOCKSTEP(8, 64, 4, 8)
+  LOCKSTEP(16, 64, 8, 4)
+  LOCKSTEP(16, 64, 8, 8)
+  LOCKSTEP(16, 64, 16, 8)
+  LOCKSTEP(16, 64, 32, 8)
+  LOCKSTEP(8, 32, 16, 8)
+  LOCKSTEP(8, 32, 32, 8)
+  LOCKSTEP(16, 32, 16, 8)
+  WHOLE(8, 64, 4, 32)
+  ROWS(1, 4, false, sms)
+  ROWS(1, 8, false, 128)
+  FOLDONLY(8, sms, false)
+  FOLDONLY(4, sms * 2, false)
+  FOLDONLY(4, sms, true)
+  FOLDONLY(8, sms, true)
+  FOLDONLY(4, sms * 2, true)
+  FOLDONLY(8, sms * 2, true)
+  FOLDONLY(4, sms * 4, true)
+  FOLDONLY(2, sms * 4, true)
+  FOLDONLY(2, sms * 8, true)
+  FOLDONLY(1, sms * 8, true)
+  WHOLE(8, 64, 8, 16)
+  WHOLE(8, 64, 8, 8)
+  WHOLE(16, 32, 8, 16)
+  WHOLE(8, 128, 8, 8)
+  CLUSTER(2, 8, sms)
+  CLUSTER(4, 8, sms)
+  CLUSTER(4, 4, sms)
+  CLUSTER(8, 8, 128)
+  CLUSTER(8, 4, 128)
+  CLUSTER(4, 4, sms * 2)
+  CLUSTER(8, 4, 256)
+  TMA(64, 64, 4, 4, L2_128B)
+  WHOLE(16, 64, 4, 32)
+  WHOLE(8, 64, 4, 16)
   BALANCED(8, 64, 16, 1024, sms * 2)
   BALANCED(8, 64, 16, 1024, sms)
   BALANCED(16, 64, 16, 1024, sms)
