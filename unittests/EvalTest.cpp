@@ -118,6 +118,13 @@ TEST(ManifestTest, RejectsMalformedInputWithALocatedMessage) {
                       "\"element_type\": \"f16\""))
           .find("functions[0].buffers[2]: the buffer's shape is too large"),
       std::string::npos);
+  // Regression (fuzz-manifest-short, session 35): 2^63 written as a double
+  // passes llvm::json's own integer range check; it is refused before the
+  // conversion to int64_t, which would be undefined.
+  EXPECT_NE(
+      errorOf(replace(m, "\"bytes\": 64", "\"bytes\": 9223372036854775808.0"))
+          .find("functions[0].buffers[1]: 'bytes' must be an integer"),
+      std::string::npos);
 }
 
 TEST(ManifestTest, ParsesTensorMapArgumentsAndRejectsBadOnes) {

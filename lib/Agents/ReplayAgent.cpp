@@ -3,6 +3,7 @@
 #include "egg/Agents/Agent.h"
 #include "egg/Agents/Decisions.h"
 #include "egg/Agents/LlmClient.h"
+#include "egg/Support/Json.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -179,7 +180,7 @@ mlir::egg::createReplayAgent(StringRef path, MLIRContext *ctx, Location loc) {
   const llvm::json::Object *root = json->getAsObject();
   if (!root || root->getString("format") != "egg-decisions")
     return emitError(loc, "'") << path << "' is not an egg-decisions file";
-  if (root->getInteger("version") != 1)
+  if (jsonInteger(*root, "version") != 1)
     return emitError(loc, "decisions file '")
            << path << "' has an unsupported version";
   const llvm::json::Array *kernels = root->getArray("kernels");

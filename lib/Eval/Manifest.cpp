@@ -1,6 +1,7 @@
 //===- Manifest.cpp - Reading an EGG manifest -----------------------------===//
 
 #include "egg/Eval/Manifest.h"
+#include "egg/Support/Json.h"
 #include "egg/Support/Saturating.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -10,6 +11,7 @@
 
 using namespace mlir::egg::eval;
 namespace json = llvm::json;
+using mlir::egg::jsonInteger;
 
 llvm::StringRef mlir::egg::eval::stringifyElementType(ElementType type) {
   switch (type) {
@@ -101,7 +103,7 @@ public:
       : object(object), where(std::move(where)) {}
 
   llvm::Expected<int64_t> integer(llvm::StringRef key) const {
-    std::optional<int64_t> v = object.getInteger(key);
+    std::optional<int64_t> v = jsonInteger(object, key);
     if (!v)
       return fail(where + ": '" + key + "' must be an integer");
     return *v;
@@ -124,7 +126,7 @@ public:
       return arr.takeError();
     std::vector<int64_t> values;
     for (const json::Value &v : **arr) {
-      std::optional<int64_t> i = v.getAsInteger();
+      std::optional<int64_t> i = jsonInteger(v);
       if (!i)
         return fail(where + ": '" + key + "' must hold integers");
       values.push_back(*i);
@@ -182,7 +184,7 @@ static llvm::Expected<Buffer> parseBuffer(const json::Value &value,
     b.role = Buffer::Role::Temp;
   else
     return fail(where + ": unknown role '" + *role + "'");
-  b.arg = o->getInteger("arg").value_or(-1);
+  b.arg = jsonInteger(*o, "arg").value_or(-1);
   if (b.role != Buffer::Role::Temp && b.arg < 0)
     return fail(where + ": an " + *role + " buffer needs 'arg'");
   b.shape = std::move(*shape);
@@ -266,7 +268,7 @@ static llvm::Expected<Step> parseStep(const json::Value &value,
   }
   if (s.block[0] * s.block[1] * s.block[2] > 1024)
     return fail(where + ": more than 1024 threads per block");
-  s.sharedBytes = o->getInteger("shared_bytes").value_or(0);
+  s.sharedBytes = jsonInteger(*o, "shared_bytes").value_or(0);
   s.waitsForPrevious = o->getBoolean("waits_for_previous").value_or(false);
   if (s.sharedBytes < 0)
     return fail(where + ": negative shared memory");
@@ -276,7 +278,7 @@ static llvm::Expected<Step> parseStep(const json::Value &value,
     if (!ao)
       return fail(argWhere + " must be an object");
     KernelArg arg;
-    if (std::optional<int64_t> buf = ao->getInteger("buffer")) {
+    if (std::optional<int64_t> buf = jsonInteger(*ao, "buffer")) {
       arg.buffer = *buf;
       if (auto e = checkBuffer(arg.buffer))
         return std::move(e);
@@ -293,7 +295,7 @@ static llvm::Expected<Step> parseStep(const json::Value &value,
     } else if (const json::Object *map = ao->getObject("tensor_map")) {
       arg.isBuffer = false;
       arg.isTensorMap = true;
-      std::optional<int64_t> buf = map->getInteger("buffer");
+      std::optional<int64_t> buf = jsonInteger(*map, "buffer");
       if (!buf)
         return fail(argWhere + ": tensor_map needs a 'buffer'");
       arg.buffer = *buf;
@@ -302,7 +304,7 @@ static llvm::Expected<Step> parseStep(const json::Value &value,
       const json::Array *shape = map->getArray("shape");
       if (shape)
         for (const json::Value &d : *shape)
-          if (std::optional<int64_t> v = d.getAsInteger())
+          if (std::optional<int64_t> v = jsonInteger(d))
             arg.mapShape.push_back(*v);
       const Buffer &viewed = buffers[arg.buffer];
       if (!shape || arg.mapShape.size() != 2 || arg.mapShape[0] < 1 ||
@@ -314,7 +316,7 @@ static llvm::Expected<Step> parseStep(const json::Value &value,
       const json::Array *box = map->getArray("box");
       if (box)
         for (const json::Value &d : *box)
-          if (std::optional<int64_t> v = d.getAsInteger())
+          if (std::optional<int64_t> v = jsonInteger(d))
             arg.box.push_back(*v);
       if (!box || arg.box.size() != 2 ||
           llvm::any_of(arg.box, [](int64_t d) { return d < 1 || d > 256; }))
@@ -356,7 +358,7 @@ llvm::Expected<Manifest> mlir::egg::eval::parseManifest(llvm::StringRef text) {
   const json::Object *root = json->getAsObject();
   if (!root || root->getString("format") != "egg-manifest")
     return fail("not an egg-manifest file");
-  if (root->getInteger("version") != 1)
+  if (jsonInteger(*root, "version") != 1)
     return fail("unsupported version");
   Manifest m;
   m.target = root->getString("target").value_or("").str();

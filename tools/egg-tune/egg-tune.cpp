@@ -25,6 +25,7 @@
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 #include "egg/Pipelines/Pipelines.h"
 #include "egg/Support/Hash.h"
+#include "egg/Support/Json.h"
 #include "egg/Target/Profiles.h"
 #include "egg/Tools/Registration.h"
 #include "egg/Translate/Translations.h"
@@ -54,6 +55,7 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <mutex>
@@ -457,7 +459,9 @@ LogicalResult Tuner::setUpEvaluator() {
       device = llvm::formatv("{0} (cc {1})", *obj->getString("name"),
                              obj->getString("compute_capability").value_or("?"))
                    .str();
-      int64_t count = obj->getInteger("count").value_or(1);
+      // At least one GPU, and no count that does not fit an unsigned.
+      int64_t count = std::clamp<int64_t>(
+          egg::jsonInteger(*obj, "count").value_or(1), 1, 1 << 16);
       numGpus = gpus ? std::min<unsigned>(gpus, count) : unsigned(count);
       numGpus = std::max(1u, numGpus);
     } else if (evaluator == "gpu") {
