@@ -31,7 +31,13 @@ def rmsnorm(x, w):
 
 
 def mm_f32acc(a, b):
-    return torch.matmul(a.float(), b.float())
+    """A 16-bit product with an f32 result as a PyTorch user writes it: one
+    cuBLAS call on the 16-bit operands that accumulates and returns f32
+    (`out_dtype`), or, on PyTorch without it, the 16-bit product cast up."""
+    try:
+        return torch.mm(a, b, out_dtype=torch.float32)
+    except TypeError:
+        return torch.matmul(a, b).float()
 
 
 PROBLEMS = {

@@ -8,6 +8,8 @@
 #      the fault-injection tests (test/GPU/faults.py);
 #   5. timing noise: two examples timed twice.
 #   6. PyTorch eager / torch.compile on the same problems, and the table.
+#   7. the GPU-only tests: lit's `REQUIRES: gpu` (scripts/gpu-lit.sh) and the
+#      Python package's (test_runtime.py, test_bench_gpu.py).
 # Results go to $OUT (or ./out): gpu-check.log, results.json, torch.json,
 # benchmarks.md, evals.tar.xz.
 set -uo pipefail
@@ -19,6 +21,29 @@ tools=$(mktemp -d)
 tar -C "$tools" -xJf .bundle/egg-tools-linux-x86_64.tar.xz
 bin=$tools/egg-tools/bin
 work=$(mktemp -d)
+
+# The GPU-only tests; lit and FileCheck from the wheels in .whl/ where carried.
+gpu_tests() {
+  if compgen -G ".whl/*.whl" >/dev/null; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+      --target /tmp/egg-site .whl/*.whl && export PYTHONPATH=/tmp/egg-site:${PYTHONPATH:-}
+  fi
+  echo "== GPU tests: lit (REQUIRES: gpu)"
+  if python3 -c "import lit, filecheck" 2>/dev/null; then
+    PATH=/tmp/egg-site/bin:$PATH scripts/gpu-lit.sh "$bin" "$work/lit"
+  else
+    echo "FAIL: lit and filecheck are missing (carry .whl: docs/building.md)"
+  fi
+  echo "== GPU tests: Python package (egg.compile, python -m egg.bench's worker)"
+  EGG_TOOLS=$bin PYTHONPATH=python:${PYTHONPATH:-} python3 -m pytest -q -p no:cacheprovider \
+    python/tests/test_runtime.py python/tests/test_bench_gpu.py
+}
+
+# EGG_GPU_CHECK=tests: the GPU-only tests alone.
+if [[ ${EGG_GPU_CHECK:-all} == tests ]]; then
+  gpu_tests
+  exit 0
+fi
 
 # EGG_GPU_CHECK=examples: steps 1-3 only (compile, check and time every
 # example), for a quick check of a lowering change.
@@ -101,6 +126,8 @@ EGG_TRIALS=1 EGG_VARIANTS_MATCH="copy = tma" timeout 240 \
 
 echo "== fault injection"
 python3 test/GPU/faults.py "$bin" "$work/faults"
+
+gpu_tests
 
 echo "== timing noise: the same kernel timed twice"
 for n in elementwise_chain softmax; do

@@ -37,6 +37,9 @@ if ((${#missing[@]})); then
 fi
 
 launcher=()
+# Paths under the checkout hashed relative to it, so the shared and static
+# builds (build/, build-static/) share ccache's objects.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$here}
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 if [[ ! -f $build/build.ninja ]]; then
   cmake -G Ninja -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release \

@@ -19,8 +19,10 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 
 using namespace mlir;
 namespace json = llvm::json;
@@ -317,9 +319,54 @@ static LogicalResult exportManifest(ModuleOp module, ArrayRef<Ptx> ptx,
   return success();
 }
 
-static LogicalResult exportPtx(ArrayRef<Ptx> ptx, raw_ostream &os) {
+static void writePtx(Ptx ptx, raw_ostream &os) {
+  os << "// egg-ptx-module: " << ptx.first << "\n" << ptx.second << "\n";
+}
+
+static std::string moduleNames(ArrayRef<Ptx> ptx) {
+  std::string names;
   for (auto [name, text] : ptx)
-    os << "// egg-ptx-module: " << name << "\n" << text << "\n";
+    names += (names.empty() ? "" : ", ") + name.str();
+  return names;
+}
+
+static LogicalResult exportPtx(ModuleOp module, ArrayRef<Ptx> ptx,
+                               const egg::PtxOutput &output, raw_ostream &os) {
+  if (!output.dir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(output.dir))
+      return module.emitError("cannot create --egg-ptx-dir '")
+             << output.dir << "': " << ec.message();
+    for (Ptx one : ptx) {
+      SmallString<128> path(output.dir);
+      llvm::sys::path::append(path, one.first + ".ptx");
+      std::error_code ec;
+      llvm::raw_fd_ostream file(path, ec);
+      if (ec)
+        return module.emitError("cannot write '") << path << "': "
+                                                  << ec.message();
+      writePtx(one, file);
+      os << path << "\n";
+    }
+    return success();
+  }
+  if (!output.module.empty()) {
+    for (Ptx one : ptx)
+      if (one.first == output.module) {
+        writePtx(one, os);
+        return success();
+      }
+    return module.emitError("no kernel module named '")
+           << output.module << "' (--egg-ptx-module); the module has "
+           << moduleNames(ptx);
+  }
+  // ptxas rejects a second `.version` in one file.
+  if (ptx.size() > 1)
+    return module.emitError()
+           << ptx.size() << " kernel modules (" << moduleNames(ptx)
+           << ") and ptxas takes one a file: pick one with "
+              "--egg-ptx-module=NAME or write each to a file with "
+              "--egg-ptx-dir=DIR";
+  writePtx(ptx.front(), os);
   return success();
 }
 
@@ -342,8 +389,11 @@ LogicalResult translateToManifest(Operation *op, raw_ostream &os) {
              ? failure()
              : exportManifest(compiled->first, compiled->second, os);
 }
-LogicalResult translateToPtx(Operation *op, raw_ostream &os) {
+LogicalResult translateToPtx(Operation *op, raw_ostream &os,
+                             const PtxOutput &output) {
   auto compiled = readCompiled(op);
-  return failed(compiled) ? failure() : exportPtx(compiled->second, os);
+  return failed(compiled)
+             ? failure()
+             : exportPtx(compiled->first, compiled->second, output, os);
 }
 } // namespace mlir::egg

@@ -6,6 +6,7 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
 using namespace mlir::egg;
@@ -20,8 +21,21 @@ void mlir::egg::registerEggTranslations() {
       "write the PTX and launch manifest of a compiled module as JSON",
       translateToManifest,
       [](DialectRegistry &registry) { registerToolDialects(registry); });
+  static llvm::cl::opt<std::string> ptxModule(
+      "egg-ptx-module",
+      llvm::cl::desc("--egg-to-ptx: the kernel module to write, where a "
+                     "function has several"),
+      llvm::cl::value_desc("name"));
+  static llvm::cl::opt<std::string> ptxDir(
+      "egg-ptx-dir",
+      llvm::cl::desc("--egg-to-ptx: write each kernel module to "
+                     "<dir>/<name>.ptx and list the files"),
+      llvm::cl::value_desc("dir"));
   static TranslateFromMLIRRegistration ptx(
-      "egg-to-ptx", "write the PTX of every kernel of a compiled module",
-      translateToPtx,
+      "egg-to-ptx",
+      "write the PTX of a compiled module's kernel module (one a file)",
+      [](Operation *op, raw_ostream &os) {
+        return translateToPtx(op, os, PtxOutput{ptxModule, ptxDir});
+      },
       [](DialectRegistry &registry) { registerToolDialects(registry); });
 }

@@ -898,9 +898,11 @@ def sanitize(name):
 
 def import_module(model, example_inputs, name="forward"):
     """Exports `model` on `example_inputs` and translates it; returns an
-    ImportedModule. Raises UnsupportedOp naming the first op it cannot take."""
+    ImportedModule. Raises UnsupportedOp naming the first op it cannot take.
+    The model is exported in the mode it is in, as PyTorch would run it: a
+    module in training mode (batch norm on batch statistics, dropout) is
+    imported as such, or refused, never silently switched to eval."""
     import torch
-    model = model.eval()
     with torch.no_grad():
         ep = torch.export.export(model, tuple(example_inputs))
         ep = ep.run_decompositions()

@@ -11,7 +11,8 @@ from .frontend import import_module
 from .tools import find_tool
 
 
-def _exec_problem(path):
+def exec_problem(path):
+    """The problem file run as a module (its Model, get_inputs, ...)."""
     path = Path(path)
     spec = importlib.util.spec_from_file_location(f"egg_problem_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
@@ -22,14 +23,14 @@ def _exec_problem(path):
 def problem_allows_tf32(path):
     """Whether the problem file sets ``ALLOW_TF32 = True``: its f32 products
     may then run as TF32, in EGG and in the PyTorch baselines alike."""
-    return bool(getattr(_exec_problem(path), "ALLOW_TF32", False))
+    return bool(getattr(exec_problem(path), "ALLOW_TF32", False))
 
 
 def load_problem(path, seed=0):
     """(name, model, inputs) with the model's weights drawn from `seed`."""
     import torch
     path = Path(path)
-    module = _exec_problem(path)
+    module = exec_problem(path)
     torch.manual_seed(seed)
     model = module.Model(*module.get_init_inputs())
     inputs = module.get_inputs()

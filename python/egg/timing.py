@@ -14,15 +14,25 @@ def l2_flush_mode():
     return mode
 
 
-def time_ms(fn, args, runs=200):
+def time_ms(fn, args, runs=200, budget_ms=None, min_runs=10):
+    """Median of `runs` timed calls of fn(*args), each after an L2 flush.
+    With `budget_ms`, as many runs as fit in that much GPU time (by the
+    warm-up calls' times), between `min_runs` and `runs`: a 400 ms problem
+    is not run 200 times."""
     import torch
     read = l2_flush_mode() == "read"
     flush = torch.zeros(int(2 * 64 * 2**20 // 4), dtype=torch.float32, device="cuda")
-    for _ in range(5):
-        fn(*args)
-    torch.cuda.synchronize()
-    samples = []
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    warm = []
+    for _ in range(3):
+        start.record()
+        fn(*args)
+        end.record()
+        end.synchronize()
+        warm.append(start.elapsed_time(end))
+    if budget_ms is not None:
+        runs = max(min_runs, min(runs, int(budget_ms / max(min(warm), 1e-3))))
+    samples = []
     for i in range(runs):
         if read:
             flush.sum()

@@ -32,9 +32,11 @@ def allowing_tf32(mlir_text):
     return "module attributes {egg.allow_tf32} {\n" + mlir_text + "\n}\n"
 
 
-def compile_mlir(mlir_path, out_dir, chip="sm_90a", agent="expert", decisions=None):
+def compile_mlir(mlir_path, out_dir, chip="sm_90a", agent="expert", decisions=None,
+                 timeout=None):
     """egg-opt --egg-pipeline then egg-translate: returns (manifest path,
-    decisions path). Raises CompileError with egg-opt's diagnostics."""
+    decisions path). Raises CompileError with egg-opt's diagnostics, and
+    subprocess.TimeoutExpired where a tool runs past `timeout` seconds."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = Path(mlir_path).stem
@@ -44,12 +46,12 @@ def compile_mlir(mlir_path, out_dir, chip="sm_90a", agent="expert", decisions=No
     if decisions:
         options += f" decisions={decisions}"
     r = subprocess.run([find_tool("egg-opt"), str(mlir_path), f"--egg-pipeline={options}",
-                        "-o", str(gpu)], capture_output=True, text=True)
+                        "-o", str(gpu)], capture_output=True, text=True, timeout=timeout)
     if r.returncode != 0:
         raise CompileError(r.stderr.strip())
     manifest = out_dir / f"{stem}.manifest.json"
     r = subprocess.run([find_tool("egg-translate"), "--egg-to-manifest", str(gpu),
-                        "-o", str(manifest)], capture_output=True, text=True)
+                        "-o", str(manifest)], capture_output=True, text=True, timeout=timeout)
     if r.returncode != 0:
         raise CompileError(r.stderr.strip())
     return manifest, recorded

@@ -95,6 +95,17 @@ def test_pooling_options_it_does_not_implement_are_refused():
         to_mlir(Pool(), [torch.randn(1, 2, 8, 8)])
 
 
+def test_training_mode_is_imported_as_such():
+    """A module in training mode is not switched to eval behind the user's
+    back: its batch norm updates its statistics, which the importer refuses
+    by name."""
+    model = torch.nn.Sequential(torch.nn.BatchNorm1d(8))
+    with pytest.raises(UnsupportedOp, match="batch_norm|num_batches_tracked"):
+        to_mlir(model, [torch.randn(4, 8)])
+    assert model.training
+    assert "linalg.generic" in to_mlir(model.eval(), [torch.randn(4, 8)])
+
+
 def test_batch_norm_is_one_elementwise_op_in_f32():
     class Norm(torch.nn.Module):
         def __init__(self):
@@ -104,7 +115,7 @@ def test_batch_norm_is_one_elementwise_op_in_f32():
         def forward(self, x):
             return self.bn(x)
 
-    text = to_mlir(Norm(), [torch.randn(2, 4, 3, 3, dtype=torch.float16)])
+    text = to_mlir(Norm().eval(), [torch.randn(2, 4, 3, 3, dtype=torch.float16)])
     # The int64 num_batches_tracked buffer, read by nothing, is no argument.
     assert "i64" not in text.split("{")[0]
     assert text.count("linalg.generic") == 1
