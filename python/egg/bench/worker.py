@@ -111,8 +111,9 @@ def enter(row, stage):
     stage it leaves to its `stage_s`."""
     now = time.perf_counter()
     if row.get("stage"):
-        spent = row["stage_s"].get(row["stage"], 0) + now - row.pop("_since", now)
-        row["stage_s"][row["stage"]] = round(spent, 3)
+        timed = row.setdefault("stage_s", {})
+        spent = timed.get(row["stage"], 0) + now - row.pop("_since", now)
+        timed[row["stage"]] = round(spent, 3)
     if stage:
         row["stage"], row["_since"] = stage, now
 
