@@ -20,22 +20,21 @@ for ex in "${examples[@]}"; do
   fi
   ms=$(( ($(date +%s%N) - start) / 1000000 ))
   if ! "$bin/egg-translate" --egg-to-manifest "$out/$n.gpu.mlir" -o "$out/$n.manifest.json" 2>>"$out/$n.err" ||
-     ! "$bin/egg-translate" --egg-to-ptx "$out/$n.gpu.mlir" -o "$out/$n.ptx" 2>>"$out/$n.err"; then
+     ! "$bin/egg-translate" --egg-to-ptx --egg-ptx-dir="$out/$n.ptx" "$out/$n.gpu.mlir" \
+        -o "$out/$n.ptx.list" 2>>"$out/$n.err"; then
     echo "FAIL $n: egg-translate: $(head -c 400 "$out/$n.err")"; fail=1; continue
   fi
   regs=""
   if [[ -n $ptxas ]]; then
-    # One PTX module per kernel: split on the marker egg-translate writes.
-    rm -f "$out/$n".part*.ptx
-    awk -v p="$out/$n.part" '/^\/\/ egg-ptx-module:/{i++} {print > (p i ".ptx")}' "$out/$n.ptx"
-    for part in "$out/$n".part*.ptx; do
+    # One PTX file per kernel module, as egg-translate listed them.
+    while read -r part; do
       report=$("$ptxas" -arch=sm_90a -v "$part" -o /dev/null 2>&1) || {
         echo "FAIL $n: ptxas: $report" | head -5; fail=1; continue 2; }
       if grep -Eq "[1-9][0-9]* bytes spill" <<<"$report"; then
         echo "FAIL $n: spills: $(grep spill <<<"$report")"; fail=1; continue 2
       fi
       regs+="$(grep -o 'Used [0-9]* registers' <<<"$report" | grep -o '[0-9]*') "
-    done
+    done < "$out/$n.ptx.list"
   fi
   echo "OK   $n  ${ms} ms  registers: ${regs:-n/a}"
 done

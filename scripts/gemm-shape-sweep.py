@@ -90,8 +90,8 @@ def main():
         r = run([f"{args.bin}/egg-opt", base + ".mlir",
                  "--egg-pipeline=chip=sm_90a", "-o", base + ".gpu.mlir"])
         if r.returncode == 0:
-            r = run([f"{args.bin}/egg-translate", "--egg-to-ptx",
-                     base + ".gpu.mlir", "-o", base + ".ptx"])
+            r = run([f"{args.bin}/egg-translate", "--egg-to-ptx", f"--egg-ptx-dir={base}.ptx",
+                     base + ".gpu.mlir", "-o", base + ".ptx.list"])
         if r.returncode != 0:
             failures += 1
             kind = "CRASH" if r.returncode < 0 or r.returncode > 1 else "ERROR"
@@ -102,19 +102,9 @@ def main():
                        for line in open(base + ".gpu.mlir")
                        if "egg.tuning = " in line), "?")
         if ptxas:
-            # One PTX module per kernel: split on egg-translate's marker.
-            modules, current = [], []
-            for line in open(base + ".ptx"):
-                if line.startswith("// egg-ptx-module:") and current:
-                    modules.append(current)
-                    current = []
-                current.append(line)
-            modules.append(current)
+            # One PTX file per kernel module, as egg-translate listed them.
             bad = []
-            for j, lines in enumerate(modules):
-                path = f"{base}.part{j}.ptx"
-                with open(path, "w") as f:
-                    f.writelines(lines)
+            for path in open(base + ".ptx.list").read().split():
                 p = run([ptxas, "-arch=sm_90a", "-v", path, "-o", os.devnull])
                 out = p.stdout + p.stderr
                 if p.returncode != 0:

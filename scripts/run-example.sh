@@ -18,8 +18,9 @@ echo "== $name: egg-opt --egg-pipeline (expert agent, sm_90a)"
 echo "decisions ($out/$name.decisions.json):"
 grep -E '"(name|structure|tuning)"' "$out/$name.decisions.json" | sed 's/^ */  /'
 "$bin/egg-translate" --egg-to-manifest "$out/$name.gpu.mlir" -o "$out/$name.manifest.json"
-"$bin/egg-translate" --egg-to-ptx "$out/$name.gpu.mlir" -o "$out/$name.ptx"
-echo "PTX: $out/$name.ptx ($(grep -c '^.visible .entry' "$out/$name.ptx") kernel(s)); manifest: $out/$name.manifest.json"
+"$bin/egg-translate" --egg-to-ptx --egg-ptx-dir="$out/$name.ptx" "$out/$name.gpu.mlir" \
+  -o "$out/$name.ptx.list"
+echo "PTX: $out/$name.ptx/ ($(wc -l < "$out/$name.ptx.list") kernel module(s)); manifest: $out/$name.manifest.json"
 if command -v ptxas >/dev/null || [[ -x /usr/local/cuda/bin/ptxas ]]; then
   "$here/scripts/check-examples.sh" "$bin" "$out/check" "$example"
 fi

@@ -892,6 +892,20 @@ def check_node(node):
     return None, not element and any("= linalg." in line for line in importer.e.lines)
 
 
+# Ops refused before core-ATen decomposition: it unrolls a recurrent layer
+# into thousands of nodes (minutes for a 6-layer LSTM over 512 steps) only
+# for the importer to refuse the first of them.
+UNROLLED_BEFORE_IMPORT = ("lstm", "gru", "rnn_tanh", "rnn_relu")
+
+
+def refuse_before_decomposing(graph):
+    for node in graph.nodes:
+        name = getattr(node.target, "__name__", str(node.target)).split(".")[0]
+        if node.op == "call_function" and name in UNROLLED_BEFORE_IMPORT:
+            raise UnsupportedOp(f"unsupported op aten.{node.target.__name__} "
+                                f"({node.format_node()}): recurrent layers are not imported yet")
+
+
 def sanitize(name):
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
 
@@ -905,6 +919,7 @@ def import_module(model, example_inputs, name="forward"):
     import torch
     with torch.no_grad():
         ep = torch.export.export(model, tuple(example_inputs))
+        refuse_before_decomposing(ep.graph)
         ep = ep.run_decompositions()
     # Argument tensors in placeholder order: lifted parameters, buffers and
     # constants first, then the user inputs. Lifted ones nothing reads (a

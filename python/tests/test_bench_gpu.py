@@ -50,7 +50,8 @@ def test_problem_runs_end_to_end(tmp_path):
     assert row["status"] == "correct", row
     assert row["input_sets"] == 5 and row["max_abs"] < 1e-3
     assert row["egg_ms"] > 0 and row["eager_ms"] > 0
-    assert row["f64"]["status"] == "ok", row["f64"]
+    assert row["f64"]["status"] == "ok" and row["f64"]["rel_l2"] < 1e-5, row["f64"]
+    assert row["f64_egg_eval"]["status"] == "ok", row["f64_egg_eval"]
 
 
 def test_wrong_translation_is_caught(tmp_path, monkeypatch):

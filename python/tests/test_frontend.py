@@ -177,3 +177,9 @@ def test_tf32_only_where_allowed(tmp_path):
     bench = Path(__file__).resolve().parents[2] / "bench" / "gemm"
     assert problem_allows_tf32(bench / "matmul_bt_tf32.py")
     assert not problem_allows_tf32(bench / "matmul_bt_f32.py")
+
+
+def test_recurrent_layers_are_refused_before_they_are_unrolled():
+    lstm = torch.nn.LSTM(8, 16, num_layers=2, batch_first=True)
+    with pytest.raises(UnsupportedOp, match="aten.lstm"):
+        to_mlir(lstm, [torch.randn(2, 5, 8)])

@@ -9,7 +9,7 @@
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%S/Inputs/cluster-columns.json" -o %t.mlir --mlir-print-ir-after=egg-lower-column-reductions 2> %t.ir
 // RUN: FileCheck %s --check-prefix=IR --input-file=%t.ir
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%S/Inputs/cluster-columns.json" -o /dev/null --mlir-print-ir-after=egg-cluster-kernels 2>&1 | FileCheck %s --check-prefix=KERNEL
-// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 
 // IR: gpu.launch clusters(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ONE:[a-z0-9_]+]], %{{.*}} = %[[ONE]], %{{.*}} = %[[C4:[a-z0-9_]+]]) blocks(%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %[[BZ:[a-z0-9_]+]]) in (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %[[C4]])

@@ -7,7 +7,7 @@
 // RUN: FileCheck %s --check-prefix=DECISIONS --input-file=%t.decisions.json
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.decisions.json" -o %t.replay.mlir
 // RUN: diff %t.mlir %t.replay.mlir
-// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
 
 // DECISIONS: "structure": "#egg.structure<conv_implicit_gemm>"
 // DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [16, 16], block = [1, 128, 4, 32], thread = [1, 8, 1, 8], reduction = [16], shared = [0, 1], padding = 4, copy = cp_async, pipeline = 2, fragments_ahead = 1>"

@@ -6,7 +6,7 @@
 // Replaying the recorded decisions gives byte-identical output.
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.decisions.json" -o %t.replay.mlir
 // RUN: diff %t.mlir %t.replay.mlir
-// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 
 // The kernel function launches one kernel on the caller's buffers.

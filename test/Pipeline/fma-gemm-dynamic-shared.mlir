@@ -9,7 +9,7 @@
 // RUN: sed -e 's/threads = \[16, 8\], block = \[64, 128\], thread = \[8, 8\], reduction = \[16\]/threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [32]/' -e 's/pipeline = 2/pipeline = 4/' %t.json > %t.deep.json
 // RUN: egg-opt %s --egg-pipeline="split-k=false agent=replay decisions=%t.deep.json" -o %t.mlir
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
-// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
 
 // EXPERT: threads = [16, 8], block = [64, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2>
 // MANIFEST: "shared_bytes": 135168

@@ -6,7 +6,7 @@
 // registers) but ran 5-10% slower than the expert's 8 x 8.
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%S/Inputs/fma-8x16.json record=%t.json" -o %t.mlir
 // RUN: FileCheck %s --check-prefix=DECISIONS --input-file=%t.json
-// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
 
 // DECISIONS: "tuning": "#egg.tuning<threads = [16, 16], block = [128, 256], thread = [8, 16], reduction = [8], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 4>"
 

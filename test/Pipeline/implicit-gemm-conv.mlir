@@ -13,7 +13,7 @@
 // RUN: FileCheck %s --check-prefix=DECISIONS --input-file=%t.decisions.json
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.decisions.json" -o %t.replay.mlir
 // RUN: diff %t.mlir %t.replay.mlir
-// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
 
 // DECISIONS: "name": "nhwc_f16_k0"
 // DECISIONS-NEXT: "signature": "{{[0-9a-f]+}}"

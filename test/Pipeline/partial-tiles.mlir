@@ -8,7 +8,7 @@
 // RUN: FileCheck %s --check-prefix=TUNING < %t.json
 // RUN: egg-opt %s --egg-pipeline="split-k=false" --mlir-print-ir-after=egg-apply-schedule -o /dev/null 2>&1 | FileCheck %s --check-prefix=TILED
 // RUN: egg-opt %s --egg-pipeline="split-k=false" --mlir-print-ir-after=egg-lower-shared-gemm -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
-// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
 // TUNING: "tuning": "#egg.tuning<threads = [16, 16], block = [64, 64], thread = [4, 4], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 3>"
 // TILED-DAG: #[[ROWS:.*]] = affine_map<(d0) -> (-d0 + 500, 64)>
 // TILED-DAG: #[[COLS:.*]] = affine_map<(d0) -> (-d0 + 1000, 64)>

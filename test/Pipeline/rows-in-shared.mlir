@@ -8,8 +8,8 @@
 // RUN: FileCheck %s --check-prefix=DECISIONS --input-file=%t.json
 // RUN: egg-opt %s --egg-pipeline="chip=sm_90a agent=replay decisions=%t.json" -o %t.replay.mlir
 // RUN: diff %t.mlir %t.replay.mlir
-// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
-// RUN: egg-translate --egg-to-ptx %t.mlir | grep -c "st.shared.v4.b32" | FileCheck %s --check-prefix=SLOTS
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | grep -c "st.shared.v4.b32" | FileCheck %s --check-prefix=SLOTS
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 
 // DECISIONS: "name": "group_norm_k0"

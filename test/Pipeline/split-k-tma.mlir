@@ -10,7 +10,7 @@
 // RUN: egg-opt %s --egg-pipeline="record=%t.json" -o %t.mlir --mlir-print-ir-after=egg-lower-shared-gemm 2> %t.ir
 // RUN: FileCheck %s --check-prefix=DECISIONS --input-file=%t.json
 // RUN: FileCheck %s --check-prefix=IR --input-file=%t.ir
-// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 
 // DECISIONS: "structure": "#egg.structure<gemm_split_k, split_k = 2>"

@@ -9,7 +9,7 @@
 // RUN: FileCheck %s --check-prefix=DECISIONS --input-file=%t.json
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.json" -o %t.replay.mlir
 // RUN: diff %t.mlir %t.replay.mlir
-// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 // RUN: egg-opt %s --egg-pipeline="split-k=false record=%t.whole.json" -o /dev/null
 // RUN: FileCheck %s --check-prefix=WHOLE --input-file=%t.whole.json

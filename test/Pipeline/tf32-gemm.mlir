@@ -8,10 +8,10 @@
 // is an error, never a silent TF32.
 // RUN: egg-opt %s --egg-pipeline="record=%t.f32.json" -o %t.f32.mlir
 // RUN: FileCheck %s --check-prefix=FMA < %t.f32.json
-// RUN: egg-translate --egg-to-ptx %t.f32.mlir | FileCheck %s --check-prefix=FMA-PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.f32.mlir.ptx.d %t.f32.mlir | xargs cat | FileCheck %s --check-prefix=FMA-PTX
 // RUN: egg-opt %s --egg-pipeline="allow-tf32=true record=%t.tf32.json" -o %t.tf32.mlir
 // RUN: FileCheck %s --check-prefix=TF32 < %t.tf32.json
-// RUN: egg-translate --egg-to-ptx %t.tf32.mlir | FileCheck %s --check-prefix=TF32-PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.tf32.mlir.ptx.d %t.tf32.mlir | xargs cat | FileCheck %s --check-prefix=TF32-PTX
 // RUN: egg-translate --egg-to-manifest %t.tf32.mlir | FileCheck %s --check-prefix=MANIFEST
 // RUN: not egg-opt %s --egg-pipeline="agent=replay decisions=%t.tf32.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DENIED
 

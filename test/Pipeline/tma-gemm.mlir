@@ -10,15 +10,15 @@
 // RUN: egg-opt %s --egg-pipeline="record=%t.json" -o /dev/null
 // RUN: sed 's/copy = cp_async/copy = tma/' %t.json > %t.tma.json
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.tma.json" -o %t.mlir
-// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 // Two and four computing warpgroups: the producer gives registers back.
 // RUN: sed -e 's/copy = cp_async/copy = tma/' -e 's/threads = \[128, 1, 1\], block = \[64, 128\]/threads = [128, 1, 2], block = [128, 128]/' %t.json > %t.wg2.json
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.wg2.json" -o %t.wg2.mlir
-// RUN: egg-translate --egg-to-ptx %t.wg2.mlir | FileCheck %s --check-prefix=WG2
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.wg2.mlir.ptx.d %t.wg2.mlir | xargs cat | FileCheck %s --check-prefix=WG2
 // RUN: sed -e 's/copy = cp_async/copy = tma/' -e 's/threads = \[128, 1, 1\], block = \[64, 128\]/threads = [128, 2, 2], block = [128, 256]/' %t.json > %t.wg4.json
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%t.wg4.json" -o %t.wg4.mlir
-// RUN: egg-translate --egg-to-ptx %t.wg4.mlir | FileCheck %s --check-prefix=WG4
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.wg4.mlir.ptx.d %t.wg4.mlir | xargs cat | FileCheck %s --check-prefix=WG4
 
 // PTX-LABEL: .entry odd_k_tma_k0_kernel(
 // PTX-NEXT: .param .u64 .ptr .align 1 odd_k_tma_k0_kernel_param_0,

@@ -7,7 +7,7 @@
 // its own block's and, through `mapa`, on the peer's; cluster barriers
 // follow the barriers' initialisation and precede the end.
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%S/Inputs/tma-multicast.json" -o %t.mlir
-// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 
 // PTX-LABEL: .entry multicast_k0_kernel(

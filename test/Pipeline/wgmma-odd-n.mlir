@@ -8,10 +8,10 @@
 // against 0.0488).
 // RUN: egg-opt %s --egg-pipeline="record=%t.json" -o %t.expert.mlir
 // RUN: FileCheck %s --check-prefix=TUNING < %t.json
-// RUN: egg-translate --egg-to-ptx %t.expert.mlir | FileCheck %s --check-prefix=EXPERT
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.expert.mlir.ptx.d %t.expert.mlir | xargs cat | FileCheck %s --check-prefix=EXPERT
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%S/Inputs/classifier-n200.json" -o %t.mlir
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%S/Inputs/classifier-n200.json" --mlir-print-ir-after=egg-lower-shared-gemm -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
-// RUN: egg-translate --egg-to-ptx %t.mlir | FileCheck %s --check-prefix=PTX
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
 // TUNING: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4>"
 // EXPERT-NOT: cp.async.cg.shared.global
 // EXPERT: cp.async.bulk.tensor.2d.shared::cluster.global.tile

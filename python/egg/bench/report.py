@@ -120,7 +120,7 @@ def markdown(rows, header):
                 "vs eager | vs torch.compile | max abs err | max rel err | float64 check | reason |",
                 "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in sorted((r for r in rows if r["level"] == level), key=_number):
-            f64 = (r.get("f64") or {}).get("status", "-")
+            f64 = _f64(r)
             name = r["problem"] + (" (TF32)" if r.get("tf32") else "")
             timed = r.get("egg_ms") if not r.get("tuned_ms") else f"{_f(r['egg_ms'])} (tuned {_f(r['tuned_ms'])})"
             out.append(
@@ -130,6 +130,15 @@ def markdown(rows, header):
                 f"{_x(speedup(r, 'compile_ms'))} | {_g(r.get('max_abs'))} | {_g(r.get('max_rel'))} | "
                 f"{f64} | {_cell(r.get('reason') or r.get('compile_error'))} |")
     return "\n".join(out) + "\n"
+
+
+def _f64(row):
+    """The float64 column: PyTorch in float64 (its relative L2 error) / egg-eval's interpreter."""
+    gpu, interp = row.get("f64") or {}, row.get("f64_egg_eval") or {}
+    if not gpu and not interp:
+        return "-"
+    left = f"{gpu['status']} {gpu['rel_l2']:.1e}" if "rel_l2" in gpu else gpu.get("status", "-")
+    return f"{left} / {interp.get('status', '-')}"
 
 
 def _g(v):
