@@ -10,9 +10,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$1 work=$2
 mkdir -p "$work/llvm-bin"
 cp -r "$here/test" "$work/test"
-cat > "$work/llvm-bin/FileCheck" <<'SH'
+# lit passes tests a clean environment: the wrapper names where filecheck is.
+cat > "$work/llvm-bin/FileCheck" <<SH
 #!/bin/sh
-exec filecheck "$@"
+PYTHONPATH="${PYTHONPATH:-}" exec python3 -c 'import sys; from filecheck.main import main; sys.exit(main())' "\$@"
 SH
 cat > "$work/llvm-bin/not" <<'SH'
 #!/bin/sh
@@ -35,4 +36,6 @@ import lit.llvm
 lit.llvm.initialize(lit_config, config)
 lit_config.load_config(config, "$here/test/lit.cfg.py")
 PY
-PATH=$work/llvm-bin:$PATH EGG_GPU_TESTS=1 python3 -m lit -v "$work/test/GPU"
+# The lit package from PyPI has no __main__: start its main() directly.
+PATH=$work/llvm-bin:$PATH EGG_GPU_TESTS=1 python3 -c 'from lit.main import main; main()' \
+  -v "$work/test/GPU"

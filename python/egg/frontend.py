@@ -12,6 +12,7 @@ op or the function's result needs it laid out. Anything else raises
 """
 import math
 import operator
+import re
 from dataclasses import dataclass, field
 
 MLIR_TYPES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16"}
@@ -19,6 +20,28 @@ MLIR_TYPES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": 
 
 class UnsupportedOp(Exception):
     """An op (or a use of it) the front end does not translate."""
+
+
+def source_line(node):
+    """Where the user's code made `node` (file:line and the line), from the
+    stack trace torch.export keeps; None where it kept none."""
+    trace = (node.meta.get("stack_trace") or "").strip().splitlines()
+    for i in range(len(trace) - 1, -1, -1):
+        m = re.match(r'\s*File "([^"]+)", line (\d+)', trace[i])
+        if m:
+            code = trace[i + 1].strip() if i + 1 < len(trace) else ""
+            code = "" if code.startswith("File ") else code
+            return f"{m.group(1).rsplit('/', 1)[-1]}:{m.group(2)}" + (f" `{code}`" if code else "")
+    return None
+
+
+def refuse(node, why):
+    """The UnsupportedOp for `node`: the op, why, and the user's source line
+    first (what a reader needs), the graph node last."""
+    op = str(node.target) if node.op == "call_function" else f"input {node.name}"
+    where = source_line(node)
+    return UnsupportedOp(f"{op}: {why}" + (f" at {where}" if where else "")
+                         + f" [{node.format_node()}]")
 
 
 @dataclass
@@ -171,8 +194,8 @@ class Importer:
         val = node.meta.get("val")
         key = str(getattr(val, "dtype", ""))
         if key not in MLIR_TYPES:
-            raise UnsupportedOp(f"{node.format_node()}: element type {key or '?'} "
-                                "(EGG takes float32, float16, bfloat16)")
+            raise refuse(node, f"element type {key or '?'} (EGG takes float32, float16, "
+                               "bfloat16)")
         return MLIR_TYPES[key]
 
     @staticmethod
@@ -210,7 +233,7 @@ class Importer:
         for op in operands:
             if isinstance(op, Value):
                 if op.dtype != dtype:
-                    raise UnsupportedOp(f"{node.format_node()}: mixed element types")
+                    raise refuse(node, "mixed element types")
                 offset = rank - len(op.shape)
                 dims = [None if (op.shape[l] == 1 and out_shape[offset + l] != 1) else offset + l
                         for l in range(len(op.shape))]
@@ -435,7 +458,7 @@ class Importer:
         if t == aten.addmm.default:
             beta, alpha = node.kwargs.get("beta", 1), node.kwargs.get("alpha", 1)
             if beta != 1 or alpha != 1:
-                raise UnsupportedOp(f"{node.format_node()}: addmm with beta/alpha")
+                raise refuse(node, "addmm with beta/alpha")
             mm = self.matmul(node, A(1), A(2))
             return self.elementwise(node, [mm, A(0)], binop("addf"))
         if t == aten.convolution.default:
@@ -476,7 +499,7 @@ class Importer:
             return self.batch_norm(node)
         if t in (aten.max_pool2d_with_indices.default, aten.avg_pool2d.default):
             return self.pool2d(node, "max" if t == aten.max_pool2d_with_indices.default else "avg")
-        raise UnsupportedOp(f"unsupported op {t} ({node.format_node()})")
+        raise refuse(node, "not supported")
 
     def cast(self, x, op, src, dst):
         r = self.e.fresh("t")
@@ -494,7 +517,7 @@ class Importer:
 
     def reshape(self, node, v, shape):
         if math.prod(shape) != math.prod(v.shape):
-            raise UnsupportedOp(f"{node.format_node()}: reshape changes the size")
+            raise refuse(node, "reshape changes the size")
         # Only size-1 dims added or removed: a view.
         core_in = [s for s in v.shape if s != 1]
         core_out = [s for s in shape if s != 1]
@@ -556,7 +579,7 @@ class Importer:
         a_dims = list(range(batch)) + [batch, batch + 2]
         b_dims = list(range(batch)) + [batch + 2, batch + 1]
         if len(a.shape) != batch + 2 or len(b.shape) != batch + 2:
-            raise UnsupportedOp(f"{node.format_node()}: broadcast batch matmul")
+            raise refuse(node, "broadcast batch matmul")
         init = self.e.filled(out_shape, acc_t, 0.0)
         out_map = affine_map(rank, [f"d{i}" for i in range(batch + 2)])
         iters = ["parallel"] * (batch + 2) + ["reduction"]
@@ -584,7 +607,7 @@ class Importer:
         bias = node.args[2]
         stride, padding, dilation, transposed, _, groups = node.args[3:9]
         if transposed or len(x.shape) != 4:
-            raise UnsupportedOp(f"{node.format_node()}: only 2-D, non-transposed convolutions")
+            raise refuse(node, "only 2-D, non-transposed convolutions")
         out_shape = self.shape_of(node)
         # Channels-last input and weight (NCHW views of NHWC and FHWC
         # tensors, as permute() or channels_last memory give): an NHWC
@@ -599,7 +622,7 @@ class Importer:
                 return self.convolution_nhwc(x, w, bias, stride, padding, dilation, out_shape)
         x, w = self.materialize(x), self.materialize(w)
         if x.dtype != "f32":
-            raise UnsupportedOp(f"{node.format_node()}: grouped convolutions in {x.dtype}, or of "
+            raise refuse(node, f"grouped convolutions in {x.dtype}, or of "
                                 "mixed element types (only f32 ones are implemented)")
         if any(padding):
             name, padded = self.e.zero_pad(x.name, x.shape, "f32", (0, 0) + tuple(padding))
@@ -620,7 +643,7 @@ class Importer:
                         f"{tensor_type(x.shape, 'f32')}, {tensor_type(wv.shape, 'f32')}) "
                         f"outs({init} : {ot}) -> {ot}")
         else:
-            raise UnsupportedOp(f"{node.format_node()}: grouped convolution (groups={groups})")
+            raise refuse(node, f"grouped convolution (groups={groups})")
         out = self.plain(name, out_shape, "f32")
         if bias is not None:
             b = self.arg(bias)
@@ -687,7 +710,7 @@ class Importer:
         weight, bias = node.args[2], node.args[3]
         eps = node.args[4]
         if len(shape) != 1:
-            raise UnsupportedOp(f"{node.format_node()}: layer norm over {len(shape)} dims")
+            raise refuse(node, f"layer norm over {len(shape)} dims")
         rank = len(x.shape)
         n = x.shape[-1]
         s = self.reduce(x, [rank - 1], "sum")
@@ -747,7 +770,7 @@ class Importer:
         eps = node.args[6]
         rank, dt = len(x.shape), x.dtype
         if rank < 2:
-            raise UnsupportedOp(f"{node.format_node()}: batch norm of a {rank}-D tensor")
+            raise refuse(node, f"batch norm of a {rank}-D tensor")
         ins = [(x, list(range(rank)))]
         for v in (mean, var, weight, bias):
             if v is not None:
@@ -811,7 +834,7 @@ class Importer:
         expand = lambda v: v * 2 if len(v) == 1 else v  # noqa: E731
         kernel, stride, padding, dilation = map(expand, (kernel, stride, padding, dilation))
         if len(x.shape) != 4 or ceil_mode or (not include_pad and any(padding)):
-            raise UnsupportedOp(f"{node.format_node()}: only 4-D pooling without ceil_mode "
+            raise refuse(node, f"only 4-D pooling without ceil_mode "
                                 "(and, for averages, with the padding counted)")
         dt = x.dtype
         if any(padding):
@@ -886,7 +909,7 @@ def check_node(node):
             importer.values[a.name] = importer.plain(f"%in{i}", importer.shape_of(a), dtype)
         value = importer.translate(producer)
         if element and (not isinstance(value, tuple) or value[node.args[1]] is None):
-            raise UnsupportedOp(f"{node.format_node()}: an element EGG does not compute")
+            raise refuse(node, "an element EGG does not compute")
     except UnsupportedOp as e:
         return str(e), False
     return None, not element and any("= linalg." in line for line in importer.e.lines)
@@ -902,8 +925,7 @@ def refuse_before_decomposing(graph):
     for node in graph.nodes:
         name = getattr(node.target, "__name__", str(node.target)).split(".")[0]
         if node.op == "call_function" and name in UNROLLED_BEFORE_IMPORT:
-            raise UnsupportedOp(f"unsupported op aten.{node.target.__name__} "
-                                f"({node.format_node()}): recurrent layers are not imported yet")
+            raise refuse(node, "recurrent layers are not imported yet")
 
 
 def sanitize(name):

@@ -66,7 +66,9 @@ def test_unsupported_op_is_named(tmp_path):
     compiled, row = prepare(path, tmp_path)
     assert compiled is None
     assert row["status"] == "unsupported"
-    assert "aten.sort" in row["reason"]
+    # The op first, then the user's line that made it.
+    assert row["reason"].startswith("aten.sort")
+    assert "3_Sort.py:8 `return torch.sort(x, dim=1)[0]`" in row["reason"]
 
 
 def test_tolerances_follow_each_output_type():

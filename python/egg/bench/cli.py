@@ -83,13 +83,35 @@ def git_commit():
         return "unknown"
 
 
+# Options that steer a run (where it keeps its rows, how long it goes on)
+# but do not change what a row means: left out of the command in a table.
+RUN_CONTROL = {"--out": 1, "--markdown": 1, "--compile-cache": 1, "--budget-minutes": 1,
+               "--problem-timeout": 1, "--gpus": 1, "--report-only": 0, "--rerun": None}
+
+
+def shown_command(argv):
+    shown, i = [], 0
+    while i < len(argv):
+        a, i = argv[i], i + 1
+        name = a.split("=")[0]
+        if name not in RUN_CONTROL:
+            shown.append(a)
+        elif "=" not in a and RUN_CONTROL[name] is None:  # Any number of values.
+            while i < len(argv) and not argv[i].startswith("-"):
+                i += 1
+        elif "=" not in a:
+            i += RUN_CONTROL[name]
+    return "python -m egg.bench " + " ".join(shown)
+
+
 def header(args, rows, argv):
     gpus = sorted({r["gpu"] for r in rows if r.get("gpu")})
     torches = sorted({r["torch"] for r in rows if r.get("torch")})
+    commits = sorted({r["commit"] for r in rows if r.get("commit")})
     return {
-        "command": "`python -m egg.bench " + " ".join(argv) + "`",
+        "command": f"`{shown_command(argv)}` (resumed runs: `bench/kernelbench.sh` on a GPU host)",
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": os.environ.get("EGG_COMMIT") or git_commit(),
+        "commit": ", ".join(commits) or os.environ.get("EGG_COMMIT") or git_commit(),
         "GPU": ", ".join(gpus) or "-",
         "PyTorch": ", ".join(torches) or "-",
         "torch.compile mode": "not timed" if args.no_compile else args.compile_mode,

@@ -60,8 +60,10 @@ def unsupported_ops(rows):
     ops = Counter()
     for r in rows:
         if r.get("status") == "unsupported":
-            m = re.search(r"aten\.[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)?", r.get("reason") or "")
-            ops[m.group(0) if m else (r.get("reason") or "")[:60]] += 1
+            # "op: why at file:line [node]": the op and why, without where.
+            reason = re.split(r" at \S+:\d+| \[", r.get("reason") or "")[0]
+            reason = re.sub(r"^input \S+: ", "input: ", reason)
+            ops[reason[:100]] += 1
     return ops.most_common()
 
 
@@ -102,7 +104,16 @@ def markdown(rows, header):
     """The whole report: header lines (command, commit, date, GPU...), the
     summary overall and per level, the ops that stop imports, and a table per
     level."""
-    out = ["# KernelBench through EGG", ""]
+    out = ["# KernelBench through EGG", "",
+           "The project's headline benchmark: the KernelBench problems of ../shared/kernelbench "
+           "at their official sizes, through `egg.compile` with the expert agent, judged the "
+           "KernelBench way. This page is written by `python -m egg.bench` (python/README.md); "
+           "to reproduce on a GPU host, build the tool bundle (`scripts/build-bundle.sh`) and run "
+           "`bench/kernelbench.sh ../shared/kernelbench/level1 ../shared/kernelbench/level2 "
+           "../shared/kernelbench/level3` (resumable: run it again to go on). fast_p: the share "
+           "of all problems that are correct and more than p times as fast; a problem that is "
+           "not correct counts as not fast. \"geomean (all)\" counts those at 1.0x, as "
+           "`torch.compile(backend=\"egg\")` leaves them to PyTorch.", ""]
     out += [f"- {k}: {v}" for k, v in header.items()]
     out += ["", "## Summary", ""]
     out += summary_lines(summarize(rows), "all levels")

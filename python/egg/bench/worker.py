@@ -365,6 +365,7 @@ def serve(opts, result_fd):
             os._exit(FAULT_EXIT)
         row["gpu"] = torch.cuda.get_device_name()
         row["torch"] = torch.__version__
+        row["commit"] = os.environ.get("EGG_COMMIT", "unknown")
         results.write(json.dumps(row) + "\n")
         results.flush()
 
