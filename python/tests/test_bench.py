@@ -68,7 +68,7 @@ def test_unsupported_op_is_named(tmp_path):
     assert row["status"] == "unsupported"
     # The op first, then the user's line that made it.
     assert row["reason"].startswith("aten.sort")
-    assert "3_Sort.py:8 `return torch.sort(x, dim=1)[0]`" in row["reason"]
+    assert "3_Sort.py:7 `return torch.sort(x, dim=1)[0]`" in row["reason"]
 
 
 def test_tolerances_follow_each_output_type():
