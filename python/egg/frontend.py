@@ -67,6 +67,18 @@ class ImportedModule:
     arg_values: list  # the tensors for those arguments (user inputs as given)
     result_count: int
     num_lifted: int = 0  # leading arguments that are parameters/buffers/constants
+    result_shapes: list = None  # PyTorch's shapes of the results (a 0-d one is 1 element)
+
+
+@dataclass
+class Predicate:
+    """A boolean tensor, kept as the comparison that makes it: EGG's kernels
+    hold no i1 tensors, so each consumer (where, a cast to a float type)
+    computes the comparison in its own body. `compare(names, dtype)` gives
+    (lines, i1 result) for the operands' SSA names."""
+    operands: list
+    compare: object
+    shape: tuple
 
 
 def tensor_type(shape, dtype):
@@ -218,6 +230,13 @@ class Importer:
                               phys_shape, v.dtype, out_map, lambda a: ([], a[0]))
         return Value(name, phys_shape, v.shape, v.dtype, list(order))
 
+    def result(self, v):
+        """A function result laid out as its shape says; a 0-d one stays in
+        its 1-element tensor (ImportedModule.result_shapes says it is 0-d)."""
+        if v.shape:
+            return self.materialize(v)
+        return self.plain(v.name, v.phys_shape, v.dtype)
+
     def plain(self, name, shape, dtype):
         return Value(name, tuple(shape), tuple(shape), dtype, list(range(len(shape))))
 
@@ -228,9 +247,13 @@ class Importer:
         dtype) -> (lines, result)."""
         out_shape = self.shape_of(node)
         dtype = out_dtype or self.dtype_of(node)
+        scalar = not out_shape  # EGG's kernels need a loop: a 0-d result is a 1-element one.
+        out_shape = out_shape or (1,)
         rank = len(out_shape)
         inputs, refs, consts = [], [], []
         for op in operands:
+            if isinstance(op, Predicate):
+                raise refuse(node, "a boolean tensor used as a number")
             if isinstance(op, Value):
                 if op.dtype != dtype:
                     raise refuse(node, "mixed element types")
@@ -257,7 +280,11 @@ class Importer:
 
         name = self.e.generic(rank, ["parallel"] * rank, inputs, out_shape, dtype, out_map,
                               full_body)
-        return self.plain(name, out_shape, dtype)
+        return self.scalar_view(name, dtype) if scalar else self.plain(name, out_shape, dtype)
+
+    def scalar_view(self, name, dtype):
+        """A 0-d value held in a 1-element tensor."""
+        return Value(name, (1,), (), dtype, [None])
 
     def unary(self, node, x, expr):
         return self.elementwise(node, [x], lambda n, t: expr(n[0], t))
@@ -335,10 +362,39 @@ class Importer:
                     cur, i = r, i + 1
                 return lines, cur
             return self.elementwise(node, ops, body)
+        if t == aten._assert_tensor_metadata.default:
+            return None  # A check of the traced metadata: nothing to compute.
+        if t == aten.scalar_tensor.default:
+            return float(args[0])  # A 0-d constant: a number to its consumers.
+        predicate = self.predicate(node, t, args, A)
+        if predicate is not None:
+            return predicate
+        if t == aten.where.self:
+            return self.where(node, A(0), A(1), A(2))
+        if t == aten.elu.default:
+            # elu, selu and celu: scale * (x > 0 ? x : alpha * (exp(x * input_scale) - 1)).
+            alpha = args[1] if len(args) > 1 else node.kwargs.get("alpha", 1.0)
+            scale = args[2] if len(args) > 2 else node.kwargs.get("scale", 1.0)
+            in_scale = args[3] if len(args) > 3 else node.kwargs.get("input_scale", 1.0)
+
+            def body(n, dt):
+                z, e, m, neg, c, pos, r = (fresh("k"), fresh("t"), fresh("t"), fresh("t"),
+                                           fresh("t"), fresh("t"), fresh("t"))
+                return [f"{z} = arith.constant 0.0 : {dt}",
+                        f"{m} = arith.mulf {n[0]}, {n[3]} : {dt}",
+                        f"{e} = math.expm1 {m} : {dt}",
+                        f"{neg} = arith.mulf {e}, {n[1]} : {dt}",
+                        f"{c} = arith.cmpf ogt, {n[0]}, {z} : {dt}",
+                        f"{pos} = arith.select {c}, {n[0]}, {neg} : {dt}",
+                        f"{r} = arith.mulf {pos}, {n[2]} : {dt}"], r
+            return self.elementwise(node, [A(0), alpha, scale, in_scale], body)
         simple = {aten.exp.default: ("exp", "math"), aten.log.default: ("log", "math"),
                   aten.tanh.default: ("tanh", "math"), aten.sqrt.default: ("sqrt", "math"),
                   aten.rsqrt.default: ("rsqrt", "math"), aten.erf.default: ("erf", "math"),
-                  aten.abs.default: ("absf", "math"), aten.neg.default: ("negf", "arith")}
+                  aten.abs.default: ("absf", "math"), aten.neg.default: ("negf", "arith"),
+                  aten.log1p.default: ("log1p", "math"), aten.expm1.default: ("expm1", "math"),
+                  aten.sin.default: ("sin", "math"), aten.cos.default: ("cos", "math"),
+                  aten.floor.default: ("floor", "math"), aten.ceil.default: ("ceil", "math")}
         if t in simple:
             return self.unary(node, A(0), un(*simple[t]))
         if t == aten.sigmoid.default:
@@ -394,6 +450,20 @@ class Importer:
                 r = fresh("t")
                 return [f"{r} = math.powf {n[0]}, {n[1]} : {dt}"], r
             return self.elementwise(node, [A(0), exponent], power)
+        if t == aten._to_copy.default and isinstance(A(0), Predicate):
+            cond = A(0)
+            k = len(cond.operands)
+
+            def as_number(n, dt):
+                lines, c = cond.compare(n[:k], dt)
+                one, zero, r = self.e.fresh("k"), self.e.fresh("k"), self.e.fresh("t")
+                return lines + [f"{one} = arith.constant 1.0 : {dt}",
+                                f"{zero} = arith.constant 0.0 : {dt}",
+                                f"{r} = arith.select {c}, {one}, {zero} : {dt}"], r
+            operand_dtype = next(v.dtype for v in cond.operands if isinstance(v, Value))
+            if operand_dtype != self.dtype_of(node):
+                raise refuse(node, "a comparison cast to another float type")
+            return self.elementwise(node, cond.operands, as_number)
         if t in (aten.clone.default, aten.alias.default, aten.contiguous.default) or \
                 (t == aten._to_copy.default and self.dtype_of(node) == A(0).dtype):
             return A(0)
@@ -465,9 +535,9 @@ class Importer:
             return self.convolution(node)
         # -- reductions --
         if t in (aten.sum.dim_IntList, aten.mean.dim, aten.amax.default, aten.amin.default,
-                 aten.sum.default):
+                 aten.sum.default, aten.mean.default):
             v = A(0)
-            if t == aten.sum.default:
+            if t in (aten.sum.default, aten.mean.default):
                 dims, keep = list(range(len(v.shape))), False
             else:
                 dims = args[1] if len(args) > 1 else list(range(len(v.shape)))
@@ -475,7 +545,7 @@ class Importer:
                 keep = args[2] if len(args) > 2 else node.kwargs.get("keepdim", False)
             kind = {aten.amax.default: "max", aten.amin.default: "min"}.get(t, "sum")
             r = self.reduce(v, dims, kind)
-            if t == aten.mean.dim:
+            if t in (aten.mean.dim, aten.mean.default):
                 count = math.prod(v.shape[d] for d in dims)
                 r = self.elementwise_plain(r, count, "divf")
             if r.dtype != v.dtype:  # A 16-bit sum accumulated in f32.
@@ -501,11 +571,60 @@ class Importer:
             return self.pool2d(node, "max" if t == aten.max_pool2d_with_indices.default else "avg")
         raise refuse(node, "not supported")
 
+    COMPARISONS = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+
+    def predicate(self, node, t, args, A):
+        """A comparison (eq, ne, lt, le, gt, ge of a tensor and a tensor or
+        number) or logical_not of one, as a Predicate; None for other ops."""
+        name = getattr(t, "__name__", "")
+        op, _, overload = name.partition(".")
+        if op == "logical_not" or op == "bitwise_not":
+            inner = A(0)
+            if not isinstance(inner, Predicate):
+                raise refuse(node, "logical not of a tensor that is not a comparison")
+
+            def negate(n, dt):
+                lines, c = inner.compare(n, dt)
+                one, r = self.e.fresh("k"), self.e.fresh("t")
+                return lines + [f"{one} = arith.constant true", f"{r} = arith.xori {c}, {one} : i1"], r
+            return Predicate(inner.operands, negate, inner.shape)
+        if op not in self.COMPARISONS or overload not in ("Scalar", "Tensor"):
+            return None
+        operands = [A(0), A(1)]
+        if any(isinstance(v, Predicate) for v in operands):
+            raise refuse(node, "a comparison of boolean tensors")
+        kind = self.COMPARISONS[op]
+
+        def compare(n, dt):
+            r = self.e.fresh("t")
+            return [f"{r} = arith.cmpf {kind}, {n[0]}, {n[1]} : {dt}"], r
+        return Predicate(operands, compare, self.shape_of(node))
+
+    def where(self, node, cond, a, b):
+        """where(cond, a, b) with the comparison computed in the select's own
+        body (EGG's kernels hold no boolean tensors)."""
+        if not isinstance(cond, Predicate):
+            raise refuse(node, "where() on a boolean tensor that is not a comparison "
+                               "(a boolean input)")
+        k = len(cond.operands)
+
+        def body(n, dt):
+            lines, c = cond.compare(n[:k], dt)
+            r = self.e.fresh("t")
+            return lines + [f"{r} = arith.select {c}, {n[k]}, {n[k + 1]} : {dt}"], r
+        return self.elementwise(node, cond.operands + [a, b], body)
+
     def cast(self, x, op, src, dst):
         r = self.e.fresh("t")
         return [f"{r} = arith.{op} {x} : {src} to {dst}"], r
 
     def elementwise_plain(self, v, scalar, op):
+        if not v.shape:
+            v = Value(v.name, v.phys_shape, (1,), v.dtype, [0] if v.phys else [])
+            if v.phys_shape != (1,):
+                raise UnsupportedOp("a 0-d value that is not held in a 1-element tensor")
+            out = self.elementwise_plain(v, scalar, op)
+            return self.scalar_view(out.name, out.dtype)
         rank = len(v.shape)
         def body(a):
             k, r = self.e.fresh("k"), self.e.fresh("t")
@@ -540,8 +659,14 @@ class Importer:
 
     def reduce(self, v, dims, kind):
         """Reduces `dims` of `v`. Sums of 16-bit floats accumulate in f32 (as
-        PyTorch does) and return f32; the caller truncates."""
+        PyTorch does) and return f32; the caller truncates. A reduction of
+        every dim is one row of all the elements, held in a 1-element tensor
+        (EGG's kernels need a loop to spread)."""
         rank = len(v.shape)
+        if rank and len(set(dims)) == rank and rank > 0:
+            row = self.reshape(None, v, (1, math.prod(v.shape)))
+            r = self.reduce(row, [1], kind)
+            return self.scalar_view(r.name, r.dtype)
         kept = [i for i in range(rank) if i not in dims]
         out_shape = tuple(v.shape[i] for i in kept)
         acc = "f32" if kind == "sum" and v.dtype in ("f16", "bf16") else v.dtype
@@ -605,54 +730,149 @@ class Importer:
     def convolution(self, node):
         x, w = self.arg(node.args[0]), self.arg(node.args[1])
         bias = node.args[2]
-        stride, padding, dilation, transposed, _, groups = node.args[3:9]
-        if transposed or len(x.shape) != 4:
-            raise refuse(node, "only 2-D, non-transposed convolutions")
+        stride, padding, dilation, transposed, output_padding, groups = node.args[3:9]
         out_shape = self.shape_of(node)
+        spatial = len(x.shape) - 2
+        if spatial not in (1, 2, 3):
+            raise refuse(node, f"{spatial}-D convolution")
+        if transposed:
+            return self.transposed_convolution(node, x, w, bias, stride, padding, dilation,
+                                               output_padding, groups, out_shape)
+        if spatial == 1:
+            return self.convolution_1d(node, x, w, bias, stride, padding, dilation, groups,
+                                       out_shape)
         # Channels-last input and weight (NCHW views of NHWC and FHWC
         # tensors, as permute() or channels_last memory give): an NHWC
         # convolution on the tensors as laid out, no transposes. f16/bf16
         # NCHW tensors (PyTorch's default layout) are transposed to NHWC and
         # FHWC first, as cuDNN does: tensor cores want the channels
         # contiguous, and a transpose moves its bytes near the copy rate.
-        if groups == 1 and x.dtype == w.dtype:
+        if spatial == 2 and groups == 1 and x.dtype == w.dtype:
             channels_last = x.phys == [0, 2, 3, 1] and w.phys == [0, 2, 3, 1]
             if channels_last or x.dtype in ("f16", "bf16"):
                 x, w = self.relayout(x, [0, 2, 3, 1]), self.relayout(w, [0, 2, 3, 1])
                 return self.convolution_nhwc(x, w, bias, stride, padding, dilation, out_shape)
-        x, w = self.materialize(x), self.materialize(w)
-        if x.dtype != "f32":
-            raise refuse(node, f"grouped convolutions in {x.dtype}, or of "
-                                "mixed element types (only f32 ones are implemented)")
+        return self.convolution_nchw(node, self.materialize(x), self.materialize(w), bias,
+                                     stride, padding, dilation, groups, out_shape)
+
+    def convolution_nchw(self, node, x, w, bias, stride, padding, dilation, groups, out_shape):
+        """An f32 convolution of plain NC(D)HW tensors as a named linalg op
+        (2-D or 3-D; 2-D depthwise), zero padding as tensor.pad, the bias
+        added after."""
+        spatial = len(x.shape) - 2
+        if x.dtype != "f32" or w.dtype != "f32":
+            raise refuse(node, f"grouped or {spatial}-D convolutions in {x.dtype}, or of "
+                               "mixed element types (only f32 ones are implemented)")
         if any(padding):
             name, padded = self.e.zero_pad(x.name, x.shape, "f32", (0, 0) + tuple(padding))
             x = self.plain(name, padded, "f32")
         init = self.e.filled(out_shape, "f32", 0.0)
         name = self.e.fresh("cv")
         ot = tensor_type(out_shape, "f32")
-        attrs = (f"{{dilations = dense<[{dilation[0]}, {dilation[1]}]> : tensor<2xi64>, "
-                 f"strides = dense<[{stride[0]}, {stride[1]}]> : tensor<2xi64>}}")
+        vec = lambda v: f"dense<[{', '.join(str(i) for i in v)}]> : tensor<{spatial}xi64>"  # noqa: E731
+        attrs = f"{{dilations = {vec(dilation)}, strides = {vec(stride)}}}"
+        ins = f"{tensor_type(x.shape, 'f32')}, {tensor_type(w.shape, 'f32')}"
         if groups == 1:
-            self.e.emit(f"{name} = linalg.conv_2d_nchw_fchw {attrs} ins({x.name}, {w.name} : "
-                        f"{tensor_type(x.shape, 'f32')}, {tensor_type(w.shape, 'f32')}) "
+            op = {2: "conv_2d_nchw_fchw", 3: "conv_3d_ncdhw_fcdhw"}[spatial]
+            self.e.emit(f"{name} = linalg.{op} {attrs} ins({x.name}, {w.name} : {ins}) "
                         f"outs({init} : {ot}) -> {ot}")
-        elif groups == x.shape[1] and w.shape[0] == groups and w.shape[1] == 1:
+        elif spatial == 2 and groups == x.shape[1] and w.shape[0] == groups and w.shape[1] == 1:
             wv = self.materialize(Value(w.name, w.phys_shape, (w.shape[0], w.shape[2], w.shape[3]),
                                         "f32", [0, None, 1, 2]))
             self.e.emit(f"{name} = linalg.depthwise_conv_2d_nchw_chw {attrs} ins({x.name}, {wv.name} : "
                         f"{tensor_type(x.shape, 'f32')}, {tensor_type(wv.shape, 'f32')}) "
                         f"outs({init} : {ot}) -> {ot}")
         else:
-            raise refuse(node, f"grouped convolution (groups={groups})")
+            raise refuse(node, f"grouped {spatial}-D convolution (groups={groups})")
         out = self.plain(name, out_shape, "f32")
-        if bias is not None:
-            b = self.arg(bias)
-            bv = Value(b.name, b.phys_shape, (b.shape[0], 1, 1), b.dtype, [0])
-            def add(n, dt):
-                r = self.e.fresh("t")
-                return [f"{r} = arith.addf {n[0]}, {n[1]} : {dt}"], r
-            out = self.elementwise(node, [out, bv], add)
-        return out
+        return self.add_channel_bias(out, bias) if bias is not None else out
+
+    def add_channel_bias(self, out, bias):
+        """out[n, f, ...] + bias[f] for a plain NC... tensor."""
+        b = self.arg(bias)
+        rank = len(out.shape)
+
+        def add(args):
+            r = self.e.fresh("t")
+            return [f"{r} = arith.addf {args[0]}, {args[1]} : f32"], r
+        name = self.e.generic(rank, ["parallel"] * rank, [(out, list(range(rank))), (b, [1])],
+                              out.shape, "f32", affine_map(rank, [f"d{i}" for i in range(rank)]), add)
+        return self.plain(name, out.shape, "f32")
+
+    def unit_dim(self, v, at):
+        """A plain tensor with a size-1 dim inserted before dim `at`
+        (tensor.expand_shape: no copy)."""
+        shape = v.shape[:at] + (1,) + v.shape[at:]
+        groups, j = [], 0
+        for i in range(len(v.shape)):
+            groups.append([j, j + 1] if i == at else [j])
+            j += 2 if i == at else 1
+        name = self.e.fresh("r")
+        self.e.emit(f"{name} = tensor.expand_shape {v.name} {groups} output_shape "
+                    f"[{', '.join(str(s) for s in shape)}] : {tensor_type(v.shape, v.dtype)} into "
+                    f"{tensor_type(shape, v.dtype)}")
+        return self.plain(name, shape, v.dtype)
+
+    def drop_unit_dim(self, v, at):
+        shape = v.shape[:at] + v.shape[at + 1:]
+        groups, j = [], 0
+        for i in range(len(shape)):
+            groups.append([j, j + 1] if i == at else [j])
+            j += 2 if i == at else 1
+        name = self.e.fresh("r")
+        self.e.emit(f"{name} = tensor.collapse_shape {v.name} {groups} : "
+                    f"{tensor_type(v.shape, v.dtype)} into {tensor_type(shape, v.dtype)}")
+        return self.plain(name, shape, v.dtype)
+
+    def convolution_1d(self, node, x, w, bias, stride, padding, dilation, groups, out_shape):
+        """A 1-D convolution as a 2-D one of height 1 (NCL -> NC1L): the 2-D
+        formulations and their tunings serve it."""
+        x2 = self.unit_dim(self.materialize(x), 2)
+        w2 = self.unit_dim(self.materialize(w), 2)
+        n, f, length = out_shape
+        out = self.convolution_nchw(node, x2, w2, bias, (1, stride[0]), (0, padding[0]),
+                                    (1, dilation[0]), groups, (n, f, 1, length))
+        return self.drop_unit_dim(out, 2)
+
+    def transposed_convolution(self, node, x, w, bias, stride, padding, dilation,
+                               output_padding, groups, out_shape):
+        """A stride-1 transposed convolution is the plain convolution of its
+        input, padded by d*(k-1)-p on each side, with the weight's channels
+        swapped and its taps reversed: one formulation, with no zeros
+        inserted."""
+        if any(s != 1 for s in stride) or groups != 1:
+            raise refuse(node, f"transposed convolution with stride {list(stride)}, "
+                               f"groups {groups} (stride 1, groups 1 are implemented)")
+        kernel = w.shape[2:]
+        pads = [d * (k - 1) - p for d, k, p in zip(dilation, kernel, padding)]
+        if any(p < 0 for p in pads):
+            raise refuse(node, "transposed convolution with padding over d*(k-1)")
+        w = self.materialize(w)
+        spatial = len(kernel)
+        rank = 2 + spatial
+        dims = ", ".join(f"d{i}" for i in range(rank))
+        taps = [f"{k - 1} - d{2 + i}" for i, k in enumerate(kernel)]
+        shape = (w.shape[1], w.shape[0]) + tuple(kernel)
+        name, t = self.e.fresh("wt"), tensor_type(shape, w.dtype)
+        init = self.e.empty(shape, w.dtype)
+        iters = ", ".join(['"parallel"'] * rank)
+        self.e.emit(f"{name} = linalg.generic {{indexing_maps = [affine_map<({dims}) -> "
+                    f"(d1, d0, {', '.join(taps)})>, affine_map<({dims}) -> ({dims})>], "
+                    f"iterator_types = [{iters}]}} "
+                    f"ins({w.name} : {tensor_type(w.shape, w.dtype)}) outs({init} : {t}) {{")
+        self.e.emit(f"^bb0(%a: {w.dtype}, %b: {w.dtype}):")
+        self.e.emit(f"  linalg.yield %a : {w.dtype}")
+        self.e.emit(f"}} -> {t}")
+        flipped = self.plain(name, shape, w.dtype)
+        x = self.materialize(x)
+        if spatial == 1:
+            x2, w2 = self.unit_dim(x, 2), self.unit_dim(flipped, 2)
+            n, f, length = out_shape
+            out = self.convolution_nchw(node, x2, w2, bias, (1, 1), (0, pads[0]),
+                                        (1, dilation[0]), 1, (n, f, 1, length))
+            return self.drop_unit_dim(out, 2)
+        return self.convolution_nchw(node, x, flipped, bias, (1,) * spatial, tuple(pads),
+                                     tuple(dilation), 1, out_shape)
 
     def convolution_nhwc(self, x, w, bias, stride, padding, dilation, out_shape):
         """out[n, oh, ow, f] = sum x[n, oh*s + kh*d, ow*s + kw*d, c] w[f, kh, kw, c]
@@ -880,9 +1100,13 @@ class Importer:
             if node.op == "placeholder":
                 continue
             if node.op == "output":
-                results = [self.materialize(self.arg(a)) for a in node.args[0]]
+                if any(isinstance(self.arg(a), Predicate) for a in node.args[0]):
+                    raise UnsupportedOp("a boolean result (EGG returns float32, float16, bfloat16)")
+                graph_outputs = node.args[0]
+                results = [self.result(self.arg(a)) for a in graph_outputs]
                 continue
             self.values[node.name] = self.translate(node)
+        self.result_shapes = [tuple(self.arg(a).shape) for a in graph_outputs]
         rets = ", ".join(r.name for r in results)
         types = ", ".join(tensor_type(r.shape, r.dtype) for r in results)
         text = [f"func.func @{self.name}({', '.join(sig)}) -> ({types}) {{"]
@@ -964,9 +1188,11 @@ def import_module(model, example_inputs, name="forward"):
         else:
             arg_names.append(p.name)
             arg_values.append(next(user))
-    text, count = Importer(name).run(ep.graph, placeholders)
+    importer = Importer(name)
+    text, count = importer.run(ep.graph, placeholders)
     lifted_count = sum(1 for p in placeholders if p.name in lifted)
-    return ImportedModule(text, name, arg_names, arg_values, count, lifted_count)
+    return ImportedModule(text, name, arg_names, arg_values, count, lifted_count,
+                          importer.result_shapes)
 
 
 def to_mlir(model, example_inputs, name="forward"):

@@ -80,6 +80,7 @@ class CompiledModule:
                                       "shared memory size")
                     self.functions[key] = f
         self.launches = [self._prepare(step) for step in self.function["steps"]]
+        self.result_shapes = getattr(imported, "result_shapes", None)
         # Lifted parameters and buffers: on the GPU once.
         self.bound = [x.detach().to(device).contiguous()
                       for x in imported.arg_values[:imported.num_lifted]]
@@ -184,6 +185,8 @@ class CompiledModule:
             if result:
                 self.cu.check(result, f"launching {step['name']}")
         outs = [tensors[b["id"]] for b in self.outputs]
+        if self.result_shapes:  # A 0-d result comes back as PyTorch shapes it.
+            outs = [o.reshape(s) for o, s in zip(outs, self.result_shapes)]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 

@@ -1,0 +1,76 @@
+"""Operator families KernelBench needs, on small shapes: each import means
+what PyTorch means (float64 on both sides, egg-eval's reference interpreter)
+and compiles with egg-opt. The shapes here are not KernelBench's; the
+KernelBench problems themselves are checked by python -m egg.bench."""
+import pytest
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+from egg import UnsupportedOp  # noqa: E402
+from egg.frontend import import_module  # noqa: E402
+from egg.kernelbench import reference_check  # noqa: E402
+from egg.tools import compile_mlir  # noqa: E402
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+CASES = {
+    "conv1d_strided_dilated": (torch.nn.Conv1d(3, 5, 3, stride=2, padding=1, dilation=2), [(2, 3, 17)]),
+    "conv1d_no_bias": (torch.nn.Conv1d(3, 5, 4, bias=False), [(2, 3, 9)]),
+    "conv3d": (torch.nn.Conv3d(3, 4, (3, 2, 3), stride=(1, 2, 1), padding=(1, 0, 1)), [(2, 3, 6, 7, 5)]),
+    "conv_transpose1d_dilated": (torch.nn.ConvTranspose1d(3, 5, 3, dilation=2, padding=1), [(2, 3, 9)]),
+    "conv_transpose2d": (torch.nn.ConvTranspose2d(3, 4, (3, 5), padding=(1, 2)), [(2, 3, 6, 7)]),
+    "conv_transpose3d": (torch.nn.ConvTranspose3d(3, 4, 3, bias=False), [(1, 3, 4, 5, 4)]),
+    "softplus": (Fn(F.softplus), [(16, 64)]),
+    "mish": (Fn(F.mish), [(16, 64)]),
+    "elu": (Fn(lambda x: F.elu(x, 0.7)), [(16, 64)]),
+    "selu": (Fn(torch.selu), [(16, 64)]),
+    "celu": (Fn(lambda x: F.celu(x, 1.3)), [(16, 64)]),
+    "hardswish": (Fn(F.hardswish), [(16, 64)]),
+    "logsumexp": (Fn(lambda x: torch.logsumexp(x, dim=1, keepdim=True)), [(16, 64)]),
+    "where_compare": (Fn(lambda x, y: torch.where(x > y, x, y * 2)), [(16, 64), (16, 64)]),
+    "mask_as_float": (Fn(lambda x: x * (x < 0.3).float()), [(16, 64)]),
+    "huber_loss": (Fn(F.smooth_l1_loss), [(16, 64), (16, 64)]),
+    "sum_of_all": (Fn(lambda x: x.sum()), [(8, 16)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_family_imports_compiles_and_matches(name, tmp_path):
+    model, shapes = CASES[name]
+    inputs = [torch.randn(*s) for s in shapes]
+    imported = import_module(model, inputs)
+    # f32 constants (selu's alpha) round in the import: 1e-7, not 1e-16.
+    assert reference_check(imported, model, inputs, tmp_path / "ref") < 1e-6
+    source = tmp_path / "f.mlir"
+    source.write_text(imported.mlir)
+    compile_mlir(source, tmp_path / "out")
+
+
+def test_zero_dim_results_keep_pytorchs_shape():
+    imported = import_module(Fn(lambda x: x.mean()), [torch.randn(4, 8)])
+    assert imported.result_shapes == [()]
+    assert "-> (tensor<1xf32>)" in imported.mlir
+
+
+@pytest.mark.parametrize("module,why", [
+    (torch.nn.ConvTranspose2d(3, 4, 3, stride=2), "stride \\[2, 2\\]"),
+    (torch.nn.Conv2d(4, 4, 3, groups=2), "groups=2"),
+])
+def test_refusals_name_what_is_missing(module, why):
+    shape = (1, module.in_channels, 8, 8)
+    with pytest.raises(UnsupportedOp, match=why):
+        import_module(module, [torch.randn(*shape)])
+
+
+def test_a_boolean_result_is_refused():
+    with pytest.raises(UnsupportedOp, match="boolean result"):
+        import_module(Fn(lambda x: x > 0), [torch.randn(4, 4)])
