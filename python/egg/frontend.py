@@ -567,6 +567,12 @@ class Importer:
             return self.layer_norm(node)
         if t == aten._native_batch_norm_legit_no_training.default:
             return self.batch_norm(node)
+        if t == aten._native_batch_norm_legit_functional.default:
+            return self.batch_norm_batch_stats(node, training_at=5, eps_at=7)
+        if t == aten._native_batch_norm_legit.no_stats:
+            return self.batch_norm_batch_stats(node, training_at=3, eps_at=5)
+        if t == aten.native_group_norm.default:
+            return self.group_norm(node)
         if t in (aten.max_pool2d_with_indices.default, aten.avg_pool2d.default):
             return self.pool2d(node, "max" if t == aten.max_pool2d_with_indices.default else "avg")
         raise refuse(node, "not supported")
@@ -929,9 +935,11 @@ class Importer:
         shape = list(node.args[1])
         weight, bias = node.args[2], node.args[3]
         eps = node.args[4]
-        if len(shape) != 1:
-            raise refuse(node, f"layer norm over {len(shape)} dims")
         rank = len(x.shape)
+        if len(shape) != 1:
+            dims = list(range(rank - len(shape), rank))
+            affine = [(self.arg(v), dims) for v in (weight, bias)]
+            return (self.normalize(node, x, dims, eps, *affine), None, None)
         n = x.shape[-1]
         s = self.reduce(x, [rank - 1], "sum")
         mean = self.elementwise_plain(s, n, "divf")
@@ -979,6 +987,86 @@ class Importer:
         name = self.e.generic(rank, ["parallel"] * rank, ins, x.shape, dt,
                               affine_map(rank, [f"d{i}" for i in range(rank)]), body)
         return (self.plain(name, x.shape, dt), None, None)
+
+    def normalize(self, node, x, dims, eps, weight=(None, None), bias=(None, None)):
+        """(x - mean) * rsqrt(var + eps) * weight + bias with the mean and the
+        biased variance over `dims` of x (two passes: the mean, then the
+        squared deviations), weight and bias (Value, dims of x they follow)
+        or None. In f32 for 16-bit x, as PyTorch computes norms."""
+        dt = x.dtype
+        if dt != "f32":
+            raise refuse(node, f"normalisation over several dims in {dt} (f32 is implemented)")
+        rank = len(x.shape)
+        dims = sorted(d % rank for d in dims)
+        kept = [i for i in range(rank) if i not in dims]
+        count = math.prod(x.shape[d] for d in dims)
+        mean = self.elementwise_plain(self.reduce(x, dims, "sum"), count, "divf")
+        iters = ["reduction" if i in dims else "parallel" for i in range(rank)]
+
+        def var_body(a):
+            d, q, r = self.e.fresh("t"), self.e.fresh("t"), self.e.fresh("t")
+            return [f"{d} = arith.subf {a[0]}, {a[1]} : {dt}", f"{q} = arith.mulf {d}, {d} : {dt}",
+                    f"{r} = arith.addf {q}, {a[2]} : {dt}"], r
+        sq = self.e.generic(rank, iters, [(x, list(range(rank))), (mean, kept)], mean.shape, dt,
+                            affine_map(rank, [f"d{i}" for i in kept]), var_body,
+                            init=self.e.filled(mean.shape, dt, 0.0))
+        ins = [(x, list(range(rank))), (mean, kept), (self.plain(sq, mean.shape, dt), kept)]
+        ins += [v for v in (weight, bias) if v[0] is not None]
+
+        def body(a):
+            lines = []
+
+            def op(o, *xs):
+                r = self.e.fresh("t")
+                lines.append(f"{r} = {o} {', '.join(xs)} : {dt}")
+                return r
+            kn, ke = self.e.fresh("k"), self.e.fresh("k")
+            lines += [f"{kn} = arith.constant {float_literal(count, dt)} : {dt}",
+                      f"{ke} = arith.constant {float_literal(eps, dt)} : {dt}"]
+            rs = op("math.rsqrt", op("arith.addf", op("arith.divf", a[2], kn), ke))
+            y = op("arith.mulf", op("arith.subf", a[0], a[1]), rs)
+            i = 3
+            if weight[0] is not None:
+                y, i = op("arith.mulf", y, a[i]), i + 1
+            if bias[0] is not None:
+                y = op("arith.addf", y, a[i])
+            return lines, y
+        name = self.e.generic(rank, ["parallel"] * rank, ins, x.shape, dt,
+                              affine_map(rank, [f"d{i}" for i in range(rank)]), body)
+        return self.plain(name, x.shape, dt)
+
+    def batch_norm_batch_stats(self, node, training_at, eps_at):
+        """Batch norm on the batch's own statistics (training mode; instance
+        norm is one on a [1, N*C, ...] view): normalised over every dim but
+        the channels. Running statistics are not updated: EGG computes the
+        forward result alone (the import drops buffer mutations)."""
+        x = self.arg(node.args[0])
+        weight, bias = node.args[1], node.args[2]
+        if not node.args[training_at]:
+            raise refuse(node, "batch norm in eval mode through the functional form")
+        dims = [0] + list(range(2, len(x.shape)))
+        affine = [(self.arg(v), [1]) if v is not None else (None, None) for v in (weight, bias)]
+        y = self.normalize(node, x, dims, node.args[eps_at], *affine)
+        return (y, None, None) + ((None, None) if len(node.meta["val"]) > 3 else ())
+
+    def group_norm(self, node):
+        """Group norm: the [N, C, ...] tensor viewed as [N, G, C/G, ...] and
+        normalised over all but N and G; weight and bias per channel."""
+        x = self.materialize(self.arg(node.args[0]))
+        weight, bias = node.args[1], node.args[2]
+        n, c, _, groups, eps = node.args[3:8]
+        shape = x.shape
+        view = (shape[0], groups, shape[1] // groups) + tuple(shape[2:])
+        xg = self.reshape(node, x, view)
+        affine = []
+        for v in (weight, bias):
+            if v is None:
+                affine.append((None, None))
+            else:
+                affine.append((self.reshape(node, self.materialize(self.arg(v)),
+                                            (groups, shape[1] // groups)), [1, 2]))
+        y = self.normalize(node, xg, list(range(2, len(view))), eps, *affine)
+        return (self.reshape(node, y, shape), None, None)
 
     def batch_norm(self, node):
         """Inference batch norm: (x - mean[c]) * rsqrt(var[c] + eps) * w[c] +
@@ -1088,7 +1176,10 @@ class Importer:
             return self.values[node.args[0].name][node.args[1]]
         return self.op_call(node)
 
-    def run(self, graph, placeholders):
+    def run(self, graph, placeholders, user_outputs=None, needed=None):
+        """The function's text and result count. `user_outputs` (names) are
+        its results, of the graph's outputs; only `needed` nodes are
+        translated (default: all)."""
         sig = []
         for node in placeholders:
             dtype, shape = self.dtype_of(node), self.shape_of(node)
@@ -1097,12 +1188,16 @@ class Importer:
             sig.append(f"{name}: {tensor_type(shape, dtype)}")
         results = None
         for node in graph.nodes:
-            if node.op == "placeholder":
+            if node.op == "placeholder" or (needed is not None and node.op != "output"
+                                            and node.name not in needed):
                 continue
             if node.op == "output":
-                if any(isinstance(self.arg(a), Predicate) for a in node.args[0]):
+                outs = node.args[0]
+                if user_outputs is not None:
+                    outs = [a for a in outs if getattr(a, "name", None) in user_outputs]
+                if any(isinstance(self.arg(a), Predicate) for a in outs):
                     raise UnsupportedOp("a boolean result (EGG returns float32, float16, bfloat16)")
-                graph_outputs = node.args[0]
+                graph_outputs = outs
                 results = [self.result(self.arg(a)) for a in graph_outputs]
                 continue
             self.values[node.name] = self.translate(node)
@@ -1152,6 +1247,19 @@ def refuse_before_decomposing(graph):
             raise refuse(node, "recurrent layers are not imported yet")
 
 
+def needed_nodes(graph, outputs):
+    """Names of the nodes that the named output nodes depend on."""
+    by_name = {n.name: n for n in graph.nodes}
+    todo, seen = [by_name[o] for o in outputs if o in by_name], set()
+    while todo:
+        node = todo.pop()
+        if node.name in seen:
+            continue
+        seen.add(node.name)
+        todo.extend(node.all_input_nodes)
+    return seen
+
+
 def sanitize(name):
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
 
@@ -1175,8 +1283,14 @@ def import_module(model, example_inputs, name="forward"):
     lifted.update({k: v for k, v in sig.inputs_to_parameters.items()})
     lifted.update({k: v for k, v in sig.inputs_to_buffers.items()})
     lifted.update({k: v for k, v in getattr(sig, "inputs_to_lifted_tensor_constants", {}).items()})
+    # What the user sees: the user outputs and the nodes they need. Buffer
+    # mutations (a training-mode batch norm's running statistics) are not
+    # computed: EGG gives the forward result alone.
+    user_outputs = [spec.arg.name for spec in sig.output_specs
+                    if spec.kind.name == "USER_OUTPUT"]
+    needed = needed_nodes(ep.graph, user_outputs)
     placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"
-                    and (n.users or n.name not in lifted)]
+                    and (n.name in needed or n.name not in lifted)]
     state = dict(ep.state_dict)
     state.update(getattr(ep, "constants", {}) or {})
     user = iter(example_inputs)
@@ -1189,7 +1303,7 @@ def import_module(model, example_inputs, name="forward"):
             arg_names.append(p.name)
             arg_values.append(next(user))
     importer = Importer(name)
-    text, count = importer.run(ep.graph, placeholders)
+    text, count = importer.run(ep.graph, placeholders, user_outputs, needed)
     lifted_count = sum(1 for p in placeholders if p.name in lifted)
     return ImportedModule(text, name, arg_names, arg_values, count, lifted_count,
                           importer.result_shapes)

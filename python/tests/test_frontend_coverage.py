@@ -2,6 +2,8 @@
 what PyTorch means (float64 on both sides, egg-eval's reference interpreter)
 and compiles with egg-opt. The shapes here are not KernelBench's; the
 KernelBench problems themselves are checked by python -m egg.bench."""
+import copy
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -40,6 +42,14 @@ CASES = {
     "mask_as_float": (Fn(lambda x: x * (x < 0.3).float()), [(16, 64)]),
     "huber_loss": (Fn(F.smooth_l1_loss), [(16, 64), (16, 64)]),
     "sum_of_all": (Fn(lambda x: x.sum()), [(8, 16)]),
+    # Training mode: batch statistics (the running ones are not updated).
+    "batch_norm_training": (torch.nn.BatchNorm2d(4), [(3, 4, 5, 6)]),
+    "conv_batch_norm_relu": (torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4),
+                                                 torch.nn.ReLU()), [(2, 3, 8, 8)]),
+    "instance_norm": (torch.nn.InstanceNorm2d(4), [(2, 4, 5, 6)]),
+    "group_norm": (torch.nn.GroupNorm(2, 4), [(2, 4, 5, 6)]),
+    "group_norm_3d": (torch.nn.GroupNorm(4, 8), [(2, 8, 3, 4, 5)]),
+    "layer_norm_two_dims": (torch.nn.LayerNorm((5, 6)), [(3, 4, 5, 6)]),
 }
 
 
@@ -47,9 +57,9 @@ CASES = {
 def test_family_imports_compiles_and_matches(name, tmp_path):
     model, shapes = CASES[name]
     inputs = [torch.randn(*s) for s in shapes]
-    imported = import_module(model, inputs)
+    imported = import_module(copy.deepcopy(model), inputs)
     # f32 constants (selu's alpha) round in the import: 1e-7, not 1e-16.
-    assert reference_check(imported, model, inputs, tmp_path / "ref") < 1e-6
+    assert reference_check(imported, copy.deepcopy(model), inputs, tmp_path / "ref") < 1e-6
     source = tmp_path / "f.mlir"
     source.write_text(imported.mlir)
     compile_mlir(source, tmp_path / "out")
