@@ -194,10 +194,27 @@ def broadcast_shape(shapes):
 
 
 class Importer:
-    def __init__(self, name):
+    def __init__(self, name, parameters=()):
         self.e = Emitter()
         self.name = name
         self.values = {}
+        # Placeholders that hold the module's parameters (their values are
+        # known when the module is compiled), and the arguments prepared
+        # from them: (placeholder name, argument name, Value, transform).
+        self.parameters = set(parameters)
+        self.prepared = []
+
+    def prepared_parameter(self, node, suffix, shape, transform):
+        """A parameter laid out anew once, when the module is compiled (as
+        compilers prepack weights): a function argument of its own, holding
+        transform(parameter). None where `node` is not a parameter."""
+        if getattr(node, "op", None) != "placeholder" or node.name not in self.parameters:
+            return None
+        dtype = self.dtype_of(node)
+        value = self.plain(f"%{sanitize(node.name)}_{suffix}", shape, dtype)
+        if all(p[1].name != value.name for p in self.prepared):
+            self.prepared.append((node.name, value, transform))
+        return value
 
     # -- helpers -------------------------------------------------------------
 
@@ -674,6 +691,10 @@ class Importer:
             r = self.reduce(row, [1], kind)
             return self.scalar_view(r.name, r.dtype)
         kept = [i for i in range(rank) if i not in dims]
+        if any(d not in v.phys for d in dims):
+            # A reduced dim no operand indexes (a size-1 view dim): its loop
+            # would have no extent, so lay the view out first.
+            v = self.materialize(v)
         out_shape = tuple(v.shape[i] for i in kept)
         acc = "f32" if kind == "sum" and v.dtype in ("f16", "bf16") else v.dtype
         init_value = {"sum": 0.0, "max": -math.inf, "min": math.inf}[kind]
@@ -853,23 +874,14 @@ class Importer:
         pads = [d * (k - 1) - p for d, k, p in zip(dilation, kernel, padding)]
         if any(p < 0 for p in pads):
             raise refuse(node, "transposed convolution with padding over d*(k-1)")
-        w = self.materialize(w)
         spatial = len(kernel)
-        rank = 2 + spatial
-        dims = ", ".join(f"d{i}" for i in range(rank))
-        taps = [f"{k - 1} - d{2 + i}" for i, k in enumerate(kernel)]
-        shape = (w.shape[1], w.shape[0]) + tuple(kernel)
-        name, t = self.e.fresh("wt"), tensor_type(shape, w.dtype)
-        init = self.e.empty(shape, w.dtype)
-        iters = ", ".join(['"parallel"'] * rank)
-        self.e.emit(f"{name} = linalg.generic {{indexing_maps = [affine_map<({dims}) -> "
-                    f"(d1, d0, {', '.join(taps)})>, affine_map<({dims}) -> ({dims})>], "
-                    f"iterator_types = [{iters}]}} "
-                    f"ins({w.name} : {tensor_type(w.shape, w.dtype)}) outs({init} : {t}) {{")
-        self.e.emit(f"^bb0(%a: {w.dtype}, %b: {w.dtype}):")
-        self.e.emit(f"  linalg.yield %a : {w.dtype}")
-        self.e.emit(f"}} -> {t}")
-        flipped = self.plain(name, shape, w.dtype)
+        # The weight's channels swapped and taps reversed, prepared from the
+        # parameter once: a reversed index map in a kernel is not tileable.
+        flipped = self.prepared_parameter(
+            node.args[1], "flipped", (w.shape[1], w.shape[0]) + tuple(kernel),
+            lambda t, n=spatial: t.transpose(0, 1).flip(list(range(2, 2 + n))).contiguous())
+        if flipped is None:
+            raise refuse(node, "transposed convolution of a weight that is not a parameter")
         x = self.materialize(x)
         if spatial == 1:
             x2, w2 = self.unit_dim(x, 2), self.unit_dim(flipped, 2)
@@ -999,6 +1011,8 @@ class Importer:
         rank = len(x.shape)
         dims = sorted(d % rank for d in dims)
         kept = [i for i in range(rank) if i not in dims]
+        if any(d not in x.phys for d in range(rank)):
+            x = self.materialize(x)  # Every loop needs an operand that indexes it.
         count = math.prod(x.shape[d] for d in dims)
         mean = self.elementwise_plain(self.reduce(x, dims, "sum"), count, "divf")
         iters = ["reduction" if i in dims else "parallel" for i in range(rank)]
@@ -1180,12 +1194,9 @@ class Importer:
         """The function's text and result count. `user_outputs` (names) are
         its results, of the graph's outputs; only `needed` nodes are
         translated (default: all)."""
-        sig = []
         for node in placeholders:
             dtype, shape = self.dtype_of(node), self.shape_of(node)
-            name = f"%{sanitize(node.name)}"
-            self.values[node.name] = self.plain(name, shape, dtype)
-            sig.append(f"{name}: {tensor_type(shape, dtype)}")
+            self.values[node.name] = self.plain(f"%{sanitize(node.name)}", shape, dtype)
         results = None
         for node in graph.nodes:
             if node.op == "placeholder" or (needed is not None and node.op != "output"
@@ -1204,6 +1215,19 @@ class Importer:
         self.result_shapes = [tuple(self.arg(a).shape) for a in graph_outputs]
         rets = ", ".join(r.name for r in results)
         types = ", ".join(tensor_type(r.shape, r.dtype) for r in results)
+        # Arguments: the parameters (those only prepared ones read are
+        # dropped), the prepared parameters, then the user inputs.
+        body = "\n".join(self.e.lines + [rets])
+        used = lambda v: re.search(re.escape(v.name) + r"\b", body) is not None  # noqa: E731
+        self.arguments = [n.name for n in placeholders
+                          if n.name not in self.parameters or used(self.values[n.name])]
+        params = [a for a in self.arguments if a in self.parameters]
+        self.arguments = params + [p[1].name for p in self.prepared] + \
+            [a for a in self.arguments if a not in self.parameters]
+        values = {**{n: self.values[n] for n in self.values if n in
+                     {p.name for p in placeholders}}, **{p[1].name: p[1] for p in self.prepared}}
+        sig = [f"{values[a].name}: {tensor_type(values[a].shape, values[a].dtype)}"
+               for a in self.arguments]
         text = [f"func.func @{self.name}({', '.join(sig)}) -> ({types}) {{"]
         text += self.e.lines
         text.append(f"  return {rets} : {types}")
@@ -1293,18 +1317,26 @@ def import_module(model, example_inputs, name="forward"):
                     and (n.name in needed or n.name not in lifted)]
     state = dict(ep.state_dict)
     state.update(getattr(ep, "constants", {}) or {})
-    user = iter(example_inputs)
-    arg_values, arg_names = [], []
-    for p in placeholders:
-        if p.name in lifted:
-            arg_names.append(lifted[p.name])
-            arg_values.append(state[lifted[p.name]])
-        else:
-            arg_names.append(p.name)
-            arg_values.append(next(user))
-    importer = Importer(name)
+    importer = Importer(name, parameters=[p.name for p in placeholders if p.name in lifted])
     text, count = importer.run(ep.graph, placeholders, user_outputs, needed)
-    lifted_count = sum(1 for p in placeholders if p.name in lifted)
+    # Argument values in the function's order: parameters, prepared
+    # parameters, user inputs (as given).
+    user = dict(zip([p.name for p in placeholders if p.name not in lifted], example_inputs))
+    prepared = {value.name: (source, transform) for source, value, transform in importer.prepared}
+    arg_values, arg_names = [], []
+    for a in importer.arguments:
+        if a in prepared:
+            source, transform = prepared[a]
+            with torch.no_grad():
+                arg_values.append(transform(state[lifted[source]]))
+            arg_names.append(f"{lifted[source]}:{a.split('_')[-1]}")
+        elif a in lifted:
+            arg_names.append(lifted[a])
+            arg_values.append(state[lifted[a]])
+        else:
+            arg_names.append(a)
+            arg_values.append(user[a])
+    lifted_count = sum(1 for a in importer.arguments if a in lifted or a in prepared)
     return ImportedModule(text, name, arg_names, arg_values, count, lifted_count,
                           importer.result_shapes)
 
