@@ -342,8 +342,8 @@ static LogicalResult exportPtx(ModuleOp module, ArrayRef<Ptx> ptx,
       std::error_code ec;
       llvm::raw_fd_ostream file(path, ec);
       if (ec)
-        return module.emitError("cannot write '") << path << "': "
-                                                  << ec.message();
+        return module.emitError("cannot write '")
+               << path << "': " << ec.message();
       writePtx(one, file);
       os << path << "\n";
     }

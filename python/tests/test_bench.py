@@ -117,6 +117,7 @@ def test_summary_counts_problems_that_are_not_correct_as_not_fast():
     assert "| 3_C | unsupported |" in text and "| 4_D | not run |" in text
     assert "| aten.sort.default | 1 |" in text
     assert "| 1_A | correct | - | 1.0000 | 3.0000 | 1.5000 | 3.00x | 1.50x |" in text
+    assert "| 3_C | unsupported |" in text and "| - | aten.sort.default |" in text
 
 
 @pytest.fixture

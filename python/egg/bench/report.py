@@ -128,8 +128,9 @@ def markdown(rows, header):
     for level in levels:
         out += ["", f"## {level}", "",
                 "| problem | status | compile s | egg ms | eager ms | torch.compile ms | "
-                "vs eager | vs torch.compile | max abs err | max rel err | float64 check | reason |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                "vs eager | vs torch.compile | max abs err | max rel err | float64 check | commit | "
+                "reason |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in sorted((r for r in rows if r["level"] == level), key=_number):
             f64 = _f64(r)
             name = r["problem"] + (" (TF32)" if r.get("tf32") else "")
@@ -139,7 +140,7 @@ def markdown(rows, header):
                 f"{timed if isinstance(timed, str) else _f(timed)} | {_f(r.get('eager_ms'))} | "
                 f"{_f(r.get('compile_ms'))} | {_x(speedup(r, 'eager_ms'))} | "
                 f"{_x(speedup(r, 'compile_ms'))} | {_g(r.get('max_abs'))} | {_g(r.get('max_rel'))} | "
-                f"{f64} | {_cell(r.get('reason') or r.get('compile_error'))} |")
+                f"{f64} | {r.get('commit', '-')} | {_cell(r.get('reason') or r.get('compile_error'))} |")
     return "\n".join(out) + "\n"
 
 
