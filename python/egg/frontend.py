@@ -977,28 +977,34 @@ class Importer:
         if bias is not None:
             ins.append((self.arg(bias), [rank - 1]))
 
+        body = self.normalized_body(dt, n, eps, weight is not None, bias is not None)
+        name = self.e.generic(rank, ["parallel"] * rank, ins, x.shape, dt,
+                              affine_map(rank, [f"d{i}" for i in range(rank)]), body)
+        return (self.plain(name, x.shape, dt), None, None)
+
+    def normalized_body(self, dt, count, eps, has_weight, has_bias):
+        """The body of a norm's last pass over (x, mean, sum of squared
+        deviations[, weight][, bias]): (x - mean) * rsqrt(sq / count + eps)
+        * weight + bias."""
         def body(a):
             lines = []
+
             def op(o, *xs):
                 r = self.e.fresh("t")
                 lines.append(f"{r} = {o} {', '.join(xs)} : {dt}")
                 return r
             kn, ke = self.e.fresh("k"), self.e.fresh("k")
-            lines += [f"{kn} = arith.constant {float_literal(n, dt)} : {dt}",
+            lines += [f"{kn} = arith.constant {float_literal(count, dt)} : {dt}",
                       f"{ke} = arith.constant {float_literal(eps, dt)} : {dt}"]
-            var = op("arith.divf", a[2], kn)
-            rs = op("math.rsqrt", op("arith.addf", var, ke))
+            rs = op("math.rsqrt", op("arith.addf", op("arith.divf", a[2], kn), ke))
             y = op("arith.mulf", op("arith.subf", a[0], a[1]), rs)
             i = 3
-            if weight is not None:
-                y = op("arith.mulf", y, a[i])
-                i += 1
-            if bias is not None:
+            if has_weight:
+                y, i = op("arith.mulf", y, a[i]), i + 1
+            if has_bias:
                 y = op("arith.addf", y, a[i])
             return lines, y
-        name = self.e.generic(rank, ["parallel"] * rank, ins, x.shape, dt,
-                              affine_map(rank, [f"d{i}" for i in range(rank)]), body)
-        return (self.plain(name, x.shape, dt), None, None)
+        return body
 
     def normalize(self, node, x, dims, eps, weight=(None, None), bias=(None, None)):
         """(x - mean) * rsqrt(var + eps) * weight + bias with the mean and the
@@ -1027,24 +1033,7 @@ class Importer:
         ins = [(x, list(range(rank))), (mean, kept), (self.plain(sq, mean.shape, dt), kept)]
         ins += [v for v in (weight, bias) if v[0] is not None]
 
-        def body(a):
-            lines = []
-
-            def op(o, *xs):
-                r = self.e.fresh("t")
-                lines.append(f"{r} = {o} {', '.join(xs)} : {dt}")
-                return r
-            kn, ke = self.e.fresh("k"), self.e.fresh("k")
-            lines += [f"{kn} = arith.constant {float_literal(count, dt)} : {dt}",
-                      f"{ke} = arith.constant {float_literal(eps, dt)} : {dt}"]
-            rs = op("math.rsqrt", op("arith.addf", op("arith.divf", a[2], kn), ke))
-            y = op("arith.mulf", op("arith.subf", a[0], a[1]), rs)
-            i = 3
-            if weight[0] is not None:
-                y, i = op("arith.mulf", y, a[i]), i + 1
-            if bias[0] is not None:
-                y = op("arith.addf", y, a[i])
-            return lines, y
+        body = self.normalized_body(dt, count, eps, weight[0] is not None, bias[0] is not None)
         name = self.e.generic(rank, ["parallel"] * rank, ins, x.shape, dt,
                               affine_map(rank, [f"d{i}" for i in range(rank)]), body)
         return self.plain(name, x.shape, dt)
