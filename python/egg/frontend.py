@@ -131,6 +131,20 @@ class Emitter:
         self.emit(f"}} : {tensor_type(shape, dtype)} to {tensor_type(padded, dtype)}")
         return name, padded
 
+    def pad_sides(self, source, shape, dtype, low, high):
+        """tensor.pad of `source` with zeros, low[d] / high[d] elements
+        before / after dim d; returns the padded tensor's name and shape."""
+        padded = tuple(n + a + b for n, a, b in zip(shape, low, high))
+        zero, name = self.fresh("c"), self.fresh("p")
+        indices = ", ".join(f"%i{d}: index" for d in range(len(shape)))
+        self.emit(f"{zero} = arith.constant {float_literal(0.0, dtype)} : {dtype}")
+        self.emit(f"{name} = tensor.pad {source} low[{', '.join(map(str, low))}] "
+                  f"high[{', '.join(map(str, high))}] {{")
+        self.emit(f"^bb0({indices}):")
+        self.emit(f"  tensor.yield {zero} : {dtype}")
+        self.emit(f"}} : {tensor_type(shape, dtype)} to {tensor_type(padded, dtype)}")
+        return name, padded
+
     def input_map(self, v, dim_of_logical, rank):
         """Indexing map of view `v` in an iteration space of `rank` dims where
         logical dim l of v is iteration dim dim_of_logical[l] (None: 0)."""
@@ -816,7 +830,9 @@ class Importer:
 
     def add_channel_bias(self, out, bias):
         """out[n, f, ...] + bias[f] for a plain NC... tensor."""
-        b = self.arg(bias)
+        return self.add_channel_bias_value(out, self.arg(bias))
+
+    def add_channel_bias_value(self, out, b):
         rank = len(out.shape)
 
         def add(args):
@@ -867,9 +883,12 @@ class Importer:
         input, padded by d*(k-1)-p on each side, with the weight's channels
         swapped and its taps reversed: one formulation, with no zeros
         inserted."""
-        if any(s != 1 for s in stride) or groups != 1:
-            raise refuse(node, f"transposed convolution with stride {list(stride)}, "
-                               f"groups {groups} (stride 1, groups 1 are implemented)")
+        if groups != 1:
+            raise refuse(node, f"transposed convolution with groups {groups} (groups 1 is "
+                               "implemented)")
+        if any(s != 1 for s in stride):
+            return self.strided_transposed_convolution(node, x, w, bias, stride, padding,
+                                                       dilation, output_padding, out_shape)
         kernel = w.shape[2:]
         pads = [d * (k - 1) - p for d, k, p in zip(dilation, kernel, padding)]
         if any(p < 0 for p in pads):
@@ -891,6 +910,87 @@ class Importer:
             return self.drop_unit_dim(out, 2)
         return self.convolution_nchw(node, x, flipped, bias, (1,) * spatial, tuple(pads),
                                      tuple(dilation), 1, out_shape)
+
+    def strided_transposed_convolution(self, node, x, w, bias, stride, padding, dilation,
+                                       output_padding, out_shape):
+        """A transposed convolution of stride s as one stride-1 convolution
+        with s^d times the output channels: output position q*s + r (phase
+        r) takes the taps k with (r + p - k*d) divisible by s, reading input
+        q + (r + p - k*d)/s. Each phase's taps form a sub-kernel; all phases
+        share one input offset and kernel extent (taps a phase lacks are
+        zeros), so the phases are output channels of one convolution whose
+        weight is prepared from the parameter at compile time. Its result,
+        [N, phases*F, Q...], is the output seen as [N, F, Q0, s0, Q1, s1,
+        ...] with the dims permuted: one copy lays it out. No zeros are
+        inserted into the input."""
+        kernel, spatial = w.shape[2:], len(w.shape) - 2
+        if any(o % s for o, s in zip(out_shape[2:], stride)):
+            raise refuse(node, f"transposed convolution with stride {list(stride)} whose output "
+                               f"{list(out_shape[2:])} is not a multiple of the stride")
+        taps, low, high, extent, blocks = [], [], [], [], []
+        for i in range(spatial):
+            s, p, d, k_n = stride[i], padding[i], dilation[i], kernel[i]
+            q_n, i_n = out_shape[2 + i] // s, x.shape[2 + i]
+            # (phase, tap, input offset) of every tap of every phase.
+            dim_taps = [(r, k, (r + p - k * d) // s) for r in range(s) for k in range(k_n)
+                        if (r + p - k * d) % s == 0]
+            lo = min(e for _, _, e in dim_taps)
+            hi = max(e for _, _, e in dim_taps)
+            if lo > 0:
+                raise refuse(node, "transposed convolution whose padding crops its input")
+            taps.append([(r, k, e - lo) for r, k, e in dim_taps])
+            extent.append(hi - lo + 1)
+            low.append(-lo)
+            high.append(max(0, q_n - 1 + hi - (i_n - 1)))
+            blocks.append(q_n)
+        phases = math.prod(stride)
+        channels = w.shape[1]
+
+        def phase_weight(t, taps=taps, extent=extent, stride=stride):
+            import itertools
+            out = t.new_zeros((phases * t.shape[1], t.shape[0]) + tuple(extent))
+            for combo in itertools.product(*taps):
+                r = 0
+                for (phase, _, _), s in zip(combo, stride):
+                    r = r * s + phase
+                k = tuple(c[1] for c in combo)
+                j = tuple(c[2] for c in combo)
+                out[(slice(r * t.shape[1], (r + 1) * t.shape[1]), slice(None)) + j] = \
+                    t[(slice(None), slice(None)) + k].transpose(0, 1)
+            return out
+        weight = self.prepared_parameter(node.args[1], "phases",
+                                         (phases * channels, w.shape[0]) + tuple(extent),
+                                         phase_weight)
+        if weight is None:
+            raise refuse(node, "transposed convolution of a weight that is not a parameter")
+        phase_bias = None
+        if bias is not None:
+            phase_bias = self.prepared_parameter(bias, "phases", (phases * channels,),
+                                                 lambda t: t.repeat(phases))
+            if phase_bias is None:
+                raise refuse(node, "transposed convolution of a bias that is not a parameter")
+        x = self.materialize(x)
+        if any(low) or any(high):
+            name, padded = self.e.pad_sides(x.name, x.shape, x.dtype, [0, 0] + low, [0, 0] + high)
+            x = self.plain(name, padded, x.dtype)
+        n = out_shape[0]
+        y_shape = (n, phases * channels) + tuple(blocks)
+        if spatial == 1:
+            y = self.convolution_nchw(node, self.unit_dim(x, 2), self.unit_dim(weight, 2), None,
+                                      (1, 1), (0, 0), (1, 1), 1, (n, phases * channels, 1, blocks[0]))
+            y = self.drop_unit_dim(y, 2)
+        else:
+            y = self.convolution_nchw(node, x, weight, None, (1,) * spatial, (0,) * spatial,
+                                      (1,) * spatial, 1, y_shape)
+        if phase_bias is not None:
+            y = self.add_channel_bias_value(y, phase_bias)
+        # [N, s0, .., F, Q0, ..] -> the output's [N, F, Q0, s0, Q1, s1, ..].
+        split = (n,) + tuple(stride) + (channels,) + tuple(blocks)
+        y = self.reshape(node, y, split)
+        logical = [0] + [3 + 2 * i for i in range(spatial)] + [1] + [2 + 2 * i for i in range(spatial)]
+        inter = (n, channels) + tuple(v for i in range(spatial) for v in (blocks[i], stride[i]))
+        view = Value(y.name, y.phys_shape, inter, y.dtype, logical)
+        return self.reshape(node, self.materialize(view), tuple(out_shape))
 
     def convolution_nhwc(self, x, w, bias, stride, padding, dilation, out_shape):
         """out[n, oh, ow, f] = sum x[n, oh*s + kh*d, ow*s + kw*d, c] w[f, kh, kw, c]

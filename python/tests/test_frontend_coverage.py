@@ -31,6 +31,12 @@ CASES = {
     "conv_transpose1d_dilated": (torch.nn.ConvTranspose1d(3, 5, 3, dilation=2, padding=1), [(2, 3, 9)]),
     "conv_transpose2d": (torch.nn.ConvTranspose2d(3, 4, (3, 5), padding=(1, 2)), [(2, 3, 6, 7)]),
     "conv_transpose3d": (torch.nn.ConvTranspose3d(3, 4, 3, bias=False), [(1, 3, 4, 5, 4)]),
+    # Stride 2: the phases as output channels of one stride-1 convolution.
+    "conv_transpose2d_stride2": (torch.nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1,
+                                                          output_padding=1), [(2, 3, 5, 6)]),
+    "conv_transpose2d_k4_stride2": (torch.nn.ConvTranspose2d(3, 4, 4, stride=2), [(2, 3, 5, 5)]),
+    "conv_transpose3d_stride2": (torch.nn.ConvTranspose3d(3, 4, 3, stride=2, padding=1,
+                                                          output_padding=1), [(1, 3, 3, 4, 3)]),
     "softplus": (Fn(F.softplus), [(16, 64)]),
     "mish": (Fn(F.mish), [(16, 64)]),
     "elu": (Fn(lambda x: F.elu(x, 0.7)), [(16, 64)]),
@@ -72,7 +78,8 @@ def test_zero_dim_results_keep_pytorchs_shape():
 
 
 @pytest.mark.parametrize("module,why", [
-    (torch.nn.ConvTranspose2d(3, 4, 3, stride=2), "stride \\[2, 2\\]"),
+    (torch.nn.ConvTranspose2d(3, 4, 3, stride=2), "output \\[17, 17\\] is not a multiple"),
+    (torch.nn.ConvTranspose2d(4, 4, 3, groups=2), "groups 2"),
     (torch.nn.Conv2d(4, 4, 3, groups=2), "groups=2"),
 ])
 def test_refusals_name_what_is_missing(module, why):

@@ -31,6 +31,8 @@ KNOWN_COMPILE_ERRORS = {
     "8_ResNetBasicBlock": "cannot mix linear and non-linear mapping modes",
     "13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling": "cannot mix linear and non-linear "
                                                         "mapping modes",
+    "49_ConvTranspose3d_Softmax_Sigmoid": "a softmax over dim 1 of a 5-D tensor leaves a loop "
+                                          "on the host (not expressible in the manifest)",
 }
 # Imports whose float64 result differs from PyTorch's beyond rounding: open
 # bugs, kept visible here until fixed.
