@@ -8,6 +8,7 @@
 #include "egg/Eval/Check.h"
 #include "egg/Eval/Manifest.h"
 #include "egg/Eval/Reference.h"
+#include "egg/Support/Json.h"
 
 #include <gtest/gtest.h>
 
@@ -125,6 +126,26 @@ TEST(ManifestTest, RejectsMalformedInputWithALocatedMessage) {
       errorOf(replace(m, "\"bytes\": 64", "\"bytes\": 9223372036854775808.0"))
           .find("functions[0].buffers[1]: 'bytes' must be an integer"),
       std::string::npos);
+}
+
+TEST(JsonTest, DeepNestingIsRefusedBeforeParsing) {
+  // 100,000 nested arrays overflowed llvm::json's recursive parser.
+  std::string deep(100000, '[');
+  deep += std::string(100000, ']');
+  llvm::Expected<llvm::json::Value> parsed = mlir::egg::parseJson(deep);
+  ASSERT_FALSE(static_cast<bool>(parsed));
+  EXPECT_NE(llvm::toString(parsed.takeError()).find("nested deeper than 256"),
+            std::string::npos);
+  std::string deepManifest = "{\"functions\": " + deep + "}";
+  EXPECT_NE(errorOf(deepManifest).find("nested deeper than 256"),
+            std::string::npos);
+  // Brackets inside strings do not count; the bound itself is accepted.
+  EXPECT_TRUE(static_cast<bool>(
+      mlir::egg::parseJson("{\"a\": \"" + std::string(1000, '[') + "\"}")));
+  std::string edge = std::string(256, '[') + std::string(256, ']');
+  EXPECT_TRUE(static_cast<bool>(mlir::egg::parseJson(edge)));
+  EXPECT_FALSE(static_cast<bool>(mlir::egg::parseJson("[" + edge + "]")));
+  EXPECT_EQ(mlir::egg::jsonDepth(R"({"a": [1, {"b": "\"]["}]})", 100), 3u);
 }
 
 TEST(ManifestTest, ParsesTensorMapArgumentsAndRejectsBadOnes) {

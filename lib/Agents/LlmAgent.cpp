@@ -19,6 +19,7 @@
 #include "egg/Agents/LegalSpace.h"
 #include "egg/Agents/LlmClient.h"
 #include "egg/Agents/Prompt.h"
+#include "egg/Support/Json.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
@@ -460,7 +461,7 @@ private:
 Attribute mlir::egg::parseLlmAnswer(KernelOp kernel, StringRef content,
                                     StringRef field, std::string &why,
                                     std::string &reason) {
-  llvm::Expected<json::Value> value = json::parse(content);
+  llvm::Expected<json::Value> value = mlir::egg::parseJson(content);
   if (!value) {
     reason = "not a JSON object: " + llvm::toString(value.takeError());
     return {};

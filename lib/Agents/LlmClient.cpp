@@ -2,6 +2,7 @@
 
 #include "egg/Agents/LlmClient.h"
 #include "egg/Agents/ExchangeLog.h"
+#include "egg/Support/Json.h"
 #include "egg/Support/RuntimeLibrary.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -226,7 +227,7 @@ static std::string requestBody(const LlmConfig &config,
                     {"temperature", config.temperature}};
   std::optional<json::Value> shape;
   if (!schema.name.empty() && output == "schema")
-    if (llvm::Expected<json::Value> v = json::parse(schema.schema))
+    if (llvm::Expected<json::Value> v = mlir::egg::parseJson(schema.schema))
       shape = std::move(*v);
     else
       llvm::consumeError(v.takeError()); // Our own schemas always parse.
@@ -262,7 +263,7 @@ bool mlir::egg::parseChatResponse(const LlmConfig &config,
                                   const std::string &body, LlmReply &reply) {
   std::string &text = reply.content;
   std::string &error = reply.error;
-  llvm::Expected<json::Value> value = json::parse(body);
+  llvm::Expected<json::Value> value = mlir::egg::parseJson(body);
   if (!value) {
     error = "the endpoint answered with invalid JSON: " +
             llvm::toString(value.takeError());

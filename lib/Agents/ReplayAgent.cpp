@@ -172,7 +172,7 @@ mlir::egg::createReplayAgent(StringRef path, MLIRContext *ctx, Location loc) {
     return emitError(loc, "cannot read decisions file '")
            << path << "': " << buffer.getError().message();
   llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*buffer)->getBuffer());
+      mlir::egg::parseJson((*buffer)->getBuffer());
   if (!json)
     return emitError(loc, "decisions file '")
            << path

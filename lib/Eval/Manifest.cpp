@@ -352,7 +352,7 @@ static int64_t targetField(llvm::StringRef target, llvm::StringRef name) {
 }
 
 llvm::Expected<Manifest> mlir::egg::eval::parseManifest(llvm::StringRef text) {
-  llvm::Expected<json::Value> json = json::parse(text);
+  llvm::Expected<json::Value> json = mlir::egg::parseJson(text);
   if (!json)
     return fail("not valid JSON: " + llvm::toString(json.takeError()));
   const json::Object *root = json->getAsObject();

@@ -16,6 +16,7 @@
 #include "egg/Eval/Check.h"
 #include "egg/Eval/Manifest.h"
 #include "egg/Eval/Reference.h"
+#include "egg/Support/Json.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
@@ -858,7 +859,7 @@ int main(int argc, char **argv) {
     auto cached = llvm::MemoryBuffer::getFile(cache);
     std::optional<json::Value> value;
     if (cached)
-      if (auto parsed = json::parse((*cached)->getBuffer()))
+      if (auto parsed = mlir::egg::parseJson((*cached)->getBuffer()))
         value = std::move(*parsed);
     if (value && value->getAsObject()) {
       const json::Object &o = *value->getAsObject();

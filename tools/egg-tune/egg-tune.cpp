@@ -450,7 +450,7 @@ LogicalResult Tuner::setUpEvaluator() {
         info = (*b)->getBuffer().str();
       llvm::sys::fs::remove(out);
     }
-    llvm::Expected<json::Value> parsed = json::parse(info);
+    llvm::Expected<json::Value> parsed = mlir::egg::parseJson(info);
     const json::Object *obj = parsed ? parsed->getAsObject() : nullptr;
     if (!parsed)
       llvm::consumeError(parsed.takeError());
@@ -560,7 +560,7 @@ void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
   auto buffer = llvm::MemoryBuffer::getFile(result);
   llvm::Expected<json::Value> parsed =
       buffer
-          ? json::parse((*buffer)->getBuffer())
+          ? mlir::egg::parseJson((*buffer)->getBuffer())
           : llvm::Expected<json::Value>(llvm::createStringError("no result"));
   const json::Object *obj = parsed ? parsed->getAsObject() : nullptr;
   if (!parsed)
@@ -887,7 +887,7 @@ int Tuner::run() {
   if (!baselinesPath.empty()) {
     auto buffer = llvm::MemoryBuffer::getFile(baselinesPath);
     llvm::Expected<json::Value> parsed =
-        buffer ? json::parse((*buffer)->getBuffer())
+        buffer ? mlir::egg::parseJson((*buffer)->getBuffer())
                : llvm::Expected<json::Value>(
                      llvm::createStringError(buffer.getError().message()));
     if (!parsed || !parsed->getAsObject()) {
@@ -1001,7 +1001,7 @@ int Tuner::finish() {
     llvm::errs() << "egg-tune: " << error << "\n";
     return 1;
   }
-  llvm::Expected<json::Value> manifest = json::parse(final.manifest);
+  llvm::Expected<json::Value> manifest = mlir::egg::parseJson(final.manifest);
   if (manifest) {
     if (const json::Object *m = manifest->getAsObject())
       if (const json::Array *mods = m->getArray("modules"))
