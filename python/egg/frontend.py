@@ -586,6 +586,22 @@ class Importer:
                 shape = tuple(1 if i in dims else v.shape[i] for i in range(len(v.shape)))
                 r = Value(r.name, r.phys_shape, shape, r.dtype, [kept[p] for p in r.phys])
             return r
+        if t in (aten.max.dim, aten.min.dim):
+            # Values over a dim; the indices (int64) are not computed and a
+            # use of them is refused by the element it would read.
+            v = A(0)
+            dim = args[1] % len(v.shape)
+            keep = args[2] if len(args) > 2 else node.kwargs.get("keepdim", False)
+            r = self.reduce(v, [dim], "max" if t == aten.max.dim else "min")
+            if keep:
+                kept = [i for i in range(len(v.shape)) if i != dim]
+                shape = tuple(1 if i == dim else v.shape[i] for i in range(len(v.shape)))
+                r = Value(r.name, r.phys_shape, shape, r.dtype, [kept[p] for p in r.phys])
+            return (r, None)
+        if t == aten.linalg_vector_norm.default:
+            return self.vector_norm(node, A(0), args)
+        if t in (aten.max_pool3d_with_indices.default, aten.avg_pool3d.default):
+            return self.pool3d(node, "max" if t == aten.max_pool3d_with_indices.default else "avg")
         if t == aten._softmax.default:
             v = self.materialize(A(0))
             dim = args[1] % len(v.shape)
@@ -1267,6 +1283,104 @@ class Importer:
         if kind == "max":
             return (out, None)
         out = self.elementwise_plain(out, float(divisor or kernel[0] * kernel[1]), "divf")
+        return self.truncate(out, dt) if acc != dt else out
+
+    def vector_norm(self, node, x, args):
+        """linalg_vector_norm of order 1 (sum of |x|) or 2 (sqrt of the sum of
+        squares) over dims (all by default), keepdim."""
+        order = args[1] if len(args) > 1 else node.kwargs.get("ord", 2)
+        dims = args[2] if len(args) > 2 else node.kwargs.get("dim", None)
+        keep = args[3] if len(args) > 3 else node.kwargs.get("keepdim", False)
+        if order not in (1, 2) or node.kwargs.get("dtype") is not None:
+            raise refuse(node, f"vector norm of order {order} (1 and 2 are implemented)")
+        rank = len(x.shape)
+        dims = sorted(d % rank for d in (dims if dims is not None else range(rank)))
+        op = "absf" if order == 1 else None
+
+        def term(a):
+            r = self.e.fresh("t")
+            if op:
+                return [f"{r} = math.absf {a[0]} : {x.dtype}"], r
+            return [f"{r} = arith.mulf {a[0]}, {a[0]} : {x.dtype}"], r
+        name = self.e.generic(rank, ["parallel"] * rank, [(x, list(range(rank)))], x.shape,
+                              x.dtype, affine_map(rank, [f"d{i}" for i in range(rank)]), term)
+        r = self.reduce(self.plain(name, x.shape, x.dtype), dims, "sum")
+        if r.dtype != x.dtype:
+            r = self.truncate(r, x.dtype)
+        if order == 2:
+            phys = r.phys_shape
+            sq = self.e.generic(len(phys), ["parallel"] * len(phys),
+                                [(self.plain(r.name, phys, r.dtype), list(range(len(phys))))],
+                                phys, r.dtype, affine_map(len(phys), [f"d{i}" for i in range(len(phys))]),
+                                lambda a: (lambda t: ([f"{t} = math.sqrt {a[0]} : {r.dtype}"], t))(
+                                    self.e.fresh("t")))
+            r = Value(sq, r.phys_shape, r.shape, r.dtype, r.phys)
+        if keep:
+            kept = [i for i in range(rank) if i not in dims]
+            shape = tuple(1 if i in dims else x.shape[i] for i in range(rank))
+            r = Value(r.name, r.phys_shape, shape, r.dtype,
+                      [kept[p] for p in r.phys if p is not None] if kept else [None])
+        return r
+
+    def pool3d(self, node, kind):
+        """max_pool3d (its values) and avg_pool3d of an NCDHW tensor as one
+        windowed reduction generic: -inf padding for max, zeros counted in
+        the average."""
+        args = list(node.args)
+        x = self.materialize(self.arg(args[0]))
+        kernel = list(args[1])
+        stride = list(args[2]) if len(args) > 2 and args[2] else kernel
+        padding = list(args[3]) if len(args) > 3 else [0, 0, 0]
+        if kind == "max":
+            dilation = list(args[4]) if len(args) > 4 else [1, 1, 1]
+            ceil_mode, include_pad, divisor = (args[5] if len(args) > 5 else False), True, None
+        else:
+            dilation = [1, 1, 1]
+            ceil_mode = args[4] if len(args) > 4 else False
+            include_pad = args[5] if len(args) > 5 else True
+            divisor = args[6] if len(args) > 6 else None
+        expand = lambda v: v * 3 if len(v) == 1 else v  # noqa: E731
+        kernel, stride, padding, dilation = map(expand, (kernel, stride, padding, dilation))
+        if len(x.shape) != 5 or ceil_mode or (not include_pad and any(padding)):
+            raise refuse(node, "only 5-D 3-D pooling without ceil_mode (and, for averages, "
+                               "with the padding counted)")
+        dt = x.dtype
+        if any(padding):
+            name, padded = self.e.zero_pad(x.name, x.shape, dt, (0, 0) + tuple(padding),
+                                           -math.inf if kind == "max" else 0.0)
+            x = self.plain(name, padded, dt)
+        val = node.meta["val"]
+        out_shape = tuple(int(d) for d in (val[0] if kind == "max" else val).shape)
+        acc = dt if kind == "max" or dt == "f32" else "f32"
+        init = self.e.filled(out_shape, acc, -math.inf if kind == "max" else 0.0)
+        dims = "(d0, d1, d2, d3, d4, d5, d6, d7)"
+        window = ", ".join(f"d{2 + i} * {stride[i]} + d{5 + i} * {dilation[i]}" for i in range(3))
+        # The window operand (read by nothing) gives the window loops their
+        # extents, as linalg's pooling ops do.
+        maps = [f"affine_map<{dims} -> (d0, d1, {window})>",
+                f"affine_map<{dims} -> (d5, d6, d7)>",
+                f"affine_map<{dims} -> (d0, d1, d2, d3, d4)>"]
+        extent = self.e.empty(tuple(kernel), acc)
+        iters = ", ".join(['"parallel"'] * 5 + ['"reduction"'] * 3)
+        name, ot = self.e.fresh("pl"), tensor_type(out_shape, acc)
+        op = "arith.maximumf" if kind == "max" else "arith.addf"
+        self.e.emit(f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
+                    f"iterator_types = [{iters}]}} ins({x.name}, {extent} : "
+                    f"{tensor_type(x.shape, dt)}, {tensor_type(kernel, acc)}) "
+                    f"outs({init} : {ot}) {{")
+        self.e.emit(f"^bb0(%a: {dt}, %w: {acc}, %acc: {acc}):")
+        a = "%a"
+        if acc != dt:
+            a = self.e.fresh("t")
+            self.e.emit(f"  {a} = arith.extf %a : {dt} to {acc}")
+        r = self.e.fresh("t")
+        self.e.emit(f"  {r} = {op} %acc, {a} : {acc}")
+        self.e.emit(f"  linalg.yield {r} : {acc}")
+        self.e.emit(f"}} -> {ot}")
+        out = self.plain(name, out_shape, acc)
+        if kind == "max":
+            return (out, None)
+        out = self.elementwise_plain(out, float(divisor or math.prod(kernel)), "divf")
         return self.truncate(out, dt) if acc != dt else out
 
     # -- driver ---------------------------------------------------------------
