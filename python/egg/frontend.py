@@ -940,13 +940,10 @@ class Importer:
         ...] with the dims permuted: one copy lays it out. No zeros are
         inserted into the input."""
         kernel, spatial = w.shape[2:], len(w.shape) - 2
-        if any(o % s for o, s in zip(out_shape[2:], stride)):
-            raise refuse(node, f"transposed convolution with stride {list(stride)} whose output "
-                               f"{list(out_shape[2:])} is not a multiple of the stride")
         taps, low, high, extent, blocks = [], [], [], [], []
         for i in range(spatial):
             s, p, d, k_n = stride[i], padding[i], dilation[i], kernel[i]
-            q_n, i_n = out_shape[2 + i] // s, x.shape[2 + i]
+            q_n, i_n = -(-out_shape[2 + i] // s), x.shape[2 + i]  # Whole phase blocks.
             # (phase, tap, input offset) of every tap of every phase.
             dim_taps = [(r, k, (r + p - k * d) // s) for r in range(s) for k in range(k_n)
                         if (r + p - k * d) % s == 0]
@@ -1006,7 +1003,34 @@ class Importer:
         logical = [0] + [3 + 2 * i for i in range(spatial)] + [1] + [2 + 2 * i for i in range(spatial)]
         inter = (n, channels) + tuple(v for i in range(spatial) for v in (blocks[i], stride[i]))
         view = Value(y.name, y.phys_shape, inter, y.dtype, logical)
-        return self.reshape(node, self.materialize(view), tuple(out_shape))
+        whole = (n, channels) + tuple(q * s for q, s in zip(blocks, stride))
+        out = self.reshape(node, self.materialize(view), whole)
+        return out if whole == tuple(out_shape) else self.crop(out, tuple(out_shape))
+
+    def crop(self, v, shape):
+        """The leading `shape` part of the plain tensor v, copied. An index
+        map reads it as d + w with a window loop w of extent 1 (a window
+        operand gives it that extent): a plain dim index would have to span
+        v's whole extent."""
+        rank = len(shape)
+        cut = [i for i in range(rank) if shape[i] != v.shape[i]]
+        dims = ", ".join(f"d{i}" for i in range(rank + len(cut)))
+        reads = [f"d{i} + d{rank + cut.index(i)}" if i in cut else f"d{i}" for i in range(rank)]
+        maps = [f"affine_map<({dims}) -> ({', '.join(reads)})>",
+                f"affine_map<({dims}) -> ({', '.join(f'd{rank + j}' for j in range(len(cut)))})>",
+                f"affine_map<({dims}) -> ({', '.join(f'd{i}' for i in range(rank))})>"]
+        window = self.e.empty((1,) * len(cut), v.dtype)
+        init = self.e.empty(shape, v.dtype)
+        iters = ", ".join(['"parallel"'] * rank + ['"reduction"'] * len(cut))
+        name, ot = self.e.fresh("cr"), tensor_type(shape, v.dtype)
+        self.e.emit(f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
+                    f"iterator_types = [{iters}]}} ins({v.name}, {window} : "
+                    f"{tensor_type(v.shape, v.dtype)}, {tensor_type((1,) * len(cut), v.dtype)}) "
+                    f"outs({init} : {ot}) {{")
+        self.e.emit(f"^bb0(%a: {v.dtype}, %w: {v.dtype}, %o: {v.dtype}):")
+        self.e.emit(f"  linalg.yield %a : {v.dtype}")
+        self.e.emit(f"}} -> {ot}")
+        return self.plain(name, shape, v.dtype)
 
     def convolution_nhwc(self, x, w, bias, stride, padding, dilation, out_shape):
         """out[n, oh, ow, f] = sum x[n, oh*s + kh*d, ow*s + kw*d, c] w[f, kh, kw, c]

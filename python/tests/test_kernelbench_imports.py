@@ -35,6 +35,8 @@ KNOWN_COMPILE_ERRORS = {
                                           "on the host (not expressible in the manifest)",
     "89_ConvTranspose3d_MaxPool_Softmax_Subtract_Swish_Max": "a softmax over dim 1 of a 5-D "
                                                              "tensor leaves a loop on the host",
+    "91_ConvTranspose2d_Softmax_BiasAdd_Scaling_Sigmoid": "a softmax over dim 1 of a 4-D tensor "
+                                                          "leaves a loop on the host",
     "24_Conv3d_Min_Softmax": "cannot mix linear and non-linear mapping modes",
     "43_Conv3d_Max_LogSumExp_ReLU": "cannot mix linear and non-linear mapping modes",
     "79_Conv3d_Multiply_InstanceNorm_Clamp_Multiply_Max": "cannot mix linear and non-linear "
