@@ -185,6 +185,8 @@ class Emitter:
 
 
 def float_literal(value, dtype):
+    if isinstance(value, float) and math.isnan(value):  # MLIR spells NaN in hex.
+        return "0x7FC00000" if dtype == "f32" else ("0x7E00" if dtype == "f16" else "0x7FC0")
     if value == math.inf:
         return "0x7F800000" if dtype == "f32" else ("0x7C00" if dtype == "f16" else "0x7F80")
     if value == -math.inf:
@@ -628,7 +630,8 @@ class Importer:
 
     def predicate(self, node, t, args, A):
         """A comparison (eq, ne, lt, le, gt, ge of a tensor and a tensor or
-        number) or logical_not of one, as a Predicate; None for other ops."""
+        number), isnan, or logical_not of one, as a Predicate; None for
+        other ops."""
         name = getattr(t, "__name__", "")
         op, _, overload = name.partition(".")
         if op == "logical_not" or op == "bitwise_not":
@@ -641,6 +644,11 @@ class Importer:
                 one, r = self.e.fresh("k"), self.e.fresh("t")
                 return lines + [f"{one} = arith.constant true", f"{r} = arith.xori {c}, {one} : i1"], r
             return Predicate(inner.operands, negate, inner.shape)
+        if op == "isnan" and overload == "default":
+            def unordered(n, dt):
+                r = self.e.fresh("t")
+                return [f"{r} = arith.cmpf uno, {n[0]}, {n[0]} : {dt}"], r
+            return Predicate([A(0)], unordered, self.shape_of(node))
         if op not in self.COMPARISONS or overload not in ("Scalar", "Tensor"):
             return None
         operands = [A(0), A(1)]

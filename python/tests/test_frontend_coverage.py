@@ -54,6 +54,7 @@ CASES = {
     "where_compare": (Fn(lambda x, y: torch.where(x > y, x, y * 2)), [(16, 64), (16, 64)]),
     "mask_as_float": (Fn(lambda x: x * (x < 0.3).float()), [(16, 64)]),
     "huber_loss": (Fn(F.smooth_l1_loss), [(16, 64), (16, 64)]),
+    "where_isnan": (Fn(lambda x: torch.where(torch.isnan(torch.log(x)), 0.0, x)), [(16, 64)]),
     "sum_of_all": (Fn(lambda x: x.sum()), [(8, 16)]),
     "min_over_dim": (Fn(lambda x: torch.min(x, dim=1)[0]), [(4, 5, 6)]),
     "max_over_dim_keepdim": (Fn(lambda x: torch.max(x, dim=2, keepdim=True)[0] + x), [(4, 5, 6)]),
