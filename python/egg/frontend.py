@@ -1271,30 +1271,37 @@ class Importer:
                               affine_map(rank, [f"d{i}" for i in range(rank)]), body)
         return (self.plain(name, x.shape, dt), None, None)
 
+    def pool_args(self, node, kind, spatial):
+        """A pooling op's input (laid out) and window: kernel, stride,
+        padding, dilation and the average's divisor, each per spatial dim.
+        Refuses ceil_mode and averages that leave the padding uncounted."""
+        args = list(node.args)
+        x = self.materialize(self.arg(args[0]))
+        kernel = list(args[1])
+        stride = list(args[2]) if len(args) > 2 and args[2] else kernel
+        padding = list(args[3]) if len(args) > 3 else [0] * spatial
+        if kind == "max":
+            dilation = list(args[4]) if len(args) > 4 else [1] * spatial
+            ceil_mode = args[5] if len(args) > 5 else False
+            include_pad, divisor = True, None
+        else:
+            dilation = [1] * spatial
+            ceil_mode = args[4] if len(args) > 4 else False
+            include_pad = args[5] if len(args) > 5 else True
+            divisor = args[6] if len(args) > 6 else None
+        expand = lambda v: v * spatial if len(v) == 1 else v  # noqa: E731
+        kernel, stride, padding, dilation = map(expand, (kernel, stride, padding, dilation))
+        if len(x.shape) != 2 + spatial or ceil_mode or (not include_pad and any(padding)):
+            raise refuse(node, f"only {2 + spatial}-D {spatial}-D pooling without ceil_mode "
+                               "(and, for averages, with the padding counted)")
+        return x, kernel, stride, padding, dilation, divisor
+
     def pool2d(self, node, kind):
         """max_pool2d (its values; the indices are not computed) and
         avg_pool2d of an NCHW tensor as linalg pooling ops: padding with -inf
         for max, zeros counted in the average (count_include_pad) for avg; a
         16-bit average sums in f32."""
-        args = list(node.args)
-        x = self.materialize(self.arg(args[0]))
-        kernel = list(args[1])
-        stride = list(args[2]) if len(args) > 2 and args[2] else kernel
-        padding = list(args[3]) if len(args) > 3 else [0, 0]
-        if kind == "max":
-            dilation = list(args[4]) if len(args) > 4 else [1, 1]
-            ceil_mode = args[5] if len(args) > 5 else False
-            include_pad, divisor = True, None
-        else:
-            dilation = [1, 1]
-            ceil_mode = args[4] if len(args) > 4 else False
-            include_pad = args[5] if len(args) > 5 else True
-            divisor = args[6] if len(args) > 6 else None
-        expand = lambda v: v * 2 if len(v) == 1 else v  # noqa: E731
-        kernel, stride, padding, dilation = map(expand, (kernel, stride, padding, dilation))
-        if len(x.shape) != 4 or ceil_mode or (not include_pad and any(padding)):
-            raise refuse(node, f"only 4-D pooling without ceil_mode "
-                                "(and, for averages, with the padding counted)")
+        x, kernel, stride, padding, dilation, divisor = self.pool_args(node, kind, 2)
         dt = x.dtype
         if any(padding):
             name, padded = self.e.zero_pad(x.name, x.shape, dt, (0, 0) + tuple(padding),
@@ -1358,24 +1365,7 @@ class Importer:
         """max_pool3d (its values) and avg_pool3d of an NCDHW tensor as one
         windowed reduction generic: -inf padding for max, zeros counted in
         the average."""
-        args = list(node.args)
-        x = self.materialize(self.arg(args[0]))
-        kernel = list(args[1])
-        stride = list(args[2]) if len(args) > 2 and args[2] else kernel
-        padding = list(args[3]) if len(args) > 3 else [0, 0, 0]
-        if kind == "max":
-            dilation = list(args[4]) if len(args) > 4 else [1, 1, 1]
-            ceil_mode, include_pad, divisor = (args[5] if len(args) > 5 else False), True, None
-        else:
-            dilation = [1, 1, 1]
-            ceil_mode = args[4] if len(args) > 4 else False
-            include_pad = args[5] if len(args) > 5 else True
-            divisor = args[6] if len(args) > 6 else None
-        expand = lambda v: v * 3 if len(v) == 1 else v  # noqa: E731
-        kernel, stride, padding, dilation = map(expand, (kernel, stride, padding, dilation))
-        if len(x.shape) != 5 or ceil_mode or (not include_pad and any(padding)):
-            raise refuse(node, "only 5-D 3-D pooling without ceil_mode (and, for averages, "
-                               "with the padding counted)")
+        x, kernel, stride, padding, dilation, divisor = self.pool_args(node, kind, 3)
         dt = x.dtype
         if any(padding):
             name, padded = self.e.zero_pad(x.name, x.shape, dt, (0, 0) + tuple(padding),
