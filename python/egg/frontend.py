@@ -1272,9 +1272,11 @@ class Importer:
         return (self.plain(name, x.shape, dt), None, None)
 
     def pool_args(self, node, kind, spatial):
-        """A pooling op's input (laid out) and window: kernel, stride,
-        padding, dilation and the average's divisor, each per spatial dim.
-        Refuses ceil_mode and averages that leave the padding uncounted."""
+        """A pooling op's input (laid out and padded: -inf for max, zeros for
+        the average), its window (kernel, stride, dilation per spatial dim),
+        the average's divisor, the output shape and the accumulator type (f32
+        for 16-bit averages). Refuses ceil_mode and averages that leave the
+        padding uncounted."""
         args = list(node.args)
         x = self.materialize(self.arg(args[0]))
         kernel = list(args[1])
@@ -1294,22 +1296,23 @@ class Importer:
         if len(x.shape) != 2 + spatial or ceil_mode or (not include_pad and any(padding)):
             raise refuse(node, f"only {2 + spatial}-D {spatial}-D pooling without ceil_mode "
                                "(and, for averages, with the padding counted)")
-        return x, kernel, stride, padding, dilation, divisor
+        dt = x.dtype
+        if any(padding):
+            name, padded = self.e.zero_pad(x.name, x.shape, dt, (0, 0) + tuple(padding),
+                                           -math.inf if kind == "max" else 0.0)
+            x = self.plain(name, padded, dt)
+        val = node.meta["val"]  # max_pool*_with_indices: (values, indices)
+        out_shape = tuple(int(d) for d in (val[0] if kind == "max" else val).shape)
+        acc = dt if kind == "max" or dt == "f32" else "f32"
+        return x, kernel, stride, dilation, divisor, out_shape, acc
 
     def pool2d(self, node, kind):
         """max_pool2d (its values; the indices are not computed) and
         avg_pool2d of an NCHW tensor as linalg pooling ops: padding with -inf
         for max, zeros counted in the average (count_include_pad) for avg; a
         16-bit average sums in f32."""
-        x, kernel, stride, padding, dilation, divisor = self.pool_args(node, kind, 2)
+        x, kernel, stride, dilation, divisor, out_shape, acc = self.pool_args(node, kind, 2)
         dt = x.dtype
-        if any(padding):
-            name, padded = self.e.zero_pad(x.name, x.shape, dt, (0, 0) + tuple(padding),
-                                           -math.inf if kind == "max" else 0.0)
-            x = self.plain(name, padded, dt)
-        val = node.meta["val"]  # max_pool2d_with_indices: (values, indices)
-        out_shape = tuple(int(d) for d in (val[0] if kind == "max" else val).shape)
-        acc = dt if kind == "max" or dt == "f32" else "f32"
         init = self.e.filled(out_shape, acc, -math.inf if kind == "max" else 0.0)
         window = self.e.empty(tuple(kernel), acc)
         name, ot = self.e.fresh("pl"), tensor_type(out_shape, acc)
@@ -1365,15 +1368,8 @@ class Importer:
         """max_pool3d (its values) and avg_pool3d of an NCDHW tensor as one
         windowed reduction generic: -inf padding for max, zeros counted in
         the average."""
-        x, kernel, stride, padding, dilation, divisor = self.pool_args(node, kind, 3)
+        x, kernel, stride, dilation, divisor, out_shape, acc = self.pool_args(node, kind, 3)
         dt = x.dtype
-        if any(padding):
-            name, padded = self.e.zero_pad(x.name, x.shape, dt, (0, 0) + tuple(padding),
-                                           -math.inf if kind == "max" else 0.0)
-            x = self.plain(name, padded, dt)
-        val = node.meta["val"]
-        out_shape = tuple(int(d) for d in (val[0] if kind == "max" else val).shape)
-        acc = dt if kind == "max" or dt == "f32" else "f32"
         init = self.e.filled(out_shape, acc, -math.inf if kind == "max" else 0.0)
         dims = "(d0, d1, d2, d3, d4, d5, d6, d7)"
         window = ", ".join(f"d{2 + i} * {stride[i]} + d{5 + i} * {dilation[i]}" for i in range(3))
