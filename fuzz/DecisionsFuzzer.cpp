@@ -9,8 +9,8 @@
 #include "FuzzSupport.h"
 
 #include "egg/Agents/Agent.h"
-#include "egg/Agents/LegalSpace.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/Transforms/Legality.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/FileSystem.h"

@@ -14,8 +14,8 @@
 
 #include "egg/Agents/Agent.h"
 #include "egg/Agents/Critic.h"
-#include "egg/Agents/LegalSpace.h"
 #include "egg/Agents/LlmClient.h"
+#include "egg/Dialect/Egg/Transforms/Legality.h"
 
 #include "mlir/IR/Diagnostics.h"
 

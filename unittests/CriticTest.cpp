@@ -2,9 +2,11 @@
 
 #include "egg/Agents/Critic.h"
 #include "egg/Agents/KernelWork.h"
-#include "egg/Agents/LegalSpace.h"
+#include "egg/Analysis/GemmAnalysis.h"
+#include "egg/Analysis/TuningQueries.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Tools/Registration.h"
+#include "egg/Tune/SearchSpace.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/DialectRegistry.h"

@@ -1,7 +1,8 @@
 //===- Critic.cpp - Static review of a proposed decision ------------------===//
 
 #include "egg/Agents/Critic.h"
-#include "egg/Agents/LegalSpace.h"
+#include "egg/Analysis/KernelAnalysis.h"
+#include "egg/Analysis/TuningQueries.h"
 #include "egg/Support/Saturating.h"
 
 #include "llvm/Support/FormatVariadic.h"

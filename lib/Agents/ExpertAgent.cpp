@@ -6,8 +6,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "egg/Agents/Agent.h"
-#include "egg/Agents/LegalSpace.h"
-#include "egg/Agents/SplitK.h"
+#include "egg/Analysis/GemmAnalysis.h"
+#include "egg/Analysis/KernelAnalysis.h"
+#include "egg/Analysis/TuningQueries.h"
+#include "egg/Dialect/Egg/Transforms/Legality.h"
+#include "egg/Dialect/Egg/Transforms/SplitK.h"
 #include "egg/Support/Saturating.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -1,7 +1,7 @@
 //===- KernelWork.cpp - The least work a kernel must do -------------------===//
 
 #include "egg/Agents/KernelWork.h"
-#include "egg/Agents/LegalSpace.h"
+#include "egg/Analysis/GemmAnalysis.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 

@@ -16,9 +16,11 @@
 #include "egg/Agents/Critic.h"
 #include "egg/Agents/Decisions.h"
 #include "egg/Agents/KernelWork.h"
-#include "egg/Agents/LegalSpace.h"
 #include "egg/Agents/LlmClient.h"
 #include "egg/Agents/Prompt.h"
+#include "egg/Analysis/GemmAnalysis.h"
+#include "egg/Analysis/KernelAnalysis.h"
+#include "egg/Dialect/Egg/Transforms/Legality.h"
 #include "egg/Support/Json.h"
 
 #include "mlir/AsmParser/AsmParser.h"

@@ -1,5 +1,6 @@
 //===- EggPipeline.cpp - The EGG pass pipelines ---------------------------===//
 
+#include "egg/Agents/Passes.h"
 #include "egg/Dialect/Egg/IR/EggAttrs.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 #include "egg/Pipelines/Pipelines.h"
@@ -43,8 +44,10 @@ static std::string findCudaToolkit(StringRef option) {
 void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
                                          const EggPipelineOptions &options) {
   // Decisions -> tiled tensor IR, one private function per kernel (a
-  // product split along K becomes two kernels first).
+  // product split along K becomes two kernels first, the sum's mapping
+  // chosen by the built-in expert: it is part of the split formulation).
   pm.addPass(createEggSplitK());
+  pm.addPass(createEggHardwareTuning());
   pm.addPass(createEggApplySchedule());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "egg/Agents/Passes.h"
 #include "egg/Dialect/Egg/IR/EggDialect.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
@@ -23,6 +24,8 @@ mlirGetDialectPluginInfo() {
 
 extern "C" LLVM_ATTRIBUTE_WEAK mlir::PassPluginLibraryInfo
 mlirGetPassPluginInfo() {
-  return {MLIR_PLUGIN_API_VERSION, "EggPasses", LLVM_VERSION_STRING,
-          []() { mlir::egg::registerEggPasses(); }};
+  return {MLIR_PLUGIN_API_VERSION, "EggPasses", LLVM_VERSION_STRING, []() {
+            mlir::egg::registerEggPasses();
+            mlir::egg::registerEggAgentsPasses();
+          }};
 }

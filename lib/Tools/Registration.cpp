@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "egg/Tools/Registration.h"
+#include "egg/Agents/Passes.h"
 #include "egg/Dialect/Egg/IR/EggDialect.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 #include "egg/Pipelines/Pipelines.h"
@@ -90,6 +91,7 @@ void mlir::egg::registerToolExtensions(DialectRegistry &registry) {
 
 void mlir::egg::registerToolPasses() {
   registerEggPasses();
+  registerEggAgentsPasses();
   registerEggPipelines();
   registerCanonicalizerPass();
   registerCSEPass();

@@ -8,7 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "egg/Tune/CostModel.h"
-#include "egg/Agents/LegalSpace.h"
+#include "egg/Analysis/GemmAnalysis.h"
+#include "egg/Analysis/KernelAnalysis.h"
+#include "egg/Analysis/TuningQueries.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 

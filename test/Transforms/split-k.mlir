@@ -1,4 +1,4 @@
-// RUN: egg-opt %s -split-input-file -egg-attach-target -egg-split-k | FileCheck %s
+// RUN: egg-opt %s -split-input-file -egg-attach-target -egg-split-k -egg-hardware-tuning | FileCheck %s
 
 // A product split into 4 K slices with a bias and a narrowing epilogue:
 // the partial products keep the kernel's name and tuning (the slice loop in

@@ -19,9 +19,10 @@
 
 #include "egg/Agents/Agent.h"
 #include "egg/Agents/Decisions.h"
-#include "egg/Agents/LegalSpace.h"
 #include "egg/Agents/LlmClient.h"
+#include "egg/Analysis/KernelAnalysis.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/Transforms/Legality.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 #include "egg/Pipelines/Pipelines.h"
 #include "egg/Support/Hash.h"
@@ -32,6 +33,7 @@
 #include "egg/Tune/Analyst.h"
 #include "egg/Tune/CostModel.h"
 #include "egg/Tune/Report.h"
+#include "egg/Tune/SearchSpace.h"
 #include "egg/Tune/TuneDatabase.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

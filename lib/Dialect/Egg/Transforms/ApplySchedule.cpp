@@ -8,8 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "egg/Agents/LegalSpace.h"
+#include "egg/Analysis/KernelAnalysis.h"
+#include "egg/Analysis/TuningQueries.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/Transforms/Legality.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"

@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockOps.h"
-#include "egg/Agents/LegalSpace.h"
+#include "egg/Analysis/KernelAnalysis.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 

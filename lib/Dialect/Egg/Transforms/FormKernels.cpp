@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "egg/Agents/LegalSpace.h"
+#include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 

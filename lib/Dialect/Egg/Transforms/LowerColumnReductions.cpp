@@ -25,7 +25,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockOps.h"
-#include "egg/Agents/LegalSpace.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 

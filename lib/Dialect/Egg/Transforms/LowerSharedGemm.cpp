@@ -29,8 +29,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockOps.h"
-#include "egg/Agents/LegalSpace.h"
+#include "egg/Analysis/GemmAnalysis.h"
+#include "egg/Analysis/TuningQueries.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/Transforms/Legality.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

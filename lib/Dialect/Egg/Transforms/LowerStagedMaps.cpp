@@ -26,7 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockOps.h"
-#include "egg/Agents/LegalSpace.h"
+#include "egg/Analysis/TuningQueries.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 

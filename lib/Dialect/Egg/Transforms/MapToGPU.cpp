@@ -7,8 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "egg/Agents/LegalSpace.h"
+#include "egg/Analysis/TuningQueries.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/Transforms/Legality.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -1,4 +1,4 @@
-//===- SplitK.h - Split products and column reductions ---------*- C++ -*-===//
+//===- SplitK.h - Split products and column reductions ----------*- C++ -*-===//
 //
 // A product split along K (`#egg.structure<gemm_split_k, split_k = S>`)
 // runs as two kernels: the S partial products, one per K slice, as a
@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EGG_AGENTS_SPLITK_H
-#define EGG_AGENTS_SPLITK_H
+#ifndef EGG_DIALECT_EGG_TRANSFORMS_SPLITK_H
+#define EGG_DIALECT_EGG_TRANSFORMS_SPLITK_H
 
 #include "egg/Dialect/Egg/IR/EggOps.h"
 
@@ -66,4 +66,4 @@ LogicalResult withSplitCopy(KernelOp kernel,
 
 } // namespace mlir::egg
 
-#endif // EGG_AGENTS_SPLITK_H
+#endif // EGG_DIALECT_EGG_TRANSFORMS_SPLITK_H

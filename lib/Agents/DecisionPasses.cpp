@@ -1,10 +1,11 @@
-//===- StagePasses.cpp - The two agent-driven decision stages -------------===//
+//===- DecisionPasses.cpp - The two agent-driven decision stages ----------===//
 
 #include "egg/Agents/Agent.h"
 #include "egg/Agents/Decisions.h"
-#include "egg/Agents/LegalSpace.h"
+#include "egg/Agents/Passes.h"
+#include "egg/Analysis/KernelAnalysis.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
-#include "egg/Dialect/Egg/Transforms/Passes.h"
+#include "egg/Dialect/Egg/Transforms/Legality.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -13,6 +14,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -20,8 +22,10 @@ namespace mlir::egg {
 #define GEN_PASS_DEF_EGGALGORITHMSTRUCTURE
 #define GEN_PASS_DEF_EGGHARDWARETUNING
 #define GEN_PASS_DEF_EGGRECORDDECISIONS
-#include "egg/Dialect/Egg/Transforms/Passes.h.inc"
+#include "egg/Agents/Passes.h.inc"
 } // namespace mlir::egg
+
+#define DEBUG_TYPE "egg-decisions"
 
 using namespace mlir;
 using namespace mlir::egg;
@@ -53,6 +57,9 @@ struct AlgorithmStructurePass
             << llvm::join(llvm::map_range(legal, printDecision), ", ");
         return WalkResult::interrupt();
       }
+      LLVM_DEBUG(llvm::dbgs() << "[egg-decisions] " << kernel.getSymName()
+                              << ": " << (*agent)->getName() << " chose "
+                              << *choice << " of " << legal.size() << "\n");
       kernel.setStructureAttr(*choice);
       return succeeded(verify(kernel)) ? WalkResult::advance()
                                        : WalkResult::interrupt();
@@ -68,6 +75,15 @@ struct HardwareTuningPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    SmallVector<KernelOp> undecided;
+    module.walk([&](KernelOp kernel) {
+      if (!kernel.getTuningAttr() || overrideExisting)
+        undecided.push_back(kernel);
+    });
+    // A decided module (egg-lower-to-nvvm's input) needs neither a profile
+    // nor an agent here.
+    if (undecided.empty())
+      return;
     TargetAttr target = lookupTarget(module);
     if (!target) {
       module.emitError("egg-hardware-tuning needs a hardware profile: run "
@@ -78,25 +94,24 @@ struct HardwareTuningPass
         createAgent(agentName, decisionsPath, &getContext(), module.getLoc());
     if (failed(agent))
       return signalPassFailure();
-    WalkResult result = module.walk([&](KernelOp kernel) {
-      if (kernel.getTuningAttr() && !overrideExisting)
-        return WalkResult::advance();
+    for (KernelOp kernel : undecided) {
       if (!kernel.getStructureAttr()) {
         kernel.emitOpError("has no structure: run egg-algorithm-structure "
                            "before egg-hardware-tuning");
-        return WalkResult::interrupt();
+        return signalPassFailure();
       }
       FailureOr<TuningAttr> choice = (*agent)->chooseTuning(kernel, target);
       if (failed(choice) || failed(checkLowerable(kernel, *choice, [&]() {
             return kernel.emitOpError();
           })))
-        return WalkResult::interrupt();
+        return signalPassFailure();
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[egg-decisions] " << kernel.getSymName() << ": "
+                 << (*agent)->getName() << " chose " << *choice << "\n");
       kernel.setTuningAttr(*choice);
-      return succeeded(verify(kernel)) ? WalkResult::advance()
-                                       : WalkResult::interrupt();
-    });
-    if (result.wasInterrupted())
-      signalPassFailure();
+      if (failed(verify(kernel)))
+        return signalPassFailure();
+    }
   }
 };
 

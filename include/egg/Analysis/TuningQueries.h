@@ -1,0 +1,82 @@
+//===- TuningQueries.h - Which lowering a tuning takes ----------*- C++ -*-===//
+//
+// Which lowering a kernel's decisions select, and the resources (shared
+// memory, registers) that lowering needs for them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EGG_ANALYSIS_TUNINGQUERIES_H
+#define EGG_ANALYSIS_TUNINGQUERIES_H
+
+#include "egg/Dialect/Egg/IR/EggOps.h"
+
+namespace mlir::egg {
+
+/// Whether a tuning stages inputs of a map through shared memory
+/// (`elementwise_flat` with `shared`; docs/pipeline.md, "Transposes through
+/// shared memory"): egg-lower-staged-maps copies each block's tile of them
+/// along their contiguous dimension, then computes along the results'.
+bool isStagedMap(StructureAttr structure, TuningAttr tuning);
+
+/// Whether a tuning takes the shared-memory GEMM lowering: it promotes
+/// operands to shared memory (and is not a staged map).
+bool isSharedGemm(TuningAttr tuning);
+
+/// Whether a shared-memory GEMM tuning computes on tensor cores: it has a
+/// warp tile (and no thread tile); each warp issues mma.sync m16n8k16 on
+/// fragments loaded with ldmatrix (docs/pipeline.md, "Tensor cores").
+bool isMmaGemm(TuningAttr tuning);
+
+/// Whether a tensor-core GEMM tuning uses Hopper's warpgroup MMA: its
+/// threads are [128, N, M], a warpgroup's 128 (not a warp's 32) then the
+/// warpgroups along N and M; its warp tile is
+/// each warpgroup's piece, and the tiles are stored with the 128-byte
+/// swizzle that wgmma.mma_async reads through matrix descriptors
+/// (docs/pipeline.md, "Warpgroup MMA").
+bool isWgmmaGemm(TuningAttr tuning);
+
+/// Registers per thread of a shared-memory GEMM launch: ptxas caps a launch
+/// of T threads at 64K / T registers each (in steps of 8, at most 255), and
+/// the block owns those. With TMA (`producer`, a warpgroup added to the
+/// `computing` threads) and two or more computing warpgroups, setmaxnreg
+/// gives the producer `producerRegisters` and the computing threads what the
+/// block owns beyond that (at most 232); else every thread has the cap.
+struct GemmRegisterBudget {
+  int64_t launchCap = 0;
+  int64_t computing = 0;
+  int64_t producerRegisters = 0;
+  bool split = false;
+};
+GemmRegisterBudget gemmRegisterBudget(int64_t computing, bool producer);
+
+/// Accumulators a thread of a shared-memory GEMM tuning holds: its thread
+/// tile, or its share of its warp's (mma.sync) or warpgroup's (wgmma) tile.
+int64_t gemmAccumulatorsPerThread(TuningAttr tuning);
+
+/// Alignment of the shared tiles that wgmma reads with the 128-byte
+/// swizzle: the swizzle pattern repeats every 8 rows of 128 bytes.
+inline constexpr int64_t kWgmmaSwizzleAtom = 1024;
+
+/// Whether the block's ops stay whole through the mapping and are lowered
+/// to thread code afterwards (a GEMM through shared memory, a column
+/// reduction): no thread-level tiling, no per-thread temporaries.
+bool lowersBlockOpsWhole(StructureAttr structure, TuningAttr tuning);
+
+/// `fragments_ahead = 1` unrolls an FMA tile's whole K tile: at most this
+/// many multiply-adds per thread (TM x TN x BK).
+inline constexpr int64_t kFragmentsAheadFmas = 2048;
+
+/// Static shared memory a launch may declare without opting in to more
+/// (CUDA's limit; beyond it, dynamic shared memory).
+inline constexpr int64_t kStaticSharedLimit = 48 * 1024;
+
+/// Bytes of shared memory the shared-memory GEMM lowering allocates:
+/// `stages` copies of a tile of A ([bk][bm + padding], or [bm][bk + padding]
+/// when `lhsKFast`) and of B (likewise with bn).
+int64_t sharedGemmBytes(int64_t bm, int64_t bn, int64_t bk, int64_t padding,
+                        int64_t stages, Type lhs, Type rhs, bool lhsKFast,
+                        bool rhsKFast);
+
+} // namespace mlir::egg
+
+#endif // EGG_ANALYSIS_TUNINGQUERIES_H

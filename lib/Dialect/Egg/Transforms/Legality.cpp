@@ -1,0 +1,274 @@
+//===- Legality.cpp - What the lowerings build ----------------------------===//
+//
+// enumerateStructures and checkLowerable: the generic lowering's tile
+// lists here, the other lowerings' checks beside their passes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "egg/Dialect/Egg/Transforms/Legality.h"
+#include "LegalityChecks.h"
+#include "egg/Analysis/GemmAnalysis.h"
+#include "egg/Analysis/KernelAnalysis.h"
+#include "egg/Analysis/TuningQueries.h"
+#include "egg/Dialect/Egg/Transforms/SplitK.h"
+#include "egg/Support/Saturating.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::egg;
+
+/// `legal` and the splits of `formulation` `kernel` takes (docs/pipeline.md,
+/// "Split-K"): 2, 4 or 8 slices of a product's K, 2 to 64 of a column
+/// reduction's rows (a few hundred columns need that many to fill the GPU),
+/// unless the module keeps kernels whole.
+static SmallVector<StructureAttr> withSplits(KernelOp kernel,
+                                             Formulation formulation,
+                                             SmallVector<StructureAttr> legal) {
+  if (!allowsSplitK(kernel))
+    return legal;
+  ScopedDiagnosticHandler silence(kernel.getContext(),
+                                  [](Diagnostic &) { return success(); });
+  SmallVector<int64_t> counts = {2, 4, 8};
+  if (formulation == Formulation::reduce_two_stage)
+    counts.append({16, 32, 64});
+  for (int64_t slices : counts)
+    if (succeeded(checkSplitK(kernel, formulation, slices,
+                              [&]() { return kernel.emitOpError(); })))
+      legal.push_back(
+          StructureAttr::get(kernel.getContext(), formulation, slices));
+  return legal;
+}
+
+SmallVector<StructureAttr> mlir::egg::enumerateStructures(KernelOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  auto make = [&](Formulation f) { return StructureAttr::get(ctx, f, 1); };
+  switch (classifyKernel(kernel)) {
+  case KernelClass::Elementwise:
+    return {make(Formulation::elementwise_flat)};
+  case KernelClass::Contraction:
+    // A matrix-vector product reads its matrix once: rows shared by lanes
+    // read it coalesced, where one thread per row walks it alone.
+    if (isRowContraction(kernel.getAnchorOp()))
+      return {make(Formulation::reduce_row_per_warp),
+              make(Formulation::reduce_row_per_block),
+              make(Formulation::gemm_direct)};
+    return withSplits(kernel, Formulation::gemm_split_k,
+                      {make(Formulation::gemm_direct)});
+  case KernelClass::Convolution: {
+    // A convolution whose loops split into GEMM roles (not a depthwise one)
+    // can also run as an implicit GEMM.
+    std::string why;
+    if (succeeded(analyzeGemmLoops(kernel.getAnchorOp(), why)))
+      return {make(Formulation::conv_implicit_gemm),
+              make(Formulation::conv_direct)};
+    return {make(Formulation::conv_direct)};
+  }
+  case KernelClass::Reduction:
+  case KernelClass::Normalization:
+  case KernelClass::Softmax:
+    break;
+  }
+  // Row-wise kernels: rows shared by a warp or a block when the reductions
+  // run along the innermost loop; one thread per row always works.
+  Formulation serial = Formulation::reduce_serial;
+  if (classifyKernel(kernel) == KernelClass::Normalization)
+    serial = Formulation::norm_two_pass;
+  else if (classifyKernel(kernel) == KernelClass::Softmax)
+    serial = Formulation::softmax_three_pass;
+  if (!cooperativeRowLength(kernel)) {
+    if (columnReductionLoop(kernel)) {
+      SmallVector<StructureAttr> legal =
+          withSplits(kernel, Formulation::reduce_two_stage,
+                     {make(Formulation::reduce_two_stage)});
+      legal.push_back(make(serial));
+      return legal;
+    }
+    return {make(serial)};
+  }
+  return {make(Formulation::reduce_row_per_warp),
+          make(Formulation::reduce_row_per_block), make(serial)};
+}
+
+/// Vector width `v`: an elementwise kernel whose innermost parallel loop has
+/// thread tile `v` (others 1), every operand contiguous along that loop or
+/// independent of it, and accesses of at most 16 bytes.
+static LogicalResult
+checkVectorizable(KernelOp kernel, const RootLoops &loops,
+                  ArrayRef<int64_t> thread, int64_t v,
+                  function_ref<InFlightDiagnostic()> emitError) {
+  if (classifyKernel(kernel) != KernelClass::Elementwise)
+    return emitError() << "vector accesses are implemented for elementwise "
+                          "kernels only";
+  if (loops.parallelPositions.empty() ||
+      thread.size() != loops.parallelPositions.size() || thread.back() != v ||
+      llvm::any_of(thread.drop_back(), [](int64_t t) { return t != 1; }))
+    return emitError() << "vector = " << v
+                       << " needs a thread tile of 1 on every loop but the "
+                          "innermost, which must be "
+                       << v;
+  unsigned inner = loops.parallelPositions.back();
+  // A pad whose innermost dimension is not padded copies whole vectors (or
+  // writes whole vectors of padding): its gather is contiguous there.
+  if (auto pad = dyn_cast_or_null<tensor::PadOp>(kernel.getRootOp())) {
+    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+    if (low.empty() || low.back() != 0 || high.back() != 0)
+      return emitError() << "vector accesses need a pad that leaves the "
+                            "innermost dimension unpadded";
+    if (pad.getResultType().getElementTypeBitWidth() * v > 128)
+      return emitError() << "vector = " << v << " of "
+                         << pad.getResultType().getElementType()
+                         << " exceeds 16-byte accesses";
+    return success();
+  }
+  // Maps of four loops or more reach the grid only with whole tiles left
+  // untiled; their vector code (with broadcast operands) fails to lower
+  // (an unrealized vector<1xf32> cast, seen on examples/group_norm.mlir).
+  if (llvm::count_if(loops.parallelPositions,
+                     [&](unsigned pos) { return loops.extents[pos] > 1; }) > 3)
+    return emitError() << "vector accesses on maps of more than three loops "
+                          "are implemented for pads only";
+  auto root = dyn_cast_or_null<linalg::LinalgOp>(kernel.getRootOp());
+  bool gathers = !root;
+  kernel.walk([&](Operation *op) {
+    gathers |= isa<tensor::ExtractOp, tensor::PadOp>(op);
+  });
+  if (gathers)
+    return emitError() << "vector accesses do not apply to gathers, or to "
+                          "pads with other ops in their kernel";
+  for (OpOperand &operand : root->getOpOperands()) {
+    auto type = dyn_cast<ShapedType>(operand.get().getType());
+    if (!type)
+      continue;
+    if (type.getElementTypeBitWidth() * v > 128)
+      return emitError() << "vector = " << v << " of " << type.getElementType()
+                         << " exceeds 16-byte accesses";
+    AffineMap map = root.getMatchingIndexingMap(&operand);
+    for (unsigned r = 0; r < map.getNumResults(); ++r) {
+      if (!map.getResult(r).isFunctionOfDim(inner))
+        continue;
+      auto dim = dyn_cast<AffineDimExpr>(map.getResult(r));
+      if (r + 1 != map.getNumResults() || !dim)
+        return emitError() << "operand " << operand.getOperandNumber()
+                           << " is not contiguous along the innermost loop: "
+                              "vector accesses need it to be";
+    }
+  }
+  return success();
+}
+
+LogicalResult
+mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
+                          function_ref<InFlightDiagnostic()> emitError) {
+  auto unsupported = [&](StringRef knob) {
+    return emitError() << "the generic lowering does not implement " << knob
+                       << " yet";
+  };
+  StructureAttr structure = kernel.getStructureAttr();
+  bool clusterColumns =
+      structure &&
+      structure.getFormulation() == Formulation::reduce_two_stage &&
+      !structure.isSplit();
+  bool clusterProduct =
+      structure && structure.getFormulation() == Formulation::gemm_direct &&
+      tuning.getCopy() == CopyEngine::tma;
+  if (tuning.getRowShared() != 0 &&
+      !(structure &&
+        structure.getFormulation() == Formulation::reduce_row_per_block))
+    return emitError() << "row_shared = " << tuning.getRowShared()
+                       << " is for rows held by a block "
+                          "(reduce_row_per_block) only";
+  if (tuning.getFragmentsAhead() != 0 &&
+      !(isSharedGemm(tuning) && !isMmaGemm(tuning)))
+    return emitError() << "fragments_ahead = " << tuning.getFragmentsAhead()
+                       << " is for FMA products through shared memory (a "
+                          "`thread` tile and shared = [0, 1]) only";
+  if (tuning.getCluster() != 1 && !clusterColumns && !clusterProduct)
+    return emitError() << "cluster = " << tuning.getCluster()
+                       << " is implemented for column reductions "
+                          "(reduce_two_stage without split_k) and TMA "
+                          "products (gemm_direct, copy = tma) only";
+  // A split kernel is checked as its partial results (the sum over the
+  // slices is tuned by the expert after egg-split-k builds it).
+  if (structure && structure.isSplit())
+    return withSplitCopy(kernel, [&](SplitKernels split) {
+      return checkLowerable(split.partial, partialTuning(tuning), [&]() {
+        return emitError() << "in its partial results (loop 0 is the "
+                              "slice, the kernel's loops follow): ";
+      });
+    });
+  if (isCooperativeRow(structure))
+    return checkCooperativeRow(kernel, structure.getFormulation(), tuning,
+                               emitError);
+  if (isStagedMap(structure, tuning))
+    return checkStagedMap(kernel, tuning, emitError);
+  if (isSharedGemm(tuning))
+    return checkSharedGemm(kernel, tuning, emitError);
+  if (structure &&
+      structure.getFormulation() == Formulation::conv_implicit_gemm)
+    return emitError() << "conv_implicit_gemm runs through the GEMM "
+                          "lowering: its tuning must promote both inputs to "
+                          "shared memory (shared = [0, 1])";
+  if (structure && structure.getFormulation() == Formulation::reduce_two_stage)
+    return checkColumnReduction(kernel, tuning, emitError);
+  if (!tuning.getWarp().empty())
+    return unsupported("warp tiles");
+  if (!tuning.getReduction().empty())
+    return unsupported("reduction tiles");
+  if (!tuning.getShared().empty() || !tuning.getRegisters().empty())
+    return unsupported("memory promotion");
+
+  FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
+  if (failed(loops))
+    return failure();
+  ArrayRef<int64_t> block = tuning.getBlock(), thread = tuning.getThread();
+  SmallVector<int64_t> blockExtents = loops->extents;
+  for (auto [p, pos] : llvm::enumerate(loops->parallelPositions)) {
+    int64_t extent = loops->extents[pos];
+    int64_t b = p < block.size() ? block[p] : 0;
+    int64_t t = p < thread.size() ? thread[p] : 0;
+    if ((b || t) && loops->reducedByProducer[pos])
+      return emitError() << "loop " << pos
+                         << " is a row that the kernel's reductions run "
+                            "along: it cannot be tiled";
+    if (b && extent % b != 0)
+      return emitError() << "block tile " << b << " does not divide loop "
+                         << pos << " of extent " << extent
+                         << " (the generic lowering needs whole tiles)";
+    int64_t outer = b ? b : extent;
+    if (t && outer % t != 0)
+      return emitError() << "thread tile " << t << " does not divide " << outer
+                         << " in loop " << pos;
+    blockExtents[pos] = outer;
+  }
+  // Tiles spanning their whole loop are left untiled when more than three
+  // loops are tiled: a 4-D map (a channels-last pad) then still fits the
+  // grid and the block.
+  int64_t blockLoops =
+      llvm::count(tiledLoops(*loops, loops->extents, block), true);
+  int64_t threadLoops =
+      llvm::count(tiledLoops(*loops, blockExtents, thread), true);
+  if (blockLoops > 3)
+    return emitError() << "block tile tiles " << blockLoops
+                       << " loops but a grid has 3 dimensions";
+  if (threadLoops > 3)
+    return emitError() << "thread tile tiles " << threadLoops
+                       << " loops but a block has 3 dimensions";
+  if (int64_t v = tuning.getVector(); v > 1) {
+    if (failed(checkVectorizable(kernel, *loops, thread, v, emitError)))
+      return failure();
+  }
+  SmallVector<int64_t> implied = impliedThreads(*loops, block, thread);
+  SmallVector<int64_t> given = llvm::to_vector(tuning.getThreads());
+  while (given.size() < implied.size())
+    given.push_back(1);
+  while (implied.size() < given.size())
+    implied.push_back(1);
+  if (given != implied)
+    return emitError() << "threads [" << tuning.getThreads()
+                       << "] do not match the [" << ArrayRef<int64_t>(implied)
+                       << "] threads that the block and thread tiles imply";
+  return success();
+}

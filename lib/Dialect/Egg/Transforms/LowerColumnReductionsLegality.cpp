@@ -1,0 +1,81 @@
+//===- LowerColumnReductionsLegality.cpp - Column reductions: legality ----===//
+
+#include "LegalityChecks.h"
+#include "egg/Analysis/GemmAnalysis.h"
+#include "egg/Analysis/KernelAnalysis.h"
+#include "egg/Analysis/TuningQueries.h"
+#include "egg/Support/Saturating.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::egg;
+
+LogicalResult
+mlir::egg::checkColumnReduction(KernelOp kernel, TuningAttr tuning,
+                                function_ref<InFlightDiagnostic()> emitError) {
+  std::optional<unsigned> reduced = columnReductionLoop(kernel);
+  if (!reduced)
+    return emitError() << "reduce_two_stage needs one reduction loop that is "
+                          "not innermost, inputs contiguous along the "
+                          "innermost loop and a result in loop order";
+  if (!tuning.getThread().empty() || !tuning.getWarp().empty() ||
+      !tuning.getReduction().empty() || !tuning.getShared().empty() ||
+      !tuning.getRegisters().empty())
+    return emitError() << "reduce_two_stage takes block tiles, threads and a "
+                          "vector width only";
+  auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  ArrayRef<int64_t> block = tuning.getBlock();
+  size_t numParallel = extents.size() - 1;
+  if (block.size() != numParallel)
+    return emitError() << "reduce_two_stage needs a block tile entry for each "
+                          "of the "
+                       << numParallel << " parallel loops";
+  for (size_t p = 0; p + 1 < numParallel; ++p)
+    if (block[p] != 1)
+      return emitError() << "reduce_two_stage takes one output row per block: "
+                            "block tile 1 on every parallel loop but the "
+                            "innermost, got "
+                         << block[p];
+  int64_t bn = block.back(), last = extents.back();
+  int64_t v = tuning.getVector();
+  if (bn < 1 || last % bn != 0)
+    return emitError() << "block tile " << bn
+                       << " does not divide the innermost loop of extent "
+                       << last;
+  ArrayRef<int64_t> threads = tuning.getThreads();
+  if (threads.size() != 2 || threads[0] * v != bn)
+    return emitError() << "reduce_two_stage takes threads = [block tile / "
+                          "vector, rows in flight] = ["
+                       << bn / std::max<int64_t>(v, 1) << ", R]";
+  if (tuning.getNumThreads() > 1024)
+    return emitError() << tuning.getNumThreads()
+                       << " threads exceed 1024 per block";
+  if (v * widestElementBits(kernel) > 128)
+    return emitError() << "vector = " << v << " exceeds 16-byte accesses";
+  Type acc = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  int64_t bytes =
+      mulSat(tuning.getNumThreads() * v, (acc.getIntOrFloatBitWidth() + 7) / 8);
+  if (bytes > kStaticSharedLimit)
+    return emitError() << "the partials need " << bytes
+                       << " bytes of shared memory; a block may have "
+                       << kStaticSharedLimit;
+  // A cluster's blocks take equal slices of the rows and the grid's z
+  // dimension (the other parallel loops take x and y), on sm_90 or later.
+  if (int64_t c = tuning.getCluster(); c != 1) {
+    TargetAttr target = lookupTarget(kernel);
+    if (!target || target.getSmVersion() < 90)
+      return emitError() << "cluster = " << c
+                         << " needs thread-block clusters (sm_90 or later)";
+    if (numParallel > 2)
+      return emitError() << "cluster = " << c << " needs the grid's z "
+                         << "dimension: at most two parallel loops, got "
+                         << numParallel;
+    if (extents[*reduced] % c != 0)
+      return emitError() << "cluster = " << c << " does not divide the "
+                         << extents[*reduced] << " rows into equal slices";
+  }
+  return success();
+}
