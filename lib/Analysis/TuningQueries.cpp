@@ -37,18 +37,20 @@ GemmRegisterBudget mlir::egg::gemmRegisterBudget(int64_t computing,
   // The producer's loop fits 56 registers, and linear + GELU's computing
   // threads spilled less with the 224 that leaves two warpgroups than with
   // the 232 that 40 would (ptxas, 48 -> 32 bytes).
-  constexpr int64_t kRegistersPerSM = 65536, kProducerRegisters = 56;
+  constexpr int64_t kProducerRegisters = 56;
   auto roundDown = [](int64_t v) { return v / 8 * 8; };
   int64_t threads = computing + (producer ? 128 : 0);
   GemmRegisterBudget budget;
   budget.launchCap = std::min<int64_t>(
-      255, roundDown(kRegistersPerSM / std::max<int64_t>(threads, 1)));
+      kMaxRegistersPerThread,
+      roundDown(kRegistersPerSM / std::max<int64_t>(threads, 1)));
   budget.computing = budget.launchCap;
   if (!producer || computing <= 0)
     return budget;
   int64_t owned = budget.launchCap * threads;
   int64_t share = std::min<int64_t>(
-      232, roundDown((owned - 128 * kProducerRegisters) / computing));
+      kMaxRegistersAfterSetmaxnreg,
+      roundDown((owned - 128 * kProducerRegisters) / computing));
   if (share > budget.launchCap) {
     budget.computing = share;
     budget.producerRegisters = kProducerRegisters;

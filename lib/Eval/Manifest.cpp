@@ -3,6 +3,7 @@
 #include "egg/Eval/Manifest.h"
 #include "egg/Support/Json.h"
 #include "egg/Support/Saturating.h"
+#include "egg/Target/Limits.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -266,8 +267,10 @@ static llvm::Expected<Step> parseStep(const json::Value &value,
     if (s.grid[i] < 1 || s.block[i] < 1)
       return fail(where + ": launch dimensions must be positive");
   }
-  if (s.block[0] * s.block[1] * s.block[2] > 1024)
-    return fail(where + ": more than 1024 threads per block");
+  if (s.block[0] * s.block[1] * s.block[2] > mlir::egg::kMaxThreadsPerBlock)
+    return fail(where + ": more than " +
+                std::to_string(mlir::egg::kMaxThreadsPerBlock) +
+                " threads per block");
   s.sharedBytes = jsonInteger(*o, "shared_bytes").value_or(0);
   s.waitsForPrevious = o->getBoolean("waits_for_previous").value_or(false);
   if (s.sharedBytes < 0)

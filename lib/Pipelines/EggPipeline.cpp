@@ -4,6 +4,7 @@
 #include "egg/Dialect/Egg/IR/EggAttrs.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 #include "egg/Pipelines/Pipelines.h"
+#include "egg/Target/Profiles.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -90,8 +91,7 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   // Hopper and later: a split product's sum launches while its partial
   // products run (programmatic dependent launch; docs/pipeline.md). Before
   // inlining, while each launch is still in its kernel's function.
-  if (FailureOr<std::pair<int64_t, bool>> chip = parseChip(options.chip);
-      succeeded(chip) && chip->first >= 90)
+  if (chipSupportsDependentLaunch(options.chip))
     pm.addPass(createEggOverlapLaunches());
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());

@@ -43,3 +43,21 @@ ArrayRef<StringRef> mlir::egg::getBuiltinTargetChips() {
   static const StringRef chips[] = {"sm_90a", "sm_90", "sm_80"};
   return chips;
 }
+
+bool mlir::egg::supportsWgmma(TargetAttr target) {
+  return target && target.getSmVersion() == 90 &&
+         target.hasArchSpecificFeatures();
+}
+
+bool mlir::egg::supportsClusters(TargetAttr target) {
+  return target && target.getSmVersion() >= 90;
+}
+
+bool mlir::egg::supportsDependentLaunch(TargetAttr target) {
+  return target && target.getSmVersion() >= 90;
+}
+
+bool mlir::egg::chipSupportsDependentLaunch(StringRef chip) {
+  FailureOr<std::pair<int64_t, bool>> parsed = parseChip(chip);
+  return succeeded(parsed) && parsed->first >= 90;
+}

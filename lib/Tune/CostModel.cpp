@@ -11,6 +11,7 @@
 #include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Analysis/KernelAnalysis.h"
 #include "egg/Analysis/TuningQueries.h"
+#include "egg/Target/Limits.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -24,8 +25,8 @@ namespace {
 /// DRAM latency the bytes in flight must cover (Little's law); ~700 ns is
 /// the loaded latency commonly measured on Hopper.
 constexpr double kLatencySeconds = 700e-9;
-/// Resident threads and blocks per SM on sm_80/sm_90.
-constexpr int64_t kThreadsPerSm = 2048, kBlocksPerSm = 32;
+constexpr int64_t kThreadsPerSm = kMaxThreadsPerSM,
+                  kBlocksPerSm = kMaxBlocksPerSM;
 /// Cache (L2 + L1) bandwidth relative to DRAM, for operand re-reads.
 constexpr double kCacheOverDram = 3.0;
 /// A warp whose lanes each walk their own row touches 32 rows per load: each

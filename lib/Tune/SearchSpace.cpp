@@ -6,6 +6,7 @@
 #include "egg/Analysis/TuningQueries.h"
 #include "egg/Dialect/Egg/Transforms/Legality.h"
 #include "egg/Support/Saturating.h"
+#include "egg/Target/Limits.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -78,7 +79,7 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
   };
   for (int64_t v = 1; v <= anchor.getVector(); v *= 2) {
     if (!perWarp) {
-      for (int64_t n = 32; n <= 1024; n *= 2) {
+      for (int64_t n = 32; n <= kMaxThreadsPerBlock; n *= 2) {
         tryPoint(n, block, anchor.getWarp(), v);
         // Held row steps in shared memory (row_shared): every count for
         // the block sizes of 256 threads and more whose rows are held (at
@@ -97,7 +98,8 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
     for (size_t p = 0; p < block.size(); ++p)
       if (p != *inner && block[p] > 0)
         otherRows *= block[p];
-    for (int64_t n = 1; n <= 32 && 32 * n * otherRows <= 1024; n *= 2) {
+    for (int64_t n = 1; n <= 32 && 32 * n * otherRows <= kMaxThreadsPerBlock;
+         n *= 2) {
       for (int64_t g = 1; g <= 32; g *= 2) {
         SmallVector<int64_t> b = block;
         SmallVector<int64_t> warp = llvm::to_vector(anchor.getWarp());
@@ -119,7 +121,7 @@ enumerateColumnTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
   SmallVector<int64_t> block = llvm::to_vector(anchor.getBlock());
   for (int64_t v = 1; v <= anchor.getVector(); v *= 2) {
     for (int64_t tx = 2; tx <= 64; tx *= 2) {
-      for (int64_t rows = 1; tx * rows <= 1024; rows *= 2) {
+      for (int64_t rows = 1; tx * rows <= kMaxThreadsPerBlock; rows *= 2) {
         if (tx * rows < 32)
           continue;
         block.back() = tx * v;

@@ -17,6 +17,7 @@
 #include "egg/Eval/Manifest.h"
 #include "egg/Eval/Reference.h"
 #include "egg/Support/Json.h"
+#include "egg/Target/Limits.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
@@ -476,7 +477,7 @@ int main(int argc, char **argv) {
     check(cu.cuModuleGetFunction(&kernels[i], modules[step.module],
                                  step.kernel.c_str()),
           "cuModuleGetFunction");
-    if (step.sharedBytes > 48 * 1024)
+    if (step.sharedBytes > mlir::egg::kStaticSharedMemoryPerBlock)
       check(cu.cuFuncSetAttribute(
                 kernels[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 int(step.sharedBytes)),

@@ -9,6 +9,7 @@
 #define EGG_ANALYSIS_TUNINGQUERIES_H
 
 #include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Target/Limits.h"
 
 namespace mlir::egg {
 
@@ -65,10 +66,6 @@ bool lowersBlockOpsWhole(StructureAttr structure, TuningAttr tuning);
 /// `fragments_ahead = 1` unrolls an FMA tile's whole K tile: at most this
 /// many multiply-adds per thread (TM x TN x BK).
 inline constexpr int64_t kFragmentsAheadFmas = 2048;
-
-/// Static shared memory a launch may declare without opting in to more
-/// (CUDA's limit; beyond it, dynamic shared memory).
-inline constexpr int64_t kStaticSharedLimit = 48 * 1024;
 
 /// Bytes of shared memory the shared-memory GEMM lowering allocates:
 /// `stages` copies of a tile of A ([bk][bm + padding], or [bm][bk + padding]

@@ -3,6 +3,7 @@
 #include "egg/Dialect/Egg/IR/EggAttrs.h"
 #include "egg/Dialect/Egg/IR/EggDialect.h"
 #include "egg/Support/Saturating.h"
+#include "egg/Target/Limits.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -151,19 +152,19 @@ LogicalResult TuningAttr::verify(
   if (threads.empty() || threads.size() > 3)
     return emitError() << "threads must have 1 to 3 entries, got "
                        << threads.size();
-  const int64_t dimLimits[] = {1024, 1024, 64};
   int64_t numThreads = 1;
   for (auto [i, t] : llvm::enumerate(threads)) {
     if (t < 1)
       return emitError() << "threads entries must be positive, got " << t;
-    if (t > dimLimits[i])
+    if (t > kMaxBlockDims[i])
       return emitError() << "threads[" << i << "] = " << t
-                         << " exceeds the CUDA limit of " << dimLimits[i];
+                         << " exceeds the CUDA limit of " << kMaxBlockDims[i];
     numThreads *= t;
   }
-  if (numThreads > 1024)
+  if (numThreads > kMaxThreadsPerBlock)
     return emitError() << "a block of " << numThreads
-                       << " threads exceeds the CUDA limit of 1024";
+                       << " threads exceeds the CUDA limit of "
+                       << kMaxThreadsPerBlock;
 
   // Tiling.
   if (block.empty())

@@ -1,6 +1,7 @@
 //===- EggOps.cpp - EGG operations ----------------------------------------===//
 
 #include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Target/Limits.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -100,7 +101,8 @@ LogicalResult KernelOp::verify() {
   if (!tuning)
     return success();
   TargetAttr target = lookupTarget(*this);
-  int64_t maxThreads = target ? target.getMaxThreadsPerBlock() : 1024;
+  int64_t maxThreads =
+      target ? target.getMaxThreadsPerBlock() : kMaxThreadsPerBlock;
   if (tuning.getNumThreads() > maxThreads)
     return emitOpError("tuning asks for ")
            << tuning.getNumThreads() << " threads per block but the target "

@@ -108,7 +108,7 @@ mlir::egg::checkCooperativeRow(KernelOp kernel, Formulation formulation,
                          << v << ")";
     // Each held input keeps K steps of V elements per thread.
     int64_t bytes = mulSat(mulSat(k, threads[0]), v * held);
-    int64_t limit = kStaticSharedLimit;
+    int64_t limit = kStaticSharedMemoryPerBlock;
     if (TargetAttr target = lookupTarget(kernel))
       limit = std::max<int64_t>(limit, target.getSharedMemoryPerBlock());
     if (bytes > limit)

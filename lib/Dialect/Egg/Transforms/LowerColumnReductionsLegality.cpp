@@ -5,6 +5,7 @@
 #include "egg/Analysis/KernelAnalysis.h"
 #include "egg/Analysis/TuningQueries.h"
 #include "egg/Support/Saturating.h"
+#include "egg/Target/Profiles.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -50,23 +51,23 @@ mlir::egg::checkColumnReduction(KernelOp kernel, TuningAttr tuning,
     return emitError() << "reduce_two_stage takes threads = [block tile / "
                           "vector, rows in flight] = ["
                        << bn / std::max<int64_t>(v, 1) << ", R]";
-  if (tuning.getNumThreads() > 1024)
-    return emitError() << tuning.getNumThreads()
-                       << " threads exceed 1024 per block";
+  if (tuning.getNumThreads() > kMaxThreadsPerBlock)
+    return emitError() << tuning.getNumThreads() << " threads exceed "
+                       << kMaxThreadsPerBlock << " per block";
   if (v * widestElementBits(kernel) > 128)
     return emitError() << "vector = " << v << " exceeds 16-byte accesses";
   Type acc = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
   int64_t bytes =
       mulSat(tuning.getNumThreads() * v, (acc.getIntOrFloatBitWidth() + 7) / 8);
-  if (bytes > kStaticSharedLimit)
+  if (bytes > kStaticSharedMemoryPerBlock)
     return emitError() << "the partials need " << bytes
                        << " bytes of shared memory; a block may have "
-                       << kStaticSharedLimit;
+                       << kStaticSharedMemoryPerBlock;
   // A cluster's blocks take equal slices of the rows and the grid's z
   // dimension (the other parallel loops take x and y), on sm_90 or later.
   if (int64_t c = tuning.getCluster(); c != 1) {
     TargetAttr target = lookupTarget(kernel);
-    if (!target || target.getSmVersion() < 90)
+    if (!supportsClusters(target))
       return emitError() << "cluster = " << c
                          << " needs thread-block clusters (sm_90 or later)";
     if (numParallel > 2)

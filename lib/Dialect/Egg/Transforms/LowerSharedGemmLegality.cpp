@@ -5,6 +5,7 @@
 #include "egg/Analysis/KernelAnalysis.h"
 #include "egg/Analysis/TuningQueries.h"
 #include "egg/Support/Saturating.h"
+#include "egg/Target/Profiles.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -156,9 +157,7 @@ mlir::egg::checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     return failure();
   if (wgmma) {
     TargetAttr target = lookupTarget(kernel);
-    // wgmma is sm_90a's alone (later `a` targets have other MMAs).
-    if (!target || target.getSmVersion() != 90 ||
-        !target.hasArchSpecificFeatures())
+    if (!supportsWgmma(target))
       return emitError() << "warpgroup MMA (threads = [128, N, M]) needs an "
                             "sm_90a target, not "
                          << (target ? target.getChip() : StringRef("none"));
@@ -278,9 +277,10 @@ mlir::egg::checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                                  : "block tile over thread tile along N, then "
                                    "M");
   int64_t numThreads = group * (bn / tn) * (bm / tm);
-  if (numThreads < 32 || numThreads > 1024)
+  if (numThreads < 32 || numThreads > kMaxThreadsPerBlock)
     return emitError() << numThreads
-                       << " threads per block: the GEMM needs 32 to 1024";
+                       << " threads per block: the GEMM needs 32 to "
+                       << kMaxThreadsPerBlock;
   if (!mma && tm * tn > 128)
     return emitError() << "a thread tile of " << tm << "x" << tn
                        << " accumulators exceeds the 128 registers allowed";
@@ -427,9 +427,10 @@ mlir::egg::checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     if (stages < 2)
       return emitError() << "copy = tma needs pipeline >= 2 (stages with "
                             "an mbarrier each)";
-    if (numThreads + 128 > 1024)
+    if (numThreads + 128 > kMaxThreadsPerBlock)
       return emitError() << "copy = tma adds a producer warpgroup to the "
-                         << numThreads << " computing threads: at most 896";
+                         << numThreads << " computing threads: at most "
+                         << kMaxThreadsPerBlock - 128;
     // A cluster of two blocks along N shares the A tile: each block copies
     // half of its rows and multicasts them to both (docs/pipeline.md,
     // "TMA multicast").
@@ -508,7 +509,7 @@ mlir::egg::checkSharedGemm(KernelOp kernel, TuningAttr tuning,
     bytes += kWgmmaSwizzleAtom;
   // Beyond 48 KB the tiles live in the block's dynamic shared memory, up to
   // the target's limit (deep pipelines).
-  int64_t limit = kStaticSharedLimit;
+  int64_t limit = kStaticSharedMemoryPerBlock;
   if (TargetAttr target = lookupTarget(kernel))
     limit = std::max<int64_t>(limit, target.getSharedMemoryPerBlock());
   if (bytes > limit)

@@ -1,4 +1,4 @@
-//===- LowerStagedMapsLegality.cpp - Staged maps: legality ---------------===//
+//===- LowerStagedMapsLegality.cpp - Staged maps: legality ----------------===//
 //===//
 
 #include "LegalityChecks.h"
@@ -64,10 +64,10 @@ mlir::egg::checkStagedMap(KernelOp kernel, TuningAttr tuning,
     return emitError() << "block tile tiles " << blockLoops
                        << " loops; a grid has 1 to 3 dimensions";
   int64_t threads = tuning.getNumThreads();
-  if (threads > 1024 || threads % 32 != 0)
+  if (threads > kMaxThreadsPerBlock || threads % 32 != 0)
     return emitError() << threads
                        << " threads: a staged map takes whole warps, at most "
-                          "1024 threads";
+                       << kMaxThreadsPerBlock << " threads";
   // Vectors run along the results' innermost loop (stage 2) and along each
   // staged input's contiguous dimension (stage 1): both tiles must hold
   // whole vectors, and the results must be contiguous along that loop.
@@ -127,9 +127,9 @@ mlir::egg::checkStagedMap(KernelOp kernel, TuningAttr tuning,
     bytes += mulSat(count + mulSat(rows, tuning.getPadding()),
                     (element.getIntOrFloatBitWidth() + 7) / 8);
   }
-  if (bytes > kStaticSharedLimit)
+  if (bytes > kStaticSharedMemoryPerBlock)
     return emitError() << "the staged tiles need " << bytes
                        << " bytes of shared memory; a block may have "
-                       << kStaticSharedLimit;
+                       << kStaticSharedMemoryPerBlock;
   return success();
 }

@@ -23,6 +23,7 @@
 #include "egg/Dialect/Egg/IR/EggAttrs.h"
 #include "egg/Dialect/Egg/IR/EggDialect.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
+#include "egg/Target/Profiles.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -59,7 +60,7 @@ struct OverlapLaunchesPass
     // griddepcontrol exists from sm_90 on.
     if (auto target = module->getAttrOfType<egg::TargetAttr>(
             egg::EggDialect::getTargetAttrName());
-        target && target.getSmVersion() < 90)
+        target && !supportsDependentLaunch(target))
       return;
     SymbolTableCollection symbols;
     // Before inlining, each kernel's launches are in the function it was

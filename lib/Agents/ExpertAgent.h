@@ -1,0 +1,154 @@
+//===- ExpertAgent.h - The built-in expert ----------------------*- C++ -*-===//
+//
+// The expert implements docs/principles/structure.md and tuning.md; its
+// choosers live by op family: ExpertAgent.cpp (the stages, elementwise maps),
+// ExpertSplits.cpp (split-K and split column reductions), ExpertGemm.cpp
+// (products and convolutions), ExpertRows.cpp (rows shared by lanes, column
+// reductions, staged transposes).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EGG_AGENTS_EXPERTAGENT_H
+#define EGG_AGENTS_EXPERTAGENT_H
+
+#include "egg/Agents/Agent.h"
+#include "egg/Analysis/GemmAnalysis.h"
+#include "egg/Support/Saturating.h"
+
+namespace mlir::egg::expert {
+
+/// The largest divisor of `n` that is at most `limit` (1 if none larger).
+inline int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
+  for (int64_t d = std::min(n, limit); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+/// The number of matrices a batched product computes.
+inline int64_t batchCount(const GemmLoops &gemm, ArrayRef<int64_t> extents) {
+  int64_t batches = 1;
+  for (unsigned d : gemm.batch)
+    batches = mulSat(batches, extents[d]);
+  return batches;
+}
+
+/// Bytes of tiles a lone block per SM keeps in flight to hide the memory
+/// latency (principle 9 of tuning.md).
+inline constexpr int64_t kDeepCopyBytes =
+    48 * 1024; // NOLINT(hardware-literal): a heuristic
+/// Threads per SM a column reduction needs to keep enough loads in flight
+/// (H200, session 26: 128 blocks of 512 threads on 132 SMs read as fast
+/// as 1024 blocks; 64 blocks were 20% slower).
+inline constexpr int64_t kColumnThreadsPerSm = 384;
+/// Rows each thread of a split column reduction's slice reads at least.
+inline constexpr int64_t kMinRowsPerThread = 16;
+
+class ExpertAgent : public Agent {
+public:
+  StringRef getName() const override { return "expert"; }
+
+  FailureOr<StructureAttr>
+  chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) override;
+
+  FailureOr<TuningAttr> chooseTuning(KernelOp kernel,
+                                     TargetAttr target) override;
+
+private:
+  /// Split-K (principle 9 of structure.md): a product whose 128 x 128
+  /// output tiles (the tiles that run FMA and tensor cores at full rate;
+  /// the whole product would take smaller, slower ones to reach the SMs)
+  /// are fewer than the SMs runs as the fewest K slices (2, 4 or 8) that
+  /// give every SM a tile, or 8. A slice must be long enough to pay for
+  /// writing and summing its partial results (the sum is a launch of its
+  /// own, 3.5-6 us on the H200): at least 512 on tensor cores, 256 on FMA
+  /// with K at least 1024 (the slice's flops go 15x faster on tensor
+  /// cores), or 128 where the partial products keep thread tiles of at
+  /// most 4x4 (egg-tune, session 18: 512 x 256 x 1024 f32 at S = 8 0.0165
+  /// ms against 0.0187 at S = 4; slices of 128 gave 500 x 1000 outputs
+  /// 8x8 thread tiles at the register cap, which spilled). An M or N
+  /// below 32 stays whole: its
+  /// one partial 32-row tile with deep K steps already runs well. Null
+  /// when no split applies. H200, session 18 (docs/benchmarks.md): 17
+  /// products split and whole in the same process.
+  StructureAttr chooseSplit(KernelOp kernel, ArrayRef<StructureAttr> legal,
+                            TargetAttr target);
+
+  /// The expert's tuning for `kernel` under `structure`, or null; the
+  /// kernel keeps its own structure.
+  TuningAttr tuningUnder(KernelOp kernel, StructureAttr structure,
+                         TargetAttr target);
+
+  /// Column reductions split along their rows (principle 6 of
+  /// structure.md): where the columns alone give fewer than 384 threads
+  /// per SM (a block owns 32-128 columns), the fewest slices of the rows
+  /// (2 to 64) whose partial reductions reach that, each slice keeping 16
+  /// or more rows per thread so that its loads still stream. Null when the
+  /// columns are enough or no split applies: a split costs a second launch
+  /// and the partial results' round trip, 1-8% on 4096 columns (H200,
+  /// session 26: 8192 x 4096 bf16 0.0207 ms whole, 0.0209-0.0227 split),
+  /// and wins 5.8x on 256 (65536 x 256 f32: 0.1222 -> 0.0211 ms at 16
+  /// slices).
+  StructureAttr chooseColumnSplit(KernelOp kernel,
+                                  ArrayRef<StructureAttr> legal,
+                                  TargetAttr target);
+
+  /// Transposes (principle 11 of tuning.md): a map that reads an input
+  /// across the loop its results run along stages that input through
+  /// shared memory, so that both the loads and the stores are coalesced:
+  /// 64x64 tiles (32x32 where 64 does not divide), 256 threads, rows padded
+  /// so that reading a column of the tile touches 32 different banks (an
+  /// odd number of 4-byte words; with 16-byte runs of 16-bit elements, an
+  /// odd number of elements).
+  FailureOr<TuningAttr> chooseStagedMap(KernelOp kernel);
+
+  /// Products through shared memory: warpgroup MMA where it applies, else
+  /// mma.sync or FMA tiles. Failure when no tiling is legal. `splitPartial`:
+  /// the partial products of a split product.
+  FailureOr<TuningAttr> chooseGemm(KernelOp kernel, TargetAttr target,
+                                   bool splitPartial = false);
+
+  /// Hopper's warpgroup MMA (principle 9 of tuning.md) for f16/bf16
+  /// products on sm_90a large enough to give three quarters of the SMs a
+  /// block with the largest tile that allows it: 128x256 tiles (two
+  /// warpgroups of 128x128), else 128x128 or 64x128; K steps of 128 bytes
+  /// (64 16-bit elements) in the 128-byte swizzled layout, as many stages
+  /// as fit (4, else 3), but 128x128 tiles at 3 where two blocks can share
+  /// an SM (short K; see twoPerSm); TMA copies for 128x256 tiles of 16-bit
+  /// products with K (a split product's: K per slice) of 1024 or more,
+  /// cp.async otherwise; where K >= 2048 and the wide tiles are too few,
+  /// a whole K loop per block in a deep TMA pipeline over one wave of
+  /// 128x128, 64x128 or 128x64 tiles (longK below). f32 products
+  /// too where the module allows TF32 and both tiles are K-major. Smaller
+  /// products keep mma.sync, whose smaller tiles reach more SMs (f32 ones FMA
+  /// tiles: mma.sync's TF32 form is not implemented).
+  FailureOr<TuningAttr> chooseWgmma(KernelOp kernel, TargetAttr target,
+                                    bool splitPartial);
+
+  /// Matrix products through shared memory (principle 9 of tuning.md): the
+  /// largest output tile that still gives every SM a block; f16/bf16 on
+  /// tensor cores (four warps, each half the tile along M and N), else 256
+  /// threads with a register tile each; K steps of 16 (32-bit) or 32
+  /// (16-bit) elements, 16-byte copies, and cp.async with three stages in
+  /// flight where the layouts allow it.
+  FailureOr<TuningAttr> chooseSharedGemm(KernelOp kernel, TargetAttr target,
+                                         bool splitPartial);
+
+  /// Column reductions (principle 10 of tuning.md): 16-byte loads, 32
+  /// threads along the columns (a warp reads 512 contiguous bytes of a row)
+  /// and 16 rows in flight; fewer threads along the columns while that
+  /// leaves fewer than two blocks per SM, down to 8; then more rows in
+  /// flight up to 512 threads.
+  FailureOr<TuningAttr> chooseColumns(KernelOp kernel, TargetAttr target);
+
+  /// Rows shared by lanes: 16-byte accesses (principle 7), four rows (warps)
+  /// per block, or for a block per row about four vectors per thread.
+  FailureOr<TuningAttr> chooseRow(KernelOp kernel);
+
+  FailureOr<TuningAttr> choose(KernelOp kernel, TargetAttr target,
+                               int64_t vector);
+};
+
+} // namespace mlir::egg::expert
+
+#endif // EGG_AGENTS_EXPERTAGENT_H

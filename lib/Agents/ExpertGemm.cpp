@@ -1,0 +1,408 @@
+//===- ExpertGemm.cpp - The built-in expert: products ---------------------===//
+
+#include "ExpertAgent.h"
+#include "egg/Agents/Agent.h"
+#include "egg/Analysis/GemmAnalysis.h"
+#include "egg/Analysis/KernelAnalysis.h"
+#include "egg/Analysis/TuningQueries.h"
+#include "egg/Dialect/Egg/Transforms/Legality.h"
+#include "egg/Dialect/Egg/Transforms/SplitK.h"
+#include "egg/Support/Saturating.h"
+#include "egg/Target/Profiles.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+using namespace mlir::egg;
+using namespace mlir::egg::expert;
+
+FailureOr<TuningAttr>
+ExpertAgent::chooseGemm(KernelOp kernel, TargetAttr target, bool splitPartial) {
+  ScopedDiagnosticHandler quiet(kernel.getContext(),
+                                [](Diagnostic &) { return success(); });
+  FailureOr<TuningAttr> wgmma = chooseWgmma(kernel, target, splitPartial);
+  if (succeeded(wgmma))
+    return wgmma;
+  return chooseSharedGemm(kernel, target, splitPartial);
+}
+
+FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
+                                               TargetAttr target,
+                                               bool splitPartial) {
+  if (!supportsWgmma(target))
+    return failure();
+  std::string why;
+  Operation *anchor = kernel.getAnchorOp();
+  FailureOr<GemmLoops> gemm = analyzeGemmLoops(anchor, why);
+  if (failed(gemm))
+    return failure();
+  auto op = cast<linalg::LinalgOp>(anchor);
+  Type element = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
+  // f32 only where the user allowed TF32 (checkLowerable also wants its
+  // tiles K-major).
+  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  if (bytes != 2 && !(element.isF32() && allowsTf32(kernel)))
+    return failure();
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  int64_t batches = batchCount(*gemm, extents);
+  auto emitError = [&]() { return kernel.emitOpError(); };
+  struct Tile {
+    int64_t bm, bn, wm, wn;
+    bool wholeK = false; // A whole K loop in a deep TMA pipeline (longK).
+  };
+  const Tile wide = {128, 256, 128, 128}, square = {128, 128, 64, 128},
+             deep = {128, 64, 64, 64, true}, narrow = {64, 128, 64, 128},
+             deepNarrow = {64, 128, 64, 128, true};
+  int64_t extentM = GemmLoops::extent(gemm->mLoops, extents);
+  int64_t extentN = GemmLoops::extent(gemm->nLoops, extents);
+  int64_t extentK = GemmLoops::extent(gemm->kLoops, extents);
+  // Two blocks per SM: 128x128 tiles at three stages (96 KB of shared
+  // memory, about 128 registers) let one block's prologue and epilogue run
+  // beside the other's main loop, which pays where K is short; 128x256
+  // tiles (one block per SM) keep the higher rate of long main loops.
+  // H200, session 21, 16-bit plain products, 128x256 at 4 stages against
+  // 128x128 at 3 (cuBLAS): 16 x 1024^3 0.0599 -> 0.0543 ms (0.0557),
+  // 4096 x 4096 x 1024 0.0583 -> 0.0520 (0.0556), 32 x 1024 x 1024 x 128
+  // 0.0397 -> 0.0350 (0.0442), 2048^3 (128 tiles of 128x256 for 132 SMs)
+  // 0.0277 -> 0.0254 (0.0269); level at 4096 x 2048 x 2048; slower at
+  // 4096^3 (0.1845 -> 0.1969), 8192^3 (1.489 -> 1.638), with partial N
+  // tiles (4096 x 1000 x 4096) and with a partial K step (2048 x 2048 x
+  // 1000: 146 registers, one block per SM, 0.0172 -> 0.0274). Two blocks
+  // need at most 128 registers per thread.
+  int64_t wideBlocks = mulSat(batches, llvm::divideCeil(extentM, 128) *
+                                           llvm::divideCeil(extentN, 256));
+  // Plain products only: a split product's partial products (f32
+  // results into the workspace) took 130 registers at 128x128, which
+  // leaves one block per SM.
+  bool twoPerSm =
+      bytes == 2 && !splitPartial &&
+      kernel.getStructureAttr().getFormulation() == Formulation::gemm_direct &&
+      extentM % 128 == 0 && extentN % 128 == 0 && extentK % 64 == 0 &&
+      (extentK <= 1024 ||
+       (extentK <= 2048 && wideBlocks < target.getSmCount()));
+  // Long K over few output tiles (session 28): a whole K loop per block
+  // fed by TMA through a deep pipeline beats splitting K, where one wave
+  // of such blocks fills the SMs: 128x128 tiles at four stages, else
+  // 128x64 tiles (two 64x64 warpgroups; cuBLAS's choice for 1024 x 1024 x
+  // 8192) at eight (six with partial tiles), whole tiles as 64x128 (one
+  // 64x128 warpgroup; below). H200, same process, against
+  // the split products they replace (cuBLAS): 1024 x 1024 x K bf16, K =
+  // 2048 0.0184 -> 0.0115 ms (0.0116), 4096 0.0241 -> 0.0180 (0.0168),
+  // 8192 0.0341 -> 0.0310 (0.0273); 1000 x 1000 x 4096 f16 0.0249 ->
+  // 0.0228 (0.0194); 128x128: 2048 x 1024 x 4096 0.0344 -> 0.0262
+  // (0.0272), 1024 x 2048 x 8192 0.0545 -> 0.0470 (0.0471); a split
+  // product's partial products too, 512 x 1024 x 8192 at S = 2 0.0251
+  // (S = 8) -> 0.0212 (0.0191). Stages: six or seven 128x128 stages and
+  // 128x64 ones at four, six or seven ran slower on whole tiles. Whole
+  // tiles of a plain product (session 29, same process, cuBLAS): one
+  // 64x128 warpgroup per block instead of two 64x64 ones, 1024 x 1024 x
+  // 8192 0.0310 -> 0.0297 ms (0.0271), x 4096 0.0180 -> 0.0175 (0.0168);
+  // at six stages slower (0.0329, 0.0189), with partial tiles (1000 x 1000
+  // x 4096: 0.0227 -> 0.0331) much slower; level for a split product's
+  // partial products (512 x 1024 x 8192 at S = 2: 0.0212 either way).
+  bool longK = bytes == 2 && extentK >= 2048;
+  SmallVector<Tile> tiles = {wide, square, narrow};
+  if (twoPerSm)
+    tiles = {square, wide, narrow};
+  if (longK) {
+    tiles.insert(tiles.end() - 1, deep);
+    if (!splitPartial && extentM % 64 == 0 && extentN % 128 == 0)
+      tiles.insert(tiles.end() - 2, deepNarrow);
+  }
+  // Whole tiles first; where none fits, partial last tiles (an M or N of
+  // 1000 that no tile of 64 divides; docs/pipeline.md, "Partial tiles").
+  // (An N of 1000 could also take whole 128 x 200 tiles, m64n200k16 in
+  // one warpgroup per 64 rows, but on the H200 the classifier head 4096
+  // x 1000 x 4096 bf16 took 0.0855 ms so, against 0.0488 with partial
+  // 128 x 256 tiles; cuBLAS 0.0477.)
+  for (bool partial : {false, true})
+    for (const Tile &t : tiles) {
+      std::optional<GemmTiles> tile =
+          gemmTiles(*gemm, extents, t.bm, t.bn, t.wm, t.wn, partial);
+      if (!tile || (partial && extentM % t.bm == 0 && extentN % t.bn == 0))
+        continue;
+      int64_t blocks = mulSat(batches, llvm::divideCeil(extentM, t.bm) *
+                                           llvm::divideCeil(extentN, t.bn));
+      if (blocks * 4 < target.getSmCount() * 3)
+        continue;
+      bool deepTile = t.wholeK;
+      bool wholeTiles = extentM % t.bm == 0 && extentN % t.bn == 0;
+      // The deep pipelines: one wave of blocks (TMA's producer warpgroup
+      // leaves one block per SM), whole K steps (64 divides K), no tile
+      // larger than its loop (an M of 64 keeps the split). Square tiles
+      // and 64x128 ones were timed whole only; 128x64 ones also with
+      // partial edges.
+      bool oneWave = blocks <= target.getSmCount() && extentK % 64 == 0 &&
+                     extentM >= t.bm && extentN >= t.bn;
+      bool squareTma = longK && oneWave && wholeTiles && !twoPerSm &&
+                       !splitPartial && t.bm == square.bm && t.bn == square.bn;
+      if (deepTile && !oneWave)
+        continue;
+      ArrayRef<int64_t> block = tile->block, warp = tile->inner;
+      // 128x128 tiles at three stages leave room for a second block per
+      // SM (implicit-GEMM convolutions too, session 21: the 3x3 f16
+      // convolutions' products 12-15% faster than at four stages).
+      SmallVector<int64_t, 2> stageChoices = {4, 3};
+      if (t.bm == 128 && t.bn == 128 && !splitPartial)
+        stageChoices = {3, 4};
+      // 128x256 tiles over a long K take their copies from TMA (a
+      // producer warpgroup; 2-D products and split products' partial
+      // products, checkLowerable falls back to cp.async for the rest).
+      // H200, session 27, partial products at S = 4 / 2 (cuBLAS): 1024
+      // x 1024 x 8192 bf16 0.0353 -> 0.0342 ms (0.0283), 1024 x 2048 x
+      // 8192 0.0583 -> 0.0552 (0.0474). Session 26, normal(0,1)
+      // inputs, cp.async -> TMA at four stages (cuBLAS): 4096^3 bf16
+      // 0.2031 -> 0.1884 ms (0.1891), 8192^3 1.842 -> 1.707 (1.606),
+      // 2048 x 2048 x 8192 0.1012 -> 0.0892 (0.0898), 4096 x 4096 x 2048
+      // 0.1099 -> 0.1013 (0.1005); session 25 (zero-filled inputs) also
+      // 6144^3 f16 0.625 -> 0.582, 4096 x 2048 x 2048 with a residual
+      // epilogue 0.0611 -> 0.0573, level (within 1.5%) for the 4096 x
+      // 2048 x 2048 linear layers and 4096 x 1000 x 4096; slower at K =
+      // 256 (TF32 1024 x 4096 x 256, session 20: 0.0150 -> 0.0156).
+      // TF32 keeps cp.async: no long-K TF32 product has been timed.
+      SmallVector<CopyEngine, 2> engines = {CopyEngine::cp_async};
+      if ((t.bn == 256 && bytes == 2 && extentK >= 1024) || squareTma)
+        engines.insert(engines.begin(), CopyEngine::tma);
+      // Square TMA tiles at four stages (six ran slower).
+      const int64_t squareTmaStages[] = {4};
+      if (deepTile) {
+        // TMA only: no deep cp.async pipeline has been timed.
+        engines = {CopyEngine::tma};
+        stageChoices = {wholeTiles ? 8 : 6};
+      }
+      for (CopyEngine engine : engines)
+        for (int64_t stages : engine == CopyEngine::tma && squareTma
+                                  ? ArrayRef<int64_t>(squareTmaStages)
+                                  : ArrayRef<int64_t>(stageChoices)) {
+          TuningAttr tuning = TuningAttr::getChecked(
+              function_ref<InFlightDiagnostic()>(emitError),
+              kernel.getContext(),
+              ArrayRef<int64_t>{128, t.bn / t.wn, t.bm / t.wm},
+              ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
+              ArrayRef<int64_t>{}, ArrayRef<int64_t>{128 / bytes},
+              ArrayRef<int64_t>{0, 1}, ArrayRef<int64_t>{}, int64_t(0),
+              Swizzle::xor128, int64_t(16 / bytes), engine, stages,
+              /*cluster=*/int64_t(1),
+              /*rowShared=*/int64_t(0), /*fragmentsAhead=*/int64_t(0));
+          if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
+            return tuning;
+        }
+    }
+  return failure();
+}
+
+FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
+                                                    TargetAttr target,
+                                                    bool splitPartial) {
+  std::string why;
+  Operation *anchor = kernel.getAnchorOp();
+  FailureOr<GemmLoops> gemm = analyzeGemmLoops(anchor, why);
+  if (failed(gemm))
+    return failure();
+  auto op = cast<linalg::LinalgOp>(anchor);
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  int64_t bits = std::max(getElementTypeOrSelf(op.getDpsInputOperand(0)->get())
+                              .getIntOrFloatBitWidth(),
+                          getElementTypeOrSelf(op.getDpsInputOperand(1)->get())
+                              .getIntOrFloatBitWidth());
+  int64_t bk = bits <= 16 ? 32 : 16;
+  int64_t padding = 128 / bits;
+  Type lhsType = getElementTypeOrSelf(op.getDpsInputOperand(gemm->lhs)->get());
+  Type rhsType = getElementTypeOrSelf(op.getDpsInputOperand(gemm->rhs)->get());
+  int64_t batches = batchCount(*gemm, extents);
+  auto emitError = [&]() { return kernel.emitOpError(); };
+  // Whether an operand is contiguous along its M/N loop in global memory
+  // (FMA tiles store it that way, so it is copied in whole vectors).
+  auto alongMN = [&](unsigned which, unsigned mn) {
+    std::optional<unsigned> fast =
+        contiguousLoop(op.getMatchingIndexingMap(op.getDpsInputOperand(which)));
+    return fast && *fast == mn;
+  };
+  bool lhsAlongMN = alongMN(gemm->lhs, gemm->innerM());
+  bool rhsAlongMN = alongMN(gemm->rhs, gemm->innerN());
+  // FMA tiles (f32) chosen by session 22's rules below; not yet a split
+  // product's partial products, whose slices session 18 measured under
+  // the rules before.
+  bool fma = bits > 16 && !splitPartial;
+  bool convolution = classifyKernel(kernel) == KernelClass::Convolution;
+  // (FMA tiles take 64x128 before 128x64: 3000 x 1000 x 1024 f32, 0.153
+  // against 0.159 ms on the H200.)
+  SmallVector<std::pair<int64_t, int64_t>> tiles = {
+      {128, 128}, {128, 64}, {64, 128}, {64, 64}, {64, 32}, {32, 64}, {32, 32}};
+  if (fma)
+    std::swap(tiles[1], tiles[2]);
+  struct Copy {
+    CopyEngine engine;
+    int64_t stages;
+    int64_t bk;
+    // K steps whose A and B values are loaded before the previous step's
+    // FMAs (fragments_ahead = 1), in dynamic shared memory beyond 48 KB.
+    bool deepAhead = false;
+  };
+  const Copy copies[] = {{CopyEngine::cp_async, 3, bk},
+                         {CopyEngine::cp_async, 2, bk},
+                         {CopyEngine::sync, 1, bk}};
+  // Tensor cores wait on copies more than FMAs do: three stages of
+  // 32-deep K tiles (in dynamic shared memory beyond 48 KB); where they
+  // do not fit, four stages of 16 beat two of 32 (H200, 2048^3 bf16:
+  // 0.067, 0.070 and 0.086 ms; docs/benchmarks.md).
+  const Copy mmaCopies[] = {{CopyEngine::cp_async, 3, 32},
+                            {CopyEngine::cp_async, 4, 16},
+                            {CopyEngine::cp_async, 2, 32},
+                            {CopyEngine::cp_async, 3, 16},
+                            {CopyEngine::sync, 1, 32}};
+  int64_t extentK = GemmLoops::extent(gemm->kLoops, extents);
+  FailureOr<TuningAttr> best = failure();
+  int64_t bestBlocks = 0, bestLoad = 0, bestSide = 0;
+  int64_t extentM = GemmLoops::extent(gemm->mLoops, extents);
+  int64_t extentN = GemmLoops::extent(gemm->nLoops, extents);
+  // Whole tiles first; partial last tiles only where no whole tile fits
+  // (docs/pipeline.md, "Partial tiles").
+  for (bool partial : {false, true}) {
+    if (partial && succeeded(best))
+      break;
+    for (auto [bm, bn] : tiles) {
+      std::optional<SmallVector<int64_t>> blockTile =
+          gemmTileList(*gemm, extents, bm, bn, partial);
+      if (!blockTile || (partial && extentM % bm == 0 && extentN % bn == 0))
+        continue;
+      int64_t blocks = mulSat(batches, llvm::divideCeil(extentM, bm) *
+                                           llvm::divideCeil(extentN, bn));
+      // Larger tiles first; a smaller one only for more blocks while the
+      // larger leaves SMs idle. FMA tiles (f32) of 64x64 and more: a
+      // smaller one only where it lowers the busiest SM's work (its share
+      // of the blocks times the tile, weighted by the shared-memory reads
+      // per FMA of the thread tile, 1 + 1/tm + 1/tn), since one block of
+      // 128 or 256 such threads keeps an SM's FMA pipes busy; and SMs
+      // count as idle below 7/8 of them. H200, session 22: 3000 x 1000 x
+      // 1024 took 0.190 ms in 192 tiles of 128x128 (two on some SMs),
+      // 0.153 in 376 of 64x128 (at most three); a stride-2 convolution's
+      // 128 tiles of 128x128 beat 256 of 128x64 (0.0735 against 0.0785
+      // ms).
+      int64_t tm = std::max<int64_t>(bm / 16, 4),
+              tn = std::max<int64_t>(bn / 16, 4);
+      // Halves of 128x128 keep its 8x8 per thread (128 threads): 3000 x
+      // 1000 x 1024 took 0.153 ms in 64x128 tiles of 8x8, 0.177 in 128x64
+      // ones of 8x4 (256 threads).
+      if (fma && bm * bn == 128 * 64)
+        tm = tn = 8;
+      int64_t load = mulSat(llvm::divideCeil(blocks, target.getSmCount()),
+                            bm * bn * (tm * tn + tm + tn) / (tm * tn));
+      int64_t busy = fma && bestSide >= 64 ? target.getSmCount() * 7 / 8
+                                           : target.getSmCount();
+      if (succeeded(best) && (fma && bestSide >= 64 && std::min(bm, bn) >= 64
+                                  ? load >= bestLoad
+                                  : bestBlocks >= busy || blocks <= bestBlocks))
+        continue;
+      // Tensor cores first (f16/bf16 products): four warps, each a half
+      // of the block tile along M and N (at most 64x64). Otherwise FMAs:
+      // the thread tiles above (16x16 threads for 128x128); small tiles
+      // keep 4x4 per thread (fewer threads) so that each value read from
+      // shared memory feeds 4 FMAs.
+      int64_t wm = std::min<int64_t>(bm / 2, 64),
+              wn = std::min<int64_t>(bn / 2, 64);
+      std::optional<GemmTiles> warpTiles =
+          gemmTiles(*gemm, extents, bm, bn, wm, wn, partial);
+      std::optional<GemmTiles> threadTiles =
+          gemmTiles(*gemm, extents, bm, bn, tm, tn, partial);
+      ArrayRef<int64_t> block = *blockTile;
+      ArrayRef<int64_t> warp, thread;
+      if (warpTiles)
+        warp = warpTiles->inner;
+      if (threadTiles)
+        thread = threadTiles->inner;
+      struct Mapping {
+        SmallVector<int64_t> threads;
+        ArrayRef<int64_t> warp, thread;
+        ArrayRef<Copy> copies;
+      };
+      // At most a block per SM (a skinny product): its copies alone hide
+      // the memory latency, so its K steps deepen until four stages keep
+      // 48 KB in flight (M = 32, N = K = 4096 bf16 on the H200: 32-deep
+      // steps 0.054 ms, 64 0.031, 128 0.026; docs/benchmarks.md).
+      SmallVector<Copy> tensorCopies(std::begin(mmaCopies),
+                                     std::end(mmaCopies));
+      int64_t inFlight = 3 * (bm + bn) * (bits / 8);
+      if (blocks <= target.getSmCount() && inFlight * 32 < kDeepCopyBytes) {
+        int64_t deep = 64;
+        while (inFlight * deep < kDeepCopyBytes)
+          deep *= 2;
+        if (extentK >= 8 * deep)
+          tensorCopies.insert(tensorCopies.begin(),
+                              Copy{CopyEngine::cp_async, 4, deep});
+      }
+      // 8x8 FMA tiles per thread are bound by their FMAs: two stages
+      // (three took 0.165 against 0.153 ms for 3000 x 1000 x 1024 in
+      // 64x128 tiles, session 22).
+      SmallVector<Copy> fmaCopies(std::begin(copies), std::end(copies));
+      if (fma && tm * tn >= 64)
+        fmaCopies.erase(fmaCopies.begin());
+      // A plain product's 128x128 FMA tiles with an operand copied in
+      // 16-byte pieces along M/N (B row-major, or A column-major): 32-deep
+      // K steps loaded a step ahead, half the barriers per FMA, in 68 KB
+      // of dynamic shared memory (H200, session 34: bmm_f32 0.1958 ->
+      // 0.1833 ms, 2048^3 and 4096^3 products -5 to -6% whichever operand
+      // it is; 64x128 tiles of 3000 x 1000 x 1024 2% slower; with both
+      // operands transposed element by element, session 33: linear_relu_f32
+      // and matmul_bt_f32 3% slower, linear_odd_relu_f32 12%, conv3x3_f32
+      // 11%).
+      if (fma && !convolution && bm == 128 && bn == 128 &&
+          (lhsAlongMN || rhsAlongMN) && extentK % 32 == 0)
+        fmaCopies.insert(fmaCopies.begin(),
+                         Copy{CopyEngine::cp_async, 2, 32, true});
+      const Mapping mappings[] = {
+          {{32, bn / wn, bm / wm}, warp, {}, tensorCopies},
+          {{bn / tn, bm / tm}, {}, thread, fmaCopies}};
+      for (const Mapping &mapping : mappings) {
+        if (mapping.warp.empty() && mapping.thread.empty())
+          continue; // The owners' tiles do not split the loops.
+        for (const Copy &copy : mapping.copies) {
+          // FMA tiles stay within 48 KB of static shared memory, except
+          // the 32-deep steps loaded ahead above: other deeper pipelines
+          // in dynamic memory are legal, and egg-tune measures them, but
+          // none has been measured better yet.
+          if (!mapping.thread.empty() && !copy.deepAhead &&
+              sharedGemmBytes(bm, bn, copy.bk, padding, copy.stages, lhsType,
+                              rhsType, false,
+                              false) > kStaticSharedMemoryPerBlock)
+            continue;
+          // A convolution's 8x8 FMA tiles load each K step's values
+          // before the previous step's FMAs (principle 9 of tuning.md:
+          // 1-3% faster on the f32 convolutions; plain products lost up
+          // to 5%; smaller tiles not measured).
+          int64_t ahead =
+              copy.deepAhead || (convolution && !mapping.thread.empty() &&
+                                 copy.stages >= 2 && tm * tn >= 64 &&
+                                 tm * tn * copy.bk <= kFragmentsAheadFmas)
+                  ? 1
+                  : 0;
+          FailureOr<TuningAttr> found = failure();
+          for (int64_t v = 128 / bits; v >= 1 && failed(found); v /= 2) {
+            TuningAttr tuning = TuningAttr::getChecked(
+                function_ref<InFlightDiagnostic()>(emitError),
+                kernel.getContext(), ArrayRef<int64_t>(mapping.threads),
+                ArrayRef<int64_t>(block), mapping.warp, mapping.thread,
+                ArrayRef<int64_t>{copy.bk}, ArrayRef<int64_t>{0, 1},
+                ArrayRef<int64_t>{}, padding, Swizzle::none, v, copy.engine,
+                copy.stages, /*cluster=*/int64_t(1),
+                /*rowShared=*/int64_t(0), /*fragmentsAhead=*/ahead);
+            if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
+              found = tuning;
+          }
+          if (succeeded(found)) {
+            best = found;
+            bestBlocks = blocks;
+            bestLoad = load;
+            bestSide = std::min(bm, bn);
+            break;
+          }
+        }
+        if (succeeded(best) && bestBlocks == blocks)
+          break;
+      }
+    }
+  }
+  return best;
+}

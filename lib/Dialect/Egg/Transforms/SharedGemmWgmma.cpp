@@ -1,0 +1,160 @@
+//===- SharedGemmWgmma.cpp - Shared-memory GEMM: warpgroup MMA ------------===//
+
+#include "SharedGemm.h"
+
+#include "egg/Analysis/TuningQueries.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include <functional>
+
+using namespace mlir;
+using namespace mlir::egg;
+using namespace mlir::egg::gemm;
+
+Value GemmBuilder::swizzledOffset(OpBuilder &b, const Operand &x, Value mn,
+                                  Value k) {
+  // The tile is stored as columns of 128-byte rows (64 16-bit elements along
+  // the contiguous dimension), each column `rows` rows deep; within 8 rows
+  // the 16-byte pieces of row r are permuted by XOR with r % 8 (the pattern
+  // wgmma's 128-byte swizzle mode reads, given 1024-byte aligned columns).
+  int64_t rowElems = 128 / x.bytes, pieceElems = 16 / x.bytes;
+  int64_t rows = x.sharedFastIsMN ? plan.bk : x.tileMN;
+  Value along = x.sharedFastIsMN ? mn : k, row = x.sharedFastIsMN ? k : mn;
+  auto c = [&](int64_t v) { return constIndex(b, loc, v); };
+  Value column = arith::DivUIOp::create(b, loc, along, c(rowElems));
+  Value piece = arith::DivUIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, along, c(rowElems)),
+      c(pieceElems));
+  Value swizzled = arith::XOrIOp::create(
+      b, loc, piece, arith::RemUIOp::create(b, loc, row, c(8)));
+  Value offset = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, column, c(rows * rowElems)),
+      arith::MulIOp::create(b, loc, row, c(rowElems)));
+  offset = arith::AddIOp::create(
+      b, loc, offset, arith::MulIOp::create(b, loc, swizzled, c(pieceElems)));
+  // The element's place inside its piece: 0 for 16-byte copies, not for
+  // TF32's transposed 4-byte ones (without it they wrote a quarter of the
+  // tile, session 14).
+  return arith::AddIOp::create(
+      b, loc, offset, arith::RemUIOp::create(b, loc, along, c(pieceElems)));
+}
+
+Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
+                                   Value address) {
+  // PTX ISA, "Matrix Descriptor Format": start address >> 4 in bits 0-13,
+  // leading byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45,
+  // swizzle mode in 62-63 (1: 128 bytes). K-major swizzled tiles step by
+  // 8 rows (1024 bytes) along M/N and ignore the leading offset; M/N-major
+  // ones step by 8 rows along K, and by a column (BK rows) every 64
+  // elements of M/N.
+  int64_t leading = x.sharedFastIsMN ? plan.bk * 128 : 16;
+  int64_t stride = 8 * 128;
+  uint64_t fixed = (uint64_t(leading >> 4) << 16) |
+                   (uint64_t(stride >> 4) << 32) | (uint64_t(1) << 62);
+  // The warpgroup's piece: rows of a K-major tile, columns of an M/N-major
+  // one (its warp tile is a multiple of 64, checkLowerable).
+  Value mn0 =
+      x.which == plan.loops.lhs
+          ? arith::MulIOp::create(b, loc, tz, constIndex(b, loc, plan.tm))
+          : arith::MulIOp::create(b, loc, ty, constIndex(b, loc, plan.tn));
+  Value piece = arith::MulIOp::create(
+      b, loc, mn0,
+      constIndex(b, loc, x.sharedFastIsMN ? plan.bk * x.bytes : 128));
+  Value start = arith::AddIOp::create(b, loc, address, piece);
+  Type i64 = b.getI64Type();
+  Value start64 = arith::IndexCastUIOp::create(b, loc, i64, start);
+  Value field = arith::ShRUIOp::create(
+      b, loc, start64, arith::ConstantIntOp::create(b, loc, 4, 64));
+  return arith::OrIOp::create(
+      b, loc, field,
+      arith::ConstantIntOp::create(b, loc, static_cast<int64_t>(fixed), 64));
+}
+
+SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
+                                             ValueRange accs, bool drain) {
+  MLIRContext *ctx = b.getContext();
+  const Operand &lhs = operands[0], &rhs = operands[1];
+  Type element = getElementTypeOrSelf(lhs.shared.getType());
+  Type i64 = b.getI64Type(), f32 = b.getF32Type();
+  Value stage64 = arith::IndexCastUIOp::create(b, loc, i64, stage);
+  // The descriptor of `x` at this stage, `offset` bytes into its tile.
+  auto descriptorAt = [&](const Operand &x, int64_t offset) -> Value {
+    Value stageField = arith::MulIOp::create(
+        b, loc, stage64,
+        arith::ConstantIntOp::create(b, loc, x.stageBytes >> 4, 64));
+    Value field = arith::AddIOp::create(
+        b, loc, stageField,
+        arith::ConstantIntOp::create(b, loc, offset >> 4, 64));
+    return arith::AddIOp::create(b, loc, x.descriptor, field);
+  };
+  // Bytes from the start of the warpgroup's piece to (mn, ks).
+  auto offsetOf = [&](const Operand &x, int64_t mn, int64_t ks) -> int64_t {
+    int64_t rowElems = 128 / x.bytes;
+    if (x.sharedFastIsMN)
+      return mn * plan.bk * x.bytes + ks * 128;
+    return (ks / rowElems) * x.tileMN * 128 + mn * 128 +
+           (ks % rowElems) * x.bytes;
+  };
+  int64_t perInstr = plan.tn / 2;
+  auto structType =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(perInstr, f32));
+  // f32 tiles are read as TF32 (the module allows it: checkLowerable).
+  NVVM::WGMMATypes type = element.isBF16()  ? NVVM::WGMMATypes::bf16
+                          : element.isF32() ? NVVM::WGMMATypes::tf32
+                                            : NVVM::WGMMATypes::f16;
+  // Each instruction consumes 32 bytes of K: 16 16-bit elements or 8 TF32.
+  int64_t instrK = 32 / lhs.bytes;
+  // A is "row" (K-major) unless stored M-contiguous; B is "col" (K-major)
+  // unless stored N-contiguous: wgmma transposes 16-bit tiles as it reads
+  // (TF32 tiles are stored K-major).
+  auto layoutA =
+      lhs.sharedFastIsMN ? NVVM::MMALayout::col : NVVM::MMALayout::row;
+  auto layoutB =
+      rhs.sharedFastIsMN ? NVVM::MMALayout::row : NVVM::MMALayout::col;
+  SmallVector<Value> values(accs);
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t ks = 0; ks < plan.bk; ks += instrK) {
+    Value descB = descriptorAt(rhs, offsetOf(rhs, 0, ks));
+    for (int64_t mi = 0; mi < plan.tm / 64; ++mi) {
+      Value descA = descriptorAt(lhs, offsetOf(lhs, mi * 64, ks));
+      Value packed = LLVM::PoisonOp::create(b, loc, structType);
+      for (int64_t e = 0; e < perInstr; ++e)
+        packed = LLVM::InsertValueOp::create(b, loc, packed,
+                                             values[mi * perInstr + e], e);
+      auto mma = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, structType, packed, descA, descB,
+          NVVM::MMAShapeAttr::get(ctx, 64, plan.tn, instrK),
+          NVVM::WGMMATypesAttr::get(ctx, type),
+          NVVM::WGMMATypesAttr::get(ctx, type),
+          NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::MMALayoutAttr::get(ctx, layoutA),
+          NVVM::MMALayoutAttr::get(ctx, layoutB), NVVM::MMAIntOverflowAttr());
+      for (int64_t e = 0; e < perInstr; ++e)
+        values[mi * perInstr + e] =
+            LLVM::ExtractValueOp::create(b, loc, mma, e).getResult();
+    }
+  }
+  // A stage is refilled once the products that read it complete: with
+  // cp.async, after a barrier that every warpgroup passes once it waited
+  // for them (with four or more stages the latest group stays in flight
+  // across it and the refill skips a stage, buildMainLoop); with TMA, after
+  // the next K step's wait frees it.
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, wgmmaInFlight() && !drain ? 1 : 0);
+  return values;
+}

@@ -1,0 +1,164 @@
+//===- TunerImpl.h - egg-tune's loop, inside lib/Tune -----------*- C++ -*-===//
+//
+// The Tuner behind runTuner (Tuner.h), in three files: Tuner.cpp sets up
+// and runs the stage-1/stage-2 rounds, TunerOutput.cpp writes progress,
+// the decisions file, the bundle and the report, TuneProcesses.cpp compiles
+// candidates and runs egg-eval with a deadline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EGG_TUNE_TUNERIMPL_H
+#define EGG_TUNE_TUNERIMPL_H
+
+#include "egg/Agents/Agent.h"
+#include "egg/Agents/KernelWork.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Support/Hash.h"
+#include "egg/Tune/TuneDatabase.h"
+#include "egg/Tune/Tuner.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <chrono>
+#include <mutex>
+#include <optional>
+
+namespace mlir::egg::tune {
+
+namespace json = llvm::json;
+
+using Clock = std::chrono::steady_clock;
+
+bool writeFile(const std::string &path, StringRef text, std::string &error);
+
+/// Exit status runWithTimeout gives a program it had to kill.
+constexpr int kTimedOut = -1000;
+
+/// Runs a program and waits at most `seconds` for it, then kills it
+/// (kTimedOut); a program that dies of a signal gives -2 and `crashed`.
+/// ExecuteAndWait's own timeout relies on SIGALRM reaching the waiting
+/// thread, which it does not in a worker thread; so poll instead.
+int runWithTimeout(StringRef program, ArrayRef<StringRef> args,
+                   ArrayRef<StringRef> env,
+                   ArrayRef<std::optional<StringRef>> redirects, double seconds,
+                   std::string &message, bool &crashed);
+
+struct Decision {
+  StructureAttr structure;
+  TuningAttr tuning;
+};
+
+struct KernelInfo {
+  KernelOp op;
+  std::string name, kind, fingerprint;
+  KernelWork work;
+  double floorMs = 0;
+  SmallVector<StructureAttr> structures;
+  Decision initial, best;
+  CandidateRecord initialRecord, bestRecord;
+  int64_t candidates = 0;
+  json::Array trajectory;
+  /// Every candidate evaluated for this kernel in this run, in order.
+  std::vector<CandidateRecord> history;
+};
+
+struct Candidate {
+  size_t kernel = 0;
+  Decision decision;
+  std::string proposer;
+  int64_t stage = 0, round = 0;
+  CandidateRecord record;
+  std::string dir, decisionsText, manifestText;
+};
+
+struct CompileResult {
+  bool ok = false;
+  std::string diagnostics, manifest;
+};
+
+/// Compiles `source` with the decisions in `decisionsPath`, in a context of
+/// its own (so candidates compile on several threads at once).
+CompileResult compileCandidate(const TuneOptions &opt,
+                               const std::string &source,
+                               const std::string &decisionsPath);
+
+class Tuner {
+public:
+  explicit Tuner(const TuneOptions &opt) : opt(opt) {}
+  int run();
+
+private:
+  // Set-up.
+  LogicalResult analyze();
+  LogicalResult setUpEvaluator();
+  // The loop.
+  void tuneKernel(size_t k);
+  void evaluate(std::vector<Candidate> &batch);
+  void evaluateOnGpu(Candidate &c, unsigned gpu);
+  void estimate(Candidate &c);
+  /// The decisions file with every kernel at its best so far, kernel `k`
+  /// (if any) at `d` instead.
+  std::string decisionsFor(std::optional<size_t> k, const Decision &d = {});
+  /// The whole function's time with every kernel at its initial (expert)
+  /// or best decisions: `row`'s, when the candidate it was recorded for
+  /// built that same bundle; else measured (or estimated) now, not
+  /// recorded. Negative if that fails.
+  /// `built`: that bundle's manifest when the caller has compiled it;
+  /// `measured` gets the manifest whose time it is.
+  double functionMs(bool initial, const KernelInfo &owner,
+                    const CandidateRecord &row,
+                    const std::string *built = nullptr,
+                    std::string *measured = nullptr);
+  /// Where a candidate's decisions, manifest and egg-eval output live.
+  std::string candidateDir(const KernelInfo &k, StringRef structure,
+                           StringRef tuning) const {
+    return opt.outDir + "/candidates/" +
+           sha256Hex(
+               (llvm::Twine(k.fingerprint) + device + structure + tuning).str())
+               .substr(0, 16);
+  }
+  TuningAttr expertTuning(size_t k, StructureAttr structure);
+  // Output.
+  void progress(size_t k, StringRef what);
+  void event(json::Object e);
+  int finish();
+
+  bool budgetLeft() const {
+    return opt.timeBudget <= 0 ||
+           std::chrono::duration<double>(Clock::now() - start).count() <
+               opt.timeBudget;
+  }
+
+  const TuneOptions &opt;
+  Clock::time_point start = Clock::now();
+  std::string source, inputHash;
+  DialectRegistry registry;
+  std::unique_ptr<MLIRContext> ctx;
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<SourceMgrDiagnosticHandler> diagnosticHandler;
+  OwningOpRef<ModuleOp> module;
+  TargetAttr target;
+  std::vector<KernelInfo> kernels;
+  std::unique_ptr<Agent> expert, proposer;
+  std::unique_ptr<TuneDatabase> db;
+  int64_t runId = -1;
+  bool onGpu = false;
+  std::string device, evalPath;
+  unsigned numGpus = 1;
+  bool firstEvaluation = true;
+  std::mutex mutex; // Guards the database and the counters below.
+  int64_t measured = 0, cached = 0, failedCount = 0;
+  json::Object baselines;
+  double bandwidthGbps = 0, peakGflops = 0;
+};
+
+} // namespace mlir::egg::tune
+
+#endif // EGG_TUNE_TUNERIMPL_H
