@@ -15,7 +15,7 @@ manifests (they embed the PTX), and time them on the GPU host:
 
 A_BIN and B_BIN hold egg-opt and egg-translate (a build of main and one of a
 branch: `git worktree` + its own build directory, or the static bundles of
-two revisions). Session 16 measured the tf32-lane-order branch this way."""
+two revisions)."""
 import json
 import subprocess
 import sys

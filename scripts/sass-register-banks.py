@@ -4,8 +4,8 @@
 An FFMA that reads three source registers of one bank (register number mod
 4) from the register file, none of them served by the operand reuse cache
 (the `.reuse` flag of the instruction before it in the same operand slot),
-stalls in dispatch: session 33's ncu samples put most of the f32 products'
-FFMA dispatch stalls on them. This counts the FFMAs by how many registers
+stalls in dispatch: ncu's samples put most of the f32 products' FFMA
+dispatch stalls on them. This counts the FFMAs by how many registers
 they read from the file and the largest number of those in one bank, and,
 given ncu's source page of the same code, the dispatch-stall samples of
 each group:

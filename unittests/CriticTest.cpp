@@ -132,7 +132,7 @@ TEST_F(CriticTest, AccumulatorsBeyondTheLaunchsRegistersAreObjectedTo) {
                 .find("accumulators per thread"),
             std::string::npos);
   // FMA tiles keep their rule: legal up to 128 accumulators, but slower
-  // than 8x8 beyond 64 (session 28).
+  // than 8x8 beyond 64 (docs/pipeline.md, "GEMM through shared memory").
   EXPECT_NE(review("#egg.tuning<threads = [8, 16], block = [128, 128], "
                    "thread = [16, 8], reduction = [16], shared = [0, 1], "
                    "padding = 4, vector = 4, copy = cp_async, pipeline = 2>")

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/IR/TuningBuilder.h"
 #include "egg/Target/Profiles.h"
 #include "egg/Tools/Registration.h"
 
@@ -73,6 +74,36 @@ TEST_F(EggDialectTest, TuningCountsThreadsAndAcceptsAConsistentChoice) {
   ASSERT_TRUE(t) << message;
   EXPECT_EQ(t.getNumThreads(), 128);
   EXPECT_EQ(t.getPipeline(), 3);
+}
+
+TEST_F(EggDialectTest, TuningBuilderNamesTheFieldsItSets) {
+  std::string message;
+  TuningAttr positional = tuning({64, 2}, {128, 128}, {64, 64}, {0, 1}, 4,
+                                 CopyEngine::cp_async, 3, message);
+  ASSERT_TRUE(positional) << message;
+  TuningAttr built = TuningBuilder(&ctx)
+                         .threads({64, 2})
+                         .block({128, 128})
+                         .warp({64, 64})
+                         .reduction({32})
+                         .shared({0, 1})
+                         .vector(4)
+                         .copy(CopyEngine::cp_async)
+                         .pipeline(3)
+                         .get();
+  EXPECT_EQ(built, positional);
+  // Starting from a tuning keeps every field; a setter changes one.
+  TuningAttr deeper = TuningBuilder(positional).pipeline(4).get();
+  EXPECT_EQ(deeper.getPipeline(), 4);
+  EXPECT_EQ(TuningBuilder(deeper).pipeline(3).get(), positional);
+  // getChecked reports the verifier's message instead of building.
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    message = d.str();
+    return success();
+  });
+  auto emitLoc = [&]() { return emitError(UnknownLoc::get(&ctx)); };
+  EXPECT_FALSE(TuningBuilder(positional).threads({256}).getChecked(emitLoc));
+  EXPECT_NE(message.find("warp"), std::string::npos) << message;
 }
 
 TEST_F(EggDialectTest, TuningRejectsWarpCountMismatch) {

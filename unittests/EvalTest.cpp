@@ -119,7 +119,7 @@ TEST(ManifestTest, RejectsMalformedInputWithALocatedMessage) {
                       "\"element_type\": \"f16\""))
           .find("functions[0].buffers[2]: the buffer's shape is too large"),
       std::string::npos);
-  // Regression (fuzz-manifest-short, session 35): 2^63 written as a double
+  // Regression (fuzz-manifest-short): 2^63 written as a double
   // passes llvm::json's own integer range check; it is refused before the
   // conversion to int64_t, which would be undefined.
   EXPECT_NE(

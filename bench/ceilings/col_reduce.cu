@@ -261,7 +261,7 @@ __global__ void __launch_bounds__(TX *R)
                    ws, counters, y);
 }
 
-// A column tile of TC columns fed by TMA (session 32): one thread keeps ST
+// A column tile of TC columns fed by TMA: one thread keeps ST
 // boxes of [BR rows][TC columns] in flight (cp.async.bulk.tensor into
 // shared memory, a "full" mbarrier per stage); all 256 threads fold each
 // box from shared memory (a warp reads 64 consecutive bf16 of one row),
@@ -346,7 +346,7 @@ __global__ void __launch_bounds__(256)
   combineSlices<2>(acc, ry == 0, col0 + 2 * tx, ws, counters, y);
 }
 
-// Every SM busy (session 32): the column tiles' row chunks ("units", tile-
+// Every SM busy: the column tiles' row chunks ("units", tile-
 // major) dealt out evenly to gridDim.x blocks, so each block folds 1-2
 // runs of consecutive units; a run's column partials are added into an
 // f32 workspace (atomics), and the block that completes a tile's last
@@ -393,7 +393,7 @@ __global__ void __launch_bounds__(TX *R)
   }
 }
 
-// Whole rows (session 35): a block of 512 * G threads reads whole 8 KB rows
+// Whole rows: a block of 512 * G threads reads whole 8 KB rows
 // (thread x owns 8 columns, one 16-byte load per row), so a block's reads are
 // as contiguous as a copy's; G row groups interleave within the block. The
 // block folds either a contiguous chunk of rows (INTERLEAVE false) or rows
@@ -840,8 +840,9 @@ int main() {
     };                                                                         \
     measure(name, go);                                                         \
   }
-  // Session 35: whole 8 KB rows per block, vector atomics, the last block
-  // writes; then this run's references (session 32's best TMA and plain).
+  // Whole 8 KB rows per block, vector atomics, the last block writes; then
+  // this run's references (the best TMA and plain tilings of earlier runs;
+  // docs/benchmarks.md).
 #define FOLDONLY(U, BLOCKS, IL)                                                \
   printf("  %-40s %.4f ms  (timing only, means not written)\n",               \
          "whole rows fold only U=" #U " blocks=" #BLOCKS " interleave=" #IL,   \
@@ -936,8 +937,8 @@ int main() {
   BALANCED(16, 32, 16, 512, sms * 2)
   BALANCED(16, 32, 16, 512, sms * 3)
   BALANCED(8, 32, 16, 512, sms * 4)
-  // Session 32: TMA-fed column tiles first (the structure not measured
-  // before), then the earlier sessions' best for comparison in this run.
+  // TMA-fed column tiles first, then the best of earlier runs for
+  // comparison in this run.
   TMA(64, 64, 4, 2, L2_128B)
   TMA(64, 64, 8, 2, L2_128B)
   TMA(64, 32, 8, 2, L2_128B)
@@ -958,8 +959,8 @@ int main() {
   TMA(64, 64, 8, 8, L2_128B)
   WHOLE(16, 64, 4, 32)
   WHOLE(8, 64, 4, 16)
-  // Sessions 30-31: the next batch in flight (PIPE), U = 32, splits and
-  // the last-block combine (LAST); docs/benchmarks.md has their times.
+  // The next batch in flight (PIPE), U = 32, splits and the last-block
+  // combine (LAST); docs/benchmarks.md has their times.
   PIPE(8, 64, 8)
   PIPE(8, 64, 16)
   PIPE(16, 64, 8)
@@ -970,7 +971,7 @@ int main() {
   WHOLE(8, 64, 4, 32)
   WHOLE(16, 64, 4, 32)
   WHOLE(8, 64, 4, 16)  // the expert's tiling
-  WHOLE(16, 64, 4, 16) // session 27's best
+  WHOLE(16, 64, 4, 16) // an earlier run's best
   SPLIT(16, 64, 4, 16, 4)
   SPLIT(16, 32, 4, 16, 8)
   LAST(8, 64, 4, 16, 2)
@@ -996,7 +997,7 @@ int main() {
   LAST(256, 4, 4, 16, 64)
   LAST(128, 8, 8, 8, 32)
   LAST(64, 8, 8, 8, 32)
-  // Session 31: L2 prefetch hints on the loads.
+  // L2 prefetch hints on the loads.
   HINTED(8, 64, 16, 1)
   HINTED(8, 64, 16, 2)
   HINTED(16, 64, 16, 2)

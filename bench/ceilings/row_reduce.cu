@@ -4,7 +4,7 @@
 // at 64 MB and 256 MB. CUDA events, a read flush of 2x L2 before every run,
 // median of 40; each kernel's sums checked against a float64 host sum.
 // The floor is bytes at the bandwidth of a 256 MB copy by this program
-// (egg-eval's uses a 1 GiB cuMemcpy, about 6% faster). Session 19 results:
+// (egg-eval's uses a 1 GiB cuMemcpy, about 6% faster). Results:
 // docs/benchmarks.md. Build and run: bench/ceilings.sh
 #include "probe.h"
 

@@ -90,7 +90,8 @@ std::vector<std::string> mlir::egg::critique(KernelOp kernel, TuningAttr tuning,
     tile = mulSat(tile, t ? t : (b ? b : loops->extents[pos]));
   }
   // Legal up to 128, but 8x16 / 16x8 tiles take about 200 registers (one
-  // block per SM) and ran 5-10% slower than 8x8 (H200, session 28).
+  // block per SM) and ran 5-10% slower than 8x8 on the H200
+  // (docs/pipeline.md, "GEMM through shared memory").
   if (tile > 64)
     reasons.push_back(llvm::formatv(
         "a thread tile of {0} accumulators takes about 200 registers and ran "

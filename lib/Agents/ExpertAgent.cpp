@@ -10,6 +10,7 @@
 #include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Analysis/KernelAnalysis.h"
 #include "egg/Analysis/TuningQueries.h"
+#include "egg/Dialect/Egg/IR/TuningBuilder.h"
 #include "egg/Dialect/Egg/Transforms/Legality.h"
 #include "egg/Dialect/Egg/Transforms/SplitK.h"
 #include "egg/Support/Saturating.h"
@@ -54,10 +55,9 @@ ExpertAgent::chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) {
     // A kernel whose output runs along the row (a norm, a softmax) reads
     // the row more than once. A plain reduction reads it once; for rows of
     // 4096 and more a block per row still wins, by keeping more loads in
-    // flight than a warp per row's 0.48 waves (H200, session 19, 64 MB:
-    // row_sum 0.0191 -> 0.0183 ms, matvec_bf16 0.0207 -> 0.0188,
-    // row_mean_bf16 0.0189 -> 0.0183, row_max_f16 the same; rows of 1500
-    // the same either way).
+    // flight than a warp per row's 0.48 waves (H200: matvec_bf16 10%
+    // faster; rows of 1500 the same either way; principle 5 of
+    // structure.md).
     bool multiPass =
         succeeded(loops) && llvm::is_contained(loops->reducedByProducer, true);
     if ((multiPass && *row >= 2048) || (!multiPass && *row >= 4096) ||
@@ -308,13 +308,13 @@ FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel, TargetAttr target,
   SmallVector<int64_t> threads = impliedThreads(*loops, block, thread);
   while (threads.size() > 1 && threads.back() == 1)
     threads.pop_back();
-  TuningAttr tuning = TuningAttr::getChecked(
-      function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-      ArrayRef<int64_t>(threads), ArrayRef<int64_t>(block), ArrayRef<int64_t>{},
-      ArrayRef<int64_t>(thread), ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-      ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, vector, CopyEngine::sync,
-      int64_t(1), /*cluster=*/int64_t(1),
-      /*rowShared=*/int64_t(0), /*fragmentsAhead=*/int64_t(0));
+  TuningAttr tuning =
+      TuningBuilder(kernel.getContext())
+          .threads(threads)
+          .block(block)
+          .thread(thread)
+          .vector(vector)
+          .getChecked(function_ref<InFlightDiagnostic()>(emitError));
   if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
     return failure();
   return tuning;

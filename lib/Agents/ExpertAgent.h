@@ -38,8 +38,8 @@ inline int64_t batchCount(const GemmLoops &gemm, ArrayRef<int64_t> extents) {
 inline constexpr int64_t kDeepCopyBytes =
     48 * 1024; // NOLINT(hardware-literal): a heuristic
 /// Threads per SM a column reduction needs to keep enough loads in flight
-/// (H200, session 26: 128 blocks of 512 threads on 132 SMs read as fast
-/// as 1024 blocks; 64 blocks were 20% slower).
+/// (H200: 128 blocks of 512 threads on 132 SMs read as fast as 1024
+/// blocks, 64 blocks 20% slower; principle 6 of structure.md).
 inline constexpr int64_t kColumnThreadsPerSm = 384;
 /// Rows each thread of a split column reduction's slice reads at least.
 inline constexpr int64_t kMinRowsPerThread = 16;
@@ -64,13 +64,10 @@ private:
   /// own, 3.5-6 us on the H200): at least 512 on tensor cores, 256 on FMA
   /// with K at least 1024 (the slice's flops go 15x faster on tensor
   /// cores), or 128 where the partial products keep thread tiles of at
-  /// most 4x4 (egg-tune, session 18: 512 x 256 x 1024 f32 at S = 8 0.0165
-  /// ms against 0.0187 at S = 4; slices of 128 gave 500 x 1000 outputs
-  /// 8x8 thread tiles at the register cap, which spilled). An M or N
-  /// below 32 stays whole: its
-  /// one partial 32-row tile with deep K steps already runs well. Null
-  /// when no split applies. H200, session 18 (docs/benchmarks.md): 17
-  /// products split and whole in the same process.
+  /// most 4x4 (8x8 thread tiles at the register cap spilled there). An M
+  /// or N below 32 stays whole: its one partial 32-row tile with deep K
+  /// steps already runs well. Null when no split applies. Measurements:
+  /// docs/benchmarks.md.
   StructureAttr chooseSplit(KernelOp kernel, ArrayRef<StructureAttr> legal,
                             TargetAttr target);
 
@@ -85,10 +82,8 @@ private:
   /// (2 to 64) whose partial reductions reach that, each slice keeping 16
   /// or more rows per thread so that its loads still stream. Null when the
   /// columns are enough or no split applies: a split costs a second launch
-  /// and the partial results' round trip, 1-8% on 4096 columns (H200,
-  /// session 26: 8192 x 4096 bf16 0.0207 ms whole, 0.0209-0.0227 split),
-  /// and wins 5.8x on 256 (65536 x 256 f32: 0.1222 -> 0.0211 ms at 16
-  /// slices).
+  /// and the partial results' round trip, 1-8% on 4096 columns on the
+  /// H200 (65536 x 256 f32 ran 5.8x faster split).
   StructureAttr chooseColumnSplit(KernelOp kernel,
                                   ArrayRef<StructureAttr> legal,
                                   TargetAttr target);

@@ -5,6 +5,7 @@
 #include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Analysis/KernelAnalysis.h"
 #include "egg/Analysis/TuningQueries.h"
+#include "egg/Dialect/Egg/IR/TuningBuilder.h"
 #include "egg/Dialect/Egg/Transforms/Legality.h"
 #include "egg/Dialect/Egg/Transforms/SplitK.h"
 #include "egg/Support/Saturating.h"
@@ -60,17 +61,11 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
   int64_t extentK = GemmLoops::extent(gemm->kLoops, extents);
   // Two blocks per SM: 128x128 tiles at three stages (96 KB of shared
   // memory, about 128 registers) let one block's prologue and epilogue run
-  // beside the other's main loop, which pays where K is short; 128x256
-  // tiles (one block per SM) keep the higher rate of long main loops.
-  // H200, session 21, 16-bit plain products, 128x256 at 4 stages against
-  // 128x128 at 3 (cuBLAS): 16 x 1024^3 0.0599 -> 0.0543 ms (0.0557),
-  // 4096 x 4096 x 1024 0.0583 -> 0.0520 (0.0556), 32 x 1024 x 1024 x 128
-  // 0.0397 -> 0.0350 (0.0442), 2048^3 (128 tiles of 128x256 for 132 SMs)
-  // 0.0277 -> 0.0254 (0.0269); level at 4096 x 2048 x 2048; slower at
-  // 4096^3 (0.1845 -> 0.1969), 8192^3 (1.489 -> 1.638), with partial N
-  // tiles (4096 x 1000 x 4096) and with a partial K step (2048 x 2048 x
-  // 1000: 146 registers, one block per SM, 0.0172 -> 0.0274). Two blocks
-  // need at most 128 registers per thread.
+  // beside the other's main loop, which pays where K is short (H200: 8-12%
+  // faster); 128x256 tiles (one block per SM) keep the higher rate of long
+  // main loops. Whole tiles and whole K steps only: partial ones ran slower
+  // (docs/principles/tuning.md, principle 9). Two blocks need at most 128
+  // registers per thread.
   int64_t wideBlocks = mulSat(batches, llvm::divideCeil(extentM, 128) *
                                            llvm::divideCeil(extentN, 256));
   // Plain products only: a split product's partial products (f32
@@ -82,26 +77,13 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
       extentM % 128 == 0 && extentN % 128 == 0 && extentK % 64 == 0 &&
       (extentK <= 1024 ||
        (extentK <= 2048 && wideBlocks < target.getSmCount()));
-  // Long K over few output tiles (session 28): a whole K loop per block
-  // fed by TMA through a deep pipeline beats splitting K, where one wave
-  // of such blocks fills the SMs: 128x128 tiles at four stages, else
-  // 128x64 tiles (two 64x64 warpgroups; cuBLAS's choice for 1024 x 1024 x
-  // 8192) at eight (six with partial tiles), whole tiles as 64x128 (one
-  // 64x128 warpgroup; below). H200, same process, against
-  // the split products they replace (cuBLAS): 1024 x 1024 x K bf16, K =
-  // 2048 0.0184 -> 0.0115 ms (0.0116), 4096 0.0241 -> 0.0180 (0.0168),
-  // 8192 0.0341 -> 0.0310 (0.0273); 1000 x 1000 x 4096 f16 0.0249 ->
-  // 0.0228 (0.0194); 128x128: 2048 x 1024 x 4096 0.0344 -> 0.0262
-  // (0.0272), 1024 x 2048 x 8192 0.0545 -> 0.0470 (0.0471); a split
-  // product's partial products too, 512 x 1024 x 8192 at S = 2 0.0251
-  // (S = 8) -> 0.0212 (0.0191). Stages: six or seven 128x128 stages and
-  // 128x64 ones at four, six or seven ran slower on whole tiles. Whole
-  // tiles of a plain product (session 29, same process, cuBLAS): one
-  // 64x128 warpgroup per block instead of two 64x64 ones, 1024 x 1024 x
-  // 8192 0.0310 -> 0.0297 ms (0.0271), x 4096 0.0180 -> 0.0175 (0.0168);
-  // at six stages slower (0.0329, 0.0189), with partial tiles (1000 x 1000
-  // x 4096: 0.0227 -> 0.0331) much slower; level for a split product's
-  // partial products (512 x 1024 x 8192 at S = 2: 0.0212 either way).
+  // Long K over few output tiles: a whole K loop per block fed by TMA
+  // through a deep pipeline beats splitting K (H200: 1.1-1.6x faster),
+  // where one wave of such blocks fills the SMs: 128x128 tiles at four
+  // stages, else 128x64 tiles (two 64x64 warpgroups; cuBLAS's choice for
+  // 1024 x 1024 x 8192) at eight (six with partial tiles), whole tiles of
+  // a plain product as 64x128 (one 64x128 warpgroup; below). Other depths
+  // ran slower (docs/principles/tuning.md, principle 9).
   bool longK = bytes == 2 && extentK >= 2048;
   SmallVector<Tile> tiles = {wide, square, narrow};
   if (twoPerSm)
@@ -115,8 +97,8 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
   // 1000 that no tile of 64 divides; docs/pipeline.md, "Partial tiles").
   // (An N of 1000 could also take whole 128 x 200 tiles, m64n200k16 in
   // one warpgroup per 64 rows, but on the H200 the classifier head 4096
-  // x 1000 x 4096 bf16 took 0.0855 ms so, against 0.0488 with partial
-  // 128 x 256 tiles; cuBLAS 0.0477.)
+  // x 1000 x 4096 bf16 ran 1.75x slower so than in partial 128 x 256
+  // tiles.)
   for (bool partial : {false, true})
     for (const Tile &t : tiles) {
       std::optional<GemmTiles> tile =
@@ -142,26 +124,17 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
         continue;
       ArrayRef<int64_t> block = tile->block, warp = tile->inner;
       // 128x128 tiles at three stages leave room for a second block per
-      // SM (implicit-GEMM convolutions too, session 21: the 3x3 f16
-      // convolutions' products 12-15% faster than at four stages).
+      // SM (implicit-GEMM convolutions too: the 3x3 f16 convolutions'
+      // products 12-15% faster than at four stages on the H200).
       SmallVector<int64_t, 2> stageChoices = {4, 3};
       if (t.bm == 128 && t.bn == 128 && !splitPartial)
         stageChoices = {3, 4};
-      // 128x256 tiles over a long K take their copies from TMA (a
-      // producer warpgroup; 2-D products and split products' partial
-      // products, checkLowerable falls back to cp.async for the rest).
-      // H200, session 27, partial products at S = 4 / 2 (cuBLAS): 1024
-      // x 1024 x 8192 bf16 0.0353 -> 0.0342 ms (0.0283), 1024 x 2048 x
-      // 8192 0.0583 -> 0.0552 (0.0474). Session 26, normal(0,1)
-      // inputs, cp.async -> TMA at four stages (cuBLAS): 4096^3 bf16
-      // 0.2031 -> 0.1884 ms (0.1891), 8192^3 1.842 -> 1.707 (1.606),
-      // 2048 x 2048 x 8192 0.1012 -> 0.0892 (0.0898), 4096 x 4096 x 2048
-      // 0.1099 -> 0.1013 (0.1005); session 25 (zero-filled inputs) also
-      // 6144^3 f16 0.625 -> 0.582, 4096 x 2048 x 2048 with a residual
-      // epilogue 0.0611 -> 0.0573, level (within 1.5%) for the 4096 x
-      // 2048 x 2048 linear layers and 4096 x 1000 x 4096; slower at K =
-      // 256 (TF32 1024 x 4096 x 256, session 20: 0.0150 -> 0.0156).
-      // TF32 keeps cp.async: no long-K TF32 product has been timed.
+      // 128x256 tiles over a long K (at least 1024) take their copies
+      // from TMA (a producer warpgroup; 2-D products and split products'
+      // partial products, checkLowerable falls back to cp.async for the
+      // rest): 7-12% faster than cp.async on the H200, slower at K = 256
+      // (docs/principles/tuning.md, principle 9). TF32 keeps cp.async: no
+      // long-K TF32 product has been timed.
       SmallVector<CopyEngine, 2> engines = {CopyEngine::cp_async};
       if ((t.bn == 256 && bytes == 2 && extentK >= 1024) || squareTma)
         engines.insert(engines.begin(), CopyEngine::tma);
@@ -176,16 +149,18 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
         for (int64_t stages : engine == CopyEngine::tma && squareTma
                                   ? ArrayRef<int64_t>(squareTmaStages)
                                   : ArrayRef<int64_t>(stageChoices)) {
-          TuningAttr tuning = TuningAttr::getChecked(
-              function_ref<InFlightDiagnostic()>(emitError),
-              kernel.getContext(),
-              ArrayRef<int64_t>{128, t.bn / t.wn, t.bm / t.wm},
-              ArrayRef<int64_t>(block), ArrayRef<int64_t>(warp),
-              ArrayRef<int64_t>{}, ArrayRef<int64_t>{128 / bytes},
-              ArrayRef<int64_t>{0, 1}, ArrayRef<int64_t>{}, int64_t(0),
-              Swizzle::xor128, int64_t(16 / bytes), engine, stages,
-              /*cluster=*/int64_t(1),
-              /*rowShared=*/int64_t(0), /*fragmentsAhead=*/int64_t(0));
+          TuningAttr tuning =
+              TuningBuilder(kernel.getContext())
+                  .threads({128, t.bn / t.wn, t.bm / t.wm})
+                  .block(block)
+                  .warp(warp)
+                  .reduction({128 / bytes})
+                  .shared({0, 1})
+                  .swizzle(Swizzle::xor128)
+                  .vector(16 / bytes)
+                  .copy(engine)
+                  .pipeline(stages)
+                  .getChecked(function_ref<InFlightDiagnostic()>(emitError));
           if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
             return tuning;
         }
@@ -222,9 +197,9 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
   };
   bool lhsAlongMN = alongMN(gemm->lhs, gemm->innerM());
   bool rhsAlongMN = alongMN(gemm->rhs, gemm->innerN());
-  // FMA tiles (f32) chosen by session 22's rules below; not yet a split
-  // product's partial products, whose slices session 18 measured under
-  // the rules before.
+  // FMA tiles (f32) chosen by the rules below; not yet a split product's
+  // partial products, whose slices were measured under the plain rule
+  // (docs/principles/tuning.md, principle 9).
   bool fma = bits > 16 && !splitPartial;
   bool convolution = classifyKernel(kernel) == KernelClass::Convolution;
   // (FMA tiles take 64x128 before 128x64: 3000 x 1000 x 1024 f32, 0.153
@@ -276,11 +251,9 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
       // of the blocks times the tile, weighted by the shared-memory reads
       // per FMA of the thread tile, 1 + 1/tm + 1/tn), since one block of
       // 128 or 256 such threads keeps an SM's FMA pipes busy; and SMs
-      // count as idle below 7/8 of them. H200, session 22: 3000 x 1000 x
-      // 1024 took 0.190 ms in 192 tiles of 128x128 (two on some SMs),
-      // 0.153 in 376 of 64x128 (at most three); a stride-2 convolution's
-      // 128 tiles of 128x128 beat 256 of 128x64 (0.0735 against 0.0785
-      // ms).
+      // count as idle below 7/8 of them (H200: 3000 x 1000 x 1024 0.153 ms
+      // in 64x128 tiles, 0.190 in 128x128; docs/principles/tuning.md,
+      // principle 9).
       int64_t tm = std::max<int64_t>(bm / 16, 4),
               tn = std::max<int64_t>(bn / 16, 4);
       // Halves of 128x128 keep its 8x8 per thread (128 threads): 3000 x
@@ -334,20 +307,16 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
                               Copy{CopyEngine::cp_async, 4, deep});
       }
       // 8x8 FMA tiles per thread are bound by their FMAs: two stages
-      // (three took 0.165 against 0.153 ms for 3000 x 1000 x 1024 in
-      // 64x128 tiles, session 22).
+      // (three were 8% slower on the H200).
       SmallVector<Copy> fmaCopies(std::begin(copies), std::end(copies));
       if (fma && tm * tn >= 64)
         fmaCopies.erase(fmaCopies.begin());
       // A plain product's 128x128 FMA tiles with an operand copied in
       // 16-byte pieces along M/N (B row-major, or A column-major): 32-deep
       // K steps loaded a step ahead, half the barriers per FMA, in 68 KB
-      // of dynamic shared memory (H200, session 34: bmm_f32 0.1958 ->
-      // 0.1833 ms, 2048^3 and 4096^3 products -5 to -6% whichever operand
-      // it is; 64x128 tiles of 3000 x 1000 x 1024 2% slower; with both
-      // operands transposed element by element, session 33: linear_relu_f32
-      // and matmul_bt_f32 3% slower, linear_odd_relu_f32 12%, conv3x3_f32
-      // 11%).
+      // of dynamic shared memory (H200: 5-7% faster; slower in 64x128
+      // tiles, in convolutions and with both operands transposed element
+      // by element; docs/principles/tuning.md, principle 9).
       if (fma && !convolution && bm == 128 && bn == 128 &&
           (lhsAlongMN || rhsAlongMN) && extentK % 32 == 0)
         fmaCopies.insert(fmaCopies.begin(),
@@ -380,14 +349,20 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
                   : 0;
           FailureOr<TuningAttr> found = failure();
           for (int64_t v = 128 / bits; v >= 1 && failed(found); v /= 2) {
-            TuningAttr tuning = TuningAttr::getChecked(
-                function_ref<InFlightDiagnostic()>(emitError),
-                kernel.getContext(), ArrayRef<int64_t>(mapping.threads),
-                ArrayRef<int64_t>(block), mapping.warp, mapping.thread,
-                ArrayRef<int64_t>{copy.bk}, ArrayRef<int64_t>{0, 1},
-                ArrayRef<int64_t>{}, padding, Swizzle::none, v, copy.engine,
-                copy.stages, /*cluster=*/int64_t(1),
-                /*rowShared=*/int64_t(0), /*fragmentsAhead=*/ahead);
+            TuningAttr tuning =
+                TuningBuilder(kernel.getContext())
+                    .threads(mapping.threads)
+                    .block(block)
+                    .warp(mapping.warp)
+                    .thread(mapping.thread)
+                    .reduction({copy.bk})
+                    .shared({0, 1})
+                    .padding(padding)
+                    .vector(v)
+                    .copy(copy.engine)
+                    .pipeline(copy.stages)
+                    .fragmentsAhead(ahead)
+                    .getChecked(function_ref<InFlightDiagnostic()>(emitError));
             if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
               found = tuning;
           }

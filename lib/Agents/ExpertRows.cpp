@@ -5,6 +5,7 @@
 #include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Analysis/KernelAnalysis.h"
 #include "egg/Analysis/TuningQueries.h"
+#include "egg/Dialect/Egg/IR/TuningBuilder.h"
 #include "egg/Dialect/Egg/Transforms/Legality.h"
 #include "egg/Dialect/Egg/Transforms/SplitK.h"
 #include "egg/Support/Saturating.h"
@@ -53,14 +54,14 @@ FailureOr<TuningAttr> ExpertAgent::chooseStagedMap(KernelOp kernel) {
       SmallVector<int64_t> block;
       for (unsigned pos : loops->parallelPositions)
         block.push_back(llvm::is_contained(across, pos) ? t : 1);
-      TuningAttr tuning = TuningAttr::getChecked(
-          function_ref<InFlightDiagnostic()>(quiet), kernel.getContext(),
-          ArrayRef<int64_t>{256}, ArrayRef<int64_t>(block), ArrayRef<int64_t>{},
-          ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>(staged),
-          ArrayRef<int64_t>{}, padding, Swizzle::none, vector, CopyEngine::sync,
-          int64_t(1),
-          /*cluster=*/int64_t(1),
-          /*rowShared=*/int64_t(0), /*fragmentsAhead=*/int64_t(0));
+      TuningAttr tuning =
+          TuningBuilder(kernel.getContext())
+              .threads({256})
+              .block(block)
+              .shared(staged)
+              .padding(padding)
+              .vector(vector)
+              .getChecked(function_ref<InFlightDiagnostic()>(quiet));
       if (tuning && succeeded(checkLowerable(kernel, tuning, quiet)))
         return tuning;
     }
@@ -93,13 +94,12 @@ FailureOr<TuningAttr> ExpertAgent::chooseColumns(KernelOp kernel,
     rows *= 2;
   SmallVector<int64_t> block(extents.size() - 1, 1);
   block.back() = tx * v;
-  TuningAttr tuning = TuningAttr::getChecked(
-      function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-      ArrayRef<int64_t>{tx, rows}, ArrayRef<int64_t>(block),
-      ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-      ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, v,
-      CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1),
-      /*rowShared=*/int64_t(0), /*fragmentsAhead=*/int64_t(0));
+  TuningAttr tuning =
+      TuningBuilder(kernel.getContext())
+          .threads({tx, rows})
+          .block(block)
+          .vector(v)
+          .getChecked(function_ref<InFlightDiagnostic()>(emitError));
   if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
     return failure();
   return tuning;
@@ -120,8 +120,8 @@ FailureOr<TuningAttr> ExpertAgent::chooseRow(KernelOp kernel) {
   // lanes per row with about two vectors each (the fewest lanes that
   // cover the row in two steps), G rows per warp (gpu.subgroup_reduce
   // over clusters of lanes). egg-tune on the H200, 20-element f32
-  // softmax: 8 rows per warp 0.0278 ms, 4 (one vector per lane) 0.0376,
-  // a warp per row with scalar lanes 0.0687.
+  // softmax: 1.35x faster than one vector per lane (principle 8 of
+  // tuning.md).
   int64_t rowsPerWarp = 1;
   if (perWarp && *row < 32 * vector)
     while (rowsPerWarp < 32 && *row <= (32 / rowsPerWarp) * vector)
@@ -146,10 +146,9 @@ FailureOr<TuningAttr> ExpertAgent::chooseRow(KernelOp kernel) {
       rowsPerWarp /= 2;
     // Short rows: narrower accesses until the lanes' steps cover the row
     // whole. A partial last step leaves lanes idle and keeps the rows out
-    // of registers (H200, session 21: 20-element f32 softmax at 8 rows
-    // per warp, 16-byte steps 0.0255 ms, 4-byte steps 0.0220; a copy of
-    // its bytes 0.0212). Where no narrower access gets there, the vector
-    // stays.
+    // of registers (H200: the 20-element f32 softmax 16% faster in whole
+    // 4-byte steps; principle 8 of tuning.md). Where no narrower access
+    // gets there, the vector stays.
     if (rowsPerWarp > 1)
       for (int64_t v = vector; v >= 1; v /= 2)
         if (*row % ((32 / rowsPerWarp) * v) == 0) {
@@ -168,17 +167,14 @@ FailureOr<TuningAttr> ExpertAgent::chooseRow(KernelOp kernel) {
   } else {
     // About four vectors per thread, which egg-distribute-rows holds in
     // registers between the passes (64 bytes of its 128-byte budget).
-    // egg-tune on the H200, session 11, rows held: 256 threads for rows
-    // of 4096 f32 (layer norm + GELU 0.0389 ms against 0.0423 with 512
-    // threads at 38 registers; softmax, norms within 2%), 64 for 2048
-    // f16.
+    // Rows held: 256 threads for rows of 4096 f32, 64 for 2048 f16
+    // (egg-tune on the H200: layer norm + GELU 8% faster than at 512).
     threads = 32;
     while (threads < kMaxThreadsPerBlock && threads * vector * 4 < *row)
       threads *= 2;
-    // A plain reduction of a long row holds nothing between passes: at
-    // least 256 threads (session 19: matvec_bf16, rows of 4096 bf16,
-    // 0.0193 ms with 128 threads, 0.0188 with 256; 512 threads for rows
-    // of 8192 f32 by the rule above, the fastest of 128-1024 at 256 MB).
+    // A plain reduction of a long row (4096 or more) holds nothing
+    // between passes: at least 256 threads (H200: matvec_bf16 3% faster
+    // than at 128; principle 5 of structure.md).
     bool plain = !llvm::is_contained(loops->reducedByProducer, true);
     if (plain && *row >= 4096)
       threads = std::max<int64_t>(threads, 256);
@@ -187,10 +183,8 @@ FailureOr<TuningAttr> ExpertAgent::chooseRow(KernelOp kernel) {
   // registers (a group norm's 128 KB) leaves one block per SM, whose
   // read, reduce and write phases then run in turn: all but 32 bytes per
   // thread of it go to shared memory, so that two blocks share each SM
-  // (principle 8 of tuning.md; H200, session 30, bench/ceilings/
-  // group_norm.cu, 256 groups of 128 KB: 6 of 8 steps in shared memory
-  // 0.0180 ms, 5 0.0188, 4 0.0189, all in registers 0.0200, a copy of
-  // the bytes 0.0182).
+  // (principle 8 of tuning.md; H200, bench/ceilings/group_norm.cu: 6 of
+  // 8 steps in shared memory 11% faster than all in registers).
   int64_t rowShared = 0;
   int64_t held = heldRowElementBytes(kernel);
   TargetAttr target = lookupTarget(kernel);
@@ -203,13 +197,14 @@ FailureOr<TuningAttr> ExpertAgent::chooseRow(KernelOp kernel) {
     rowShared = steps - std::max<int64_t>(1, 32 / (vector * held));
   }
   auto build = [&](int64_t shared) {
-    TuningAttr tuning = TuningAttr::getChecked(
-        function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-        ArrayRef<int64_t>{threads}, ArrayRef<int64_t>(block),
-        ArrayRef<int64_t>(warp), ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-        ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, int64_t(0), Swizzle::none,
-        vector, CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1),
-        /*rowShared=*/shared, /*fragmentsAhead=*/int64_t(0));
+    TuningAttr tuning =
+        TuningBuilder(kernel.getContext())
+            .threads({threads})
+            .block(block)
+            .warp(warp)
+            .vector(vector)
+            .rowShared(shared)
+            .getChecked(function_ref<InFlightDiagnostic()>(emitError));
     if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
       return TuningAttr();
     return tuning;

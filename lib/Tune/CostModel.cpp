@@ -32,7 +32,7 @@ constexpr double kCacheOverDram = 3.0;
 /// A warp whose lanes each walk their own row touches 32 rows per load: each
 /// lane keeps about a 32-byte sector per load in flight (4 loads after
 /// unrolling) and uses a quarter of what is fetched before it is evicted;
-/// calibrated on the H200 row-wise kernels of session 1 (1-5% of floor).
+/// calibrated on the H200 row-wise kernels (1-5% of floor).
 constexpr double kRowWalkBytesInFlight = 4 * 32, kRowWalkEfficiency = 0.25;
 /// Launch and tail cost per kernel.
 constexpr double kLaunchMs = 0.002;

@@ -4,6 +4,7 @@
 #include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Analysis/KernelAnalysis.h"
 #include "egg/Analysis/TuningQueries.h"
+#include "egg/Dialect/Egg/IR/TuningBuilder.h"
 #include "egg/Dialect/Egg/Transforms/Legality.h"
 #include "egg/Support/Saturating.h"
 #include "egg/Target/Limits.h"
@@ -67,13 +68,14 @@ static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
   auto tryPoint = [&](int64_t threads, ArrayRef<int64_t> b,
                       ArrayRef<int64_t> warp, int64_t v,
                       int64_t rowShared = 0) {
-    TuningAttr tuning = TuningAttr::getChecked(
-        function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-        ArrayRef<int64_t>{threads}, b, warp, ArrayRef<int64_t>{},
-        ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-        int64_t(0), Swizzle::none, v, CopyEngine::sync, int64_t(1),
-        /*cluster=*/int64_t(1), rowShared,
-        /*fragmentsAhead=*/int64_t(0));
+    TuningAttr tuning =
+        TuningBuilder(kernel.getContext())
+            .threads({threads})
+            .block(b)
+            .warp(warp)
+            .vector(v)
+            .rowShared(rowShared)
+            .getChecked(function_ref<InFlightDiagnostic()>(emitError));
     if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
       found.push_back({tuningDistance(tuning, anchor), tuning});
   };
@@ -127,16 +129,16 @@ enumerateColumnTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
         block.back() = tx * v;
         // Rows shared by a cluster's blocks too (sm_90; farther from an
         // anchor without one, tuningDistance): none has beaten the tilings
-        // without one yet (session 27, H200).
+        // without one yet on the H200 (docs/pipeline.md, "Column
+        // reductions").
         for (int64_t cluster : {1, 2, 4}) {
-          TuningAttr tuning = TuningAttr::getChecked(
-              function_ref<InFlightDiagnostic()>(emitError),
-              kernel.getContext(), ArrayRef<int64_t>{tx, rows},
-              ArrayRef<int64_t>(block), ArrayRef<int64_t>{},
-              ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-              ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, v,
-              CopyEngine::sync, int64_t(1), cluster,
-              /*rowShared=*/int64_t(0), /*fragmentsAhead=*/int64_t(0));
+          TuningAttr tuning =
+              TuningBuilder(kernel.getContext())
+                  .threads({tx, rows})
+                  .block(block)
+                  .vector(v)
+                  .cluster(cluster)
+                  .getChecked(function_ref<InFlightDiagnostic()>(emitError));
           if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
             continue;
           found.push_back({tuningDistance(tuning, anchor), tuning});
@@ -176,14 +178,14 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
     for (int64_t threads = 64; threads <= 512; threads *= 2) {
       for (int64_t padding : {int64_t(0), anchor.getPadding()}) {
         for (int64_t vector : vectors) {
-          TuningAttr tuning = TuningAttr::getChecked(
-              function_ref<InFlightDiagnostic()>(emitError),
-              kernel.getContext(), ArrayRef<int64_t>{threads},
-              ArrayRef<int64_t>(block), ArrayRef<int64_t>{},
-              ArrayRef<int64_t>{}, ArrayRef<int64_t>{}, anchor.getShared(),
-              ArrayRef<int64_t>{}, padding, Swizzle::none, vector,
-              CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1),
-              /*rowShared=*/int64_t(0), /*fragmentsAhead=*/int64_t(0));
+          TuningAttr tuning =
+              TuningBuilder(kernel.getContext())
+                  .threads({threads})
+                  .block(block)
+                  .shared(anchor.getShared())
+                  .padding(padding)
+                  .vector(vector)
+                  .getChecked(function_ref<InFlightDiagnostic()>(emitError));
           if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
             found.push_back({tuningDistance(tuning, anchor), tuning});
         }
@@ -207,13 +209,12 @@ static SmallVector<TuningAttr> enumerateStagedTunings(KernelOp kernel,
   SmallVector<int64_t> threads = impliedThreads(loops, anchor.getBlock(), none);
   while (threads.size() > 1 && threads.back() == 1)
     threads.pop_back();
-  TuningAttr plain = TuningAttr::getChecked(
-      function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-      ArrayRef<int64_t>(threads), anchor.getBlock(), ArrayRef<int64_t>{},
-      ArrayRef<int64_t>(none), ArrayRef<int64_t>{}, ArrayRef<int64_t>{},
-      ArrayRef<int64_t>{}, int64_t(0), Swizzle::none, int64_t(1),
-      CopyEngine::sync, int64_t(1), /*cluster=*/int64_t(1),
-      /*rowShared=*/int64_t(0), /*fragmentsAhead=*/int64_t(0));
+  TuningAttr plain =
+      TuningBuilder(kernel.getContext())
+          .threads(threads)
+          .block(anchor.getBlock())
+          .thread(none)
+          .getChecked(function_ref<InFlightDiagnostic()>(emitError));
   if (plain && succeeded(checkLowerable(kernel, plain, emitError)))
     llvm::append_range(result,
                        enumerateTunings(kernel, target, plain, limit / 4));
@@ -246,13 +247,20 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
         *gemm, extents, bm, bn, bm / perM, bn / perN, /*partial=*/true);
     if (!tiles)
       return;
-    TuningAttr tuning = TuningAttr::getChecked(
-        function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-        ArrayRef<int64_t>{group, perN, perM}, ArrayRef<int64_t>(tiles->block),
-        ArrayRef<int64_t>(tiles->inner), ArrayRef<int64_t>{},
-        ArrayRef<int64_t>{bk}, anchor.getShared(), anchor.getRegisters(),
-        padding, swizzle, vector, copy, stages, /*cluster=*/int64_t(1),
-        /*rowShared=*/int64_t(0), /*fragmentsAhead=*/int64_t(0));
+    TuningAttr tuning =
+        TuningBuilder(kernel.getContext())
+            .threads({group, perN, perM})
+            .block(tiles->block)
+            .warp(tiles->inner)
+            .reduction({bk})
+            .shared(anchor.getShared())
+            .registers(anchor.getRegisters())
+            .padding(padding)
+            .swizzle(swizzle)
+            .vector(vector)
+            .copy(copy)
+            .pipeline(stages)
+            .getChecked(function_ref<InFlightDiagnostic()>(emitError));
     if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
       found.push_back({tuningDistance(tuning, anchor), tuning});
   };
@@ -360,13 +368,22 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
       return;
     while (threads.size() > 1 && threads.back() == 1)
       threads.pop_back();
-    TuningAttr tuning = TuningAttr::getChecked(
-        function_ref<InFlightDiagnostic()>(emitError), kernel.getContext(),
-        ArrayRef<int64_t>(threads), ArrayRef<int64_t>(b), anchor.getWarp(),
-        ArrayRef<int64_t>(t), anchor.getReduction(), anchor.getShared(),
-        anchor.getRegisters(), anchor.getPadding(), anchor.getSwizzle(), vector,
-        anchor.getCopy(), anchor.getPipeline(), /*cluster=*/int64_t(1),
-        /*rowShared=*/int64_t(0), anchor.getFragmentsAhead());
+    TuningAttr tuning =
+        TuningBuilder(kernel.getContext())
+            .threads(threads)
+            .block(b)
+            .warp(anchor.getWarp())
+            .thread(t)
+            .reduction(anchor.getReduction())
+            .shared(anchor.getShared())
+            .registers(anchor.getRegisters())
+            .padding(anchor.getPadding())
+            .swizzle(anchor.getSwizzle())
+            .vector(vector)
+            .copy(anchor.getCopy())
+            .pipeline(anchor.getPipeline())
+            .fragmentsAhead(anchor.getFragmentsAhead())
+            .getChecked(function_ref<InFlightDiagnostic()>(emitError));
     if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
       return;
     found.push_back({tuningDistance(tuning, anchor), tuning});
@@ -402,14 +419,22 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
     for (int64_t bk : {8, 16, 32})
       for (int64_t stages = 2; stages <= 4 && bk <= extentK; ++stages)
         for (int64_t ahead : {0, 1}) {
-          TuningAttr tuning = TuningAttr::getChecked(
-              function_ref<InFlightDiagnostic()>(emitError),
-              kernel.getContext(), anchor.getThreads(), anchor.getBlock(),
-              anchor.getWarp(), anchor.getThread(), ArrayRef<int64_t>{bk},
-              anchor.getShared(), anchor.getRegisters(), anchor.getPadding(),
-              anchor.getSwizzle(), anchor.getVector(), anchor.getCopy(), stages,
-              /*cluster=*/int64_t(1), /*rowShared=*/int64_t(0),
-              /*fragmentsAhead=*/ahead);
+          TuningAttr tuning =
+              TuningBuilder(kernel.getContext())
+                  .threads(anchor.getThreads())
+                  .block(anchor.getBlock())
+                  .warp(anchor.getWarp())
+                  .thread(anchor.getThread())
+                  .reduction({bk})
+                  .shared(anchor.getShared())
+                  .registers(anchor.getRegisters())
+                  .padding(anchor.getPadding())
+                  .swizzle(anchor.getSwizzle())
+                  .vector(anchor.getVector())
+                  .copy(anchor.getCopy())
+                  .pipeline(stages)
+                  .fragmentsAhead(ahead)
+                  .getChecked(function_ref<InFlightDiagnostic()>(emitError));
           if (tuning && tuning != anchor &&
               succeeded(checkLowerable(kernel, tuning, emitError)))
             found.push_back({tuningDistance(tuning, anchor), tuning});

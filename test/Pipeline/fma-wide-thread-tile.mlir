@@ -1,4 +1,4 @@
-// FMA thread tiles of up to 128 accumulators are legal (session 28): a
+// FMA thread tiles of up to 128 accumulators are legal: a
 // replayed 128 x 256 block over 16 x 16 threads of 8 x 16 each (the shape
 // of cuBLAS's SIMT SGEMM tile, transposed) lowers with its 128
 // accumulators carried through the K loop, 8 K steps of 128 FMAs per

@@ -157,7 +157,8 @@ func.func @tma_odd_tiles(%a: tensor<256x1024xbf16>, %b: tensor<1024x192xbf16>) -
 
 // -----
 
-// TMA multicast computed correctly on 128 x 64 tiles only (session 29).
+// TMA multicast computed correctly on 128 x 64 tiles only (docs/pipeline.md,
+// "TMA multicast").
 module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
 func.func @tma_wide_tiles(%a: tensor<256x1024xbf16>, %b: tensor<1024x256xbf16>) -> tensor<256x256xf32> {
   // expected-error @+1 {{cluster = 2 is limited to 128 x 64 tiles, the only ones that computed correctly on the GPU (got 128 x 128;}}

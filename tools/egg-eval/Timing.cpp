@@ -102,8 +102,8 @@ void Evaluation::time() {
     // half written), timed the same way: the floor at this size. The floor
     // above is set by a 1 GiB copy; a smaller transfer also pays the ramp-up
     // and the drain of a short run, which no kernel of its size avoids
-    // (H200, session 19: copies moving 64 MB took 1.13x the floor, moving
-    // 256 MB 1.02x).
+    // (H200: copies moving 64 MB took 1.13x the floor; docs/egg-eval.md,
+    // "Roofline").
     std::optional<double> sizedCopyMs;
     if (llvm::StringRef(roof.bound()) == "memory" && roof.bytes >= (1 << 20)) {
       size_t half = size_t(roof.bytes / 2) / 16 * 16;

@@ -440,9 +440,9 @@ mlir::egg::checkSharedGemm(KernelOp kernel, TuningAttr tuning,
       if (c != 2)
         return emitError() << "cluster = " << c
                            << ": TMA products take clusters of 2 only";
-      // Measured on the H200 (session 29): 128 x 64 tiles correct (four
-      // shapes), 128 x 128 tiles not (nor 128 x 256 before the session's
-      // fixes). The A tile's halves are then whole 8-row swizzle atoms.
+      // Only 128 x 64 tiles computed correctly on the H200 (128 x 128 not;
+      // docs/pipeline.md, "TMA multicast"). The A tile's halves are then
+      // whole 8-row swizzle atoms.
       if (bm != 128 || bn != 64)
         return emitError() << "cluster = 2 is limited to 128 x 64 tiles, the "
                               "only ones that computed correctly on the GPU "
@@ -487,7 +487,8 @@ mlir::egg::checkSharedGemm(KernelOp kernel, TuningAttr tuning,
   if (stages > 1 && tuning.getCopy() == CopyEngine::sync)
     return emitError() << "pipeline = " << stages
                        << " needs copy = cp_async or tma";
-  // Deeper pipelines were timed with TMA's mbarriers only (session 28).
+  // Deeper pipelines were timed with TMA's mbarriers only
+  // (docs/pipeline.md, "TMA copies").
   if (stages > 4 && tuning.getCopy() != CopyEngine::tma)
     return emitError() << "pipeline = " << stages
                        << " exceeds 4 stages: deeper pipelines need copy = tma";

@@ -16,7 +16,8 @@
 // which the manifest passes on so that hosts launch them that way. Other
 // kernels are left as they are: a pad followed
 // by its convolution (examples/conv_padded) took 3.3x as long overlapped
-// on the H200 (session 19), for a reason not yet understood.
+// on the H200, for a reason not yet understood (docs/pipeline.md,
+// "Launches that overlap").
 //
 //===----------------------------------------------------------------------===//
 

@@ -180,7 +180,8 @@ void GemmBuilder::arriveOnPeer(OpBuilder &b, Value stage) {
   // The default `.release.cta` semantics (as CUTLASS's cluster barriers):
   // this block's products that read the stage completed (the wgmma wait)
   // before the arrival. `.release.cluster` made every K step of 1024 x
-  // 1024 x 8192 3.1x slower on the H200 (session 29).
+  // 1024 x 8192 3.1x slower on the H200 (docs/pipeline.md, "TMA
+  // multicast").
   NVVM::MBarrierArriveOp::create(b, loc, Type(), theirs, Value(),
                                  NVVM::MemScopeKind::CTA, false);
 }

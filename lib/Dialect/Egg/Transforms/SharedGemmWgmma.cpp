@@ -46,7 +46,7 @@ Value GemmBuilder::swizzledOffset(OpBuilder &b, const Operand &x, Value mn,
       b, loc, offset, arith::MulIOp::create(b, loc, swizzled, c(pieceElems)));
   // The element's place inside its piece: 0 for 16-byte copies, not for
   // TF32's transposed 4-byte ones (without it they wrote a quarter of the
-  // tile, session 14).
+  // tile).
   return arith::AddIOp::create(
       b, loc, offset, arith::RemUIOp::create(b, loc, along, c(pieceElems)));
 }

@@ -3,6 +3,7 @@
 #include "egg/Dialect/Egg/Transforms/SplitK.h"
 #include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Analysis/KernelAnalysis.h"
+#include "egg/Dialect/Egg/IR/TuningBuilder.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -200,11 +201,21 @@ static SmallVector<int64_t> prepend(int64_t value, ArrayRef<int64_t> list) {
 
 static TuningAttr withLists(TuningAttr t, ArrayRef<int64_t> block,
                             ArrayRef<int64_t> warp, ArrayRef<int64_t> thread) {
-  return TuningAttr::get(t.getContext(), t.getThreads(), block, warp, thread,
-                         t.getReduction(), t.getShared(), t.getRegisters(),
-                         t.getPadding(), t.getSwizzle(), t.getVector(),
-                         t.getCopy(), t.getPipeline(), /*cluster=*/int64_t(1),
-                         /*rowShared=*/int64_t(0), t.getFragmentsAhead());
+  return TuningBuilder(t.getContext())
+      .threads(t.getThreads())
+      .block(block)
+      .warp(warp)
+      .thread(thread)
+      .reduction(t.getReduction())
+      .shared(t.getShared())
+      .registers(t.getRegisters())
+      .padding(t.getPadding())
+      .swizzle(t.getSwizzle())
+      .vector(t.getVector())
+      .copy(t.getCopy())
+      .pipeline(t.getPipeline())
+      .fragmentsAhead(t.getFragmentsAhead())
+      .get();
 }
 
 TuningAttr mlir::egg::partialTuning(TuningAttr tuning) {

@@ -252,8 +252,8 @@ def EggExternDynamicSharedMemory : Pass<"egg-extern-dynamic-shared-memory", "::m
     (`.shared .align 16 .b8 __dynamic_shmem__0;`). ptxas then places the
     kernel's other static shared variables (a TMA pipeline's mbarriers) just
     after it, inside the buffer the kernel indexes from its address: a
-    stage's tile overwrote the mbarriers (compute-sanitizer racecheck,
-    session 29). Made an external declaration, it is printed as
+    stage's tile overwrote the mbarriers (found by compute-sanitizer
+    racecheck). Made an external declaration, it is printed as
     `.extern .shared .align 16 .b8 __dynamic_shmem__0[];`, which ptxas
     places after every static variable. Runs after the conversion to NVVM.
   }];
