@@ -59,7 +59,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     module->walk([&](egg::KernelOp kernel) {
       auto legal = egg::enumerateStructures(kernel);
       if (succeeded((*agent)->chooseStructure(kernel, legal))) {
-        auto tuning = (*agent)->chooseTuning(kernel, egg::lookupTarget(kernel));
+        auto tuning = (*agent)->chooseTuning(kernel, kernel.getStructureAttr(),
+                                             egg::lookupTarget(kernel));
         if (succeeded(tuning)) {
           kernel.setTuningAttr(*tuning);
           (void)egg::checkLowerable(kernel, *tuning,

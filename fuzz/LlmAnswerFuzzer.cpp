@@ -50,7 +50,7 @@ static void tryAnswer(ModuleOp module, const std::string &content) {
       egg::TargetAttr target = egg::lookupTarget(kernel);
       if (succeeded(egg::checkLowerable(
               kernel, tuning, [&]() { return kernel.emitOpError(); })))
-        (void)egg::critique(kernel, tuning, target);
+        (void)egg::critique(kernel, kernel.getStructureAttr(), tuning, target);
     }
   });
 }

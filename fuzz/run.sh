@@ -30,9 +30,11 @@ fi
 link_egg() {
   local libs
   libs=$(cd "$build/lib" && ls libEggRegistration.a libEggPipelines.a \
-    libMLIREggTransforms.a libEggAgents.a libEggTarget.a libEggDialects.a \
-    libMLIREgg.a 2>/dev/null | sed "s|^|$build/lib/|")
-  clang++ "${flags[@]}" "$here/fuzz/$2" $libs -fuse-ld=lld \
+    libEggAgents.a libMLIREggTransforms.a libEggAnalysis.a libEggTarget.a \
+    libEggDialects.a libMLIREgg.a 2>/dev/null | sed "s|^|$build/lib/|")
+  # In one group, so that the linker does not depend on the layers' order.
+  clang++ "${flags[@]}" "$here/fuzz/$2" -fuse-ld=lld -Wl,--start-group $libs \
+    -Wl,--end-group \
     -Wl,--start-group "$llvm"/lib/libMLIR*.a -Wl,--end-group \
     -L"$llvm/lib" -lLLVM -lz -lzstd -lpthread -ldl -o "$out/$1-fuzzer"
 }

@@ -68,7 +68,8 @@ protected:
     EXPECT_TRUE(attr) << tuning.str();
     if (!attr)
       return "unparsed";
-    return llvm::join(critique(kernel, attr, target), "; ");
+    return llvm::join(critique(kernel, kernel.getStructureAttr(), attr, target),
+                      "; ");
   }
   std::unique_ptr<MLIRContext> ctx;
   OwningOpRef<ModuleOp> module;

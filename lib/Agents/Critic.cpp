@@ -10,7 +10,9 @@
 using namespace mlir;
 using namespace mlir::egg;
 
-std::vector<std::string> mlir::egg::critique(KernelOp kernel, TuningAttr tuning,
+std::vector<std::string> mlir::egg::critique(KernelOp kernel,
+                                             StructureAttr structure,
+                                             TuningAttr tuning,
                                              TargetAttr target) {
   std::vector<std::string> reasons;
   int64_t threads = tuning.getNumThreads();
@@ -48,7 +50,6 @@ std::vector<std::string> mlir::egg::critique(KernelOp kernel, TuningAttr tuning,
 
   // Occupancy: at least half the SMs busy when the problem allows it.
   // A product split along K runs a block per tile and slice.
-  StructureAttr structure = kernel.getStructureAttr();
   int64_t blocks = structure ? structure.getSplitK() : 1;
   for (auto [i, pos] : llvm::enumerate(loops->parallelPositions))
     if (i < block.size() && block[i] > 0)

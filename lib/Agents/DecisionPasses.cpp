@@ -100,7 +100,8 @@ struct HardwareTuningPass
                            "before egg-hardware-tuning");
         return signalPassFailure();
       }
-      FailureOr<TuningAttr> choice = (*agent)->chooseTuning(kernel, target);
+      FailureOr<TuningAttr> choice =
+          (*agent)->chooseTuning(kernel, kernel.getStructureAttr(), target);
       if (failed(choice) || failed(checkLowerable(kernel, *choice, [&]() {
             return kernel.emitOpError();
           })))

@@ -70,13 +70,7 @@ ExpertAgent::chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) {
   if (has(Formulation::conv_implicit_gemm)) {
     auto implicit = StructureAttr::get(kernel.getContext(),
                                        Formulation::conv_implicit_gemm, 1);
-    StructureAttr before = kernel.getStructureAttr();
-    kernel.setStructureAttr(implicit);
-    bool tiles = target && succeeded(chooseGemm(kernel, target));
-    if (before)
-      kernel.setStructureAttr(before);
-    else
-      kernel.removeStructureAttr();
+    bool tiles = target && succeeded(chooseGemm(kernel, implicit, target));
     if (tiles)
       return implicit;
     return StructureAttr::get(kernel.getContext(), Formulation::conv_direct, 1);
@@ -91,22 +85,26 @@ ExpertAgent::chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) {
 }
 
 FailureOr<TuningAttr> ExpertAgent::chooseTuning(KernelOp kernel,
+                                                StructureAttr structure,
                                                 TargetAttr target) {
-  if (isCooperativeRow(kernel.getStructureAttr()))
-    return chooseRow(kernel);
+  if (isCooperativeRow(structure))
+    return chooseRow(kernel, structure);
   // A split kernel: the partial results' tuning, less the slice loop.
-  if (kernel.getStructureAttr().isSplit()) {
-    bool product =
-        kernel.getStructureAttr().getFormulation() == Formulation::gemm_split_k;
+  if (structure.isSplit()) {
+    bool product = structure.getFormulation() == Formulation::gemm_split_k;
     TuningAttr chosen;
-    if (failed(withSplitCopy(kernel, [&](SplitKernels split) {
-          FailureOr<TuningAttr> partial =
-              product ? chooseGemm(split.partial, target, /*splitPartial=*/true)
-                      : chooseColumns(split.partial, target);
-          if (succeeded(partial))
-            chosen = splitTuning(*partial);
-          return success(chosen != nullptr);
-        })))
+    if (failed(withSplitCopy(
+            kernel, structure, TuningAttr(), [&](SplitKernels split) {
+              StructureAttr partialStructure = split.partial.getStructureAttr();
+              FailureOr<TuningAttr> partial =
+                  product
+                      ? chooseGemm(split.partial, partialStructure, target,
+                                   /*splitPartial=*/true)
+                      : chooseColumns(split.partial, partialStructure, target);
+              if (succeeded(partial))
+                chosen = splitTuning(*partial);
+              return success(chosen != nullptr);
+            })))
       return kernel.emitOpError("the expert found no tuning for the "
                                 "partial results of this split kernel: "
                                 "choose ")
@@ -115,19 +113,17 @@ FailureOr<TuningAttr> ExpertAgent::chooseTuning(KernelOp kernel,
                            "split");
     return chosen;
   }
-  if (kernel.getStructureAttr().getFormulation() ==
-      Formulation::reduce_two_stage)
-    return chooseColumns(kernel, target);
+  if (structure.getFormulation() == Formulation::reduce_two_stage)
+    return chooseColumns(kernel, structure, target);
   // Widest accesses first (16 bytes per thread, principle 7); if the
   // kernel cannot take them, the same choice with scalar accesses.
   if (classifyKernel(kernel) == KernelClass::Contraction) {
-    FailureOr<TuningAttr> gemm = chooseGemm(kernel, target);
+    FailureOr<TuningAttr> gemm = chooseGemm(kernel, structure, target);
     if (succeeded(gemm))
       return gemm;
   }
-  if (kernel.getStructureAttr().getFormulation() ==
-      Formulation::conv_implicit_gemm) {
-    FailureOr<TuningAttr> gemm = chooseGemm(kernel, target);
+  if (structure.getFormulation() == Formulation::conv_implicit_gemm) {
+    FailureOr<TuningAttr> gemm = chooseGemm(kernel, structure, target);
     if (failed(gemm))
       return kernel.emitOpError("the expert found no implicit-GEMM tiling "
                                 "for this convolution (the M and N loops "
@@ -136,35 +132,30 @@ FailureOr<TuningAttr> ExpertAgent::chooseTuning(KernelOp kernel,
     return gemm;
   }
   if (classifyKernel(kernel) == KernelClass::Elementwise) {
-    FailureOr<TuningAttr> staged = chooseStagedMap(kernel);
+    FailureOr<TuningAttr> staged = chooseStagedMap(kernel, structure);
     if (succeeded(staged))
       return staged;
     int64_t vector = std::max<int64_t>(1, 128 / widestElementBits(kernel));
     ScopedDiagnosticHandler quiet(kernel.getContext(),
                                   [](Diagnostic &) { return success(); });
-    FailureOr<TuningAttr> wide = choose(kernel, target, vector);
+    FailureOr<TuningAttr> wide = choose(kernel, structure, target, vector);
     if (succeeded(wide))
       return wide;
   }
-  return choose(kernel, target, 1);
+  return choose(kernel, structure, target, 1);
 }
 
 TuningAttr ExpertAgent::tuningUnder(KernelOp kernel, StructureAttr structure,
                                     TargetAttr target) {
-  StructureAttr before = kernel.getStructureAttr();
-  kernel.setStructureAttr(structure);
   ScopedDiagnosticHandler quiet(kernel.getContext(),
                                 [](Diagnostic &) { return success(); });
-  FailureOr<TuningAttr> tuning = chooseTuning(kernel, target);
-  if (before)
-    kernel.setStructureAttr(before);
-  else
-    kernel.removeStructureAttr();
+  FailureOr<TuningAttr> tuning = chooseTuning(kernel, structure, target);
   return succeeded(tuning) ? *tuning : TuningAttr();
 }
 
-FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel, TargetAttr target,
-                                          int64_t vector) {
+FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel,
+                                          StructureAttr structure,
+                                          TargetAttr target, int64_t vector) {
   auto emitError = [&]() { return kernel.emitOpError(); };
   FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
   if (failed(loops))
@@ -315,7 +306,7 @@ FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel, TargetAttr target,
           .thread(thread)
           .vector(vector)
           .getChecked(function_ref<InFlightDiagnostic()>(emitError));
-  if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
+  if (!tuning || failed(checkLowerable(kernel, structure, tuning, emitError)))
     return failure();
   return tuning;
 }

@@ -51,7 +51,7 @@ public:
   FailureOr<StructureAttr>
   chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) override;
 
-  FailureOr<TuningAttr> chooseTuning(KernelOp kernel,
+  FailureOr<TuningAttr> chooseTuning(KernelOp kernel, StructureAttr structure,
                                      TargetAttr target) override;
 
 private:
@@ -95,12 +95,14 @@ private:
   /// so that reading a column of the tile touches 32 different banks (an
   /// odd number of 4-byte words; with 16-byte runs of 16-bit elements, an
   /// odd number of elements).
-  FailureOr<TuningAttr> chooseStagedMap(KernelOp kernel);
+  FailureOr<TuningAttr> chooseStagedMap(KernelOp kernel,
+                                        StructureAttr structure);
 
   /// Products through shared memory: warpgroup MMA where it applies, else
   /// mma.sync or FMA tiles. Failure when no tiling is legal. `splitPartial`:
   /// the partial products of a split product.
-  FailureOr<TuningAttr> chooseGemm(KernelOp kernel, TargetAttr target,
+  FailureOr<TuningAttr> chooseGemm(KernelOp kernel, StructureAttr structure,
+                                   TargetAttr target,
                                    bool splitPartial = false);
 
   /// Hopper's warpgroup MMA (principle 9 of tuning.md) for f16/bf16
@@ -117,8 +119,8 @@ private:
   /// too where the module allows TF32 and both tiles are K-major. Smaller
   /// products keep mma.sync, whose smaller tiles reach more SMs (f32 ones FMA
   /// tiles: mma.sync's TF32 form is not implemented).
-  FailureOr<TuningAttr> chooseWgmma(KernelOp kernel, TargetAttr target,
-                                    bool splitPartial);
+  FailureOr<TuningAttr> chooseWgmma(KernelOp kernel, StructureAttr structure,
+                                    TargetAttr target, bool splitPartial);
 
   /// Matrix products through shared memory (principle 9 of tuning.md): the
   /// largest output tile that still gives every SM a block; f16/bf16 on
@@ -126,22 +128,24 @@ private:
   /// threads with a register tile each; K steps of 16 (32-bit) or 32
   /// (16-bit) elements, 16-byte copies, and cp.async with three stages in
   /// flight where the layouts allow it.
-  FailureOr<TuningAttr> chooseSharedGemm(KernelOp kernel, TargetAttr target,
-                                         bool splitPartial);
+  FailureOr<TuningAttr> chooseSharedGemm(KernelOp kernel,
+                                         StructureAttr structure,
+                                         TargetAttr target, bool splitPartial);
 
   /// Column reductions (principle 10 of tuning.md): 16-byte loads, 32
   /// threads along the columns (a warp reads 512 contiguous bytes of a row)
   /// and 16 rows in flight; fewer threads along the columns while that
   /// leaves fewer than two blocks per SM, down to 8; then more rows in
   /// flight up to 512 threads.
-  FailureOr<TuningAttr> chooseColumns(KernelOp kernel, TargetAttr target);
+  FailureOr<TuningAttr> chooseColumns(KernelOp kernel, StructureAttr structure,
+                                      TargetAttr target);
 
   /// Rows shared by lanes: 16-byte accesses (principle 7), four rows (warps)
   /// per block, or for a block per row about four vectors per thread.
-  FailureOr<TuningAttr> chooseRow(KernelOp kernel);
+  FailureOr<TuningAttr> chooseRow(KernelOp kernel, StructureAttr structure);
 
-  FailureOr<TuningAttr> choose(KernelOp kernel, TargetAttr target,
-                               int64_t vector);
+  FailureOr<TuningAttr> choose(KernelOp kernel, StructureAttr structure,
+                               TargetAttr target, int64_t vector);
 };
 
 } // namespace mlir::egg::expert

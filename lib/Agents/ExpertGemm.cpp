@@ -19,17 +19,21 @@ using namespace mlir;
 using namespace mlir::egg;
 using namespace mlir::egg::expert;
 
-FailureOr<TuningAttr>
-ExpertAgent::chooseGemm(KernelOp kernel, TargetAttr target, bool splitPartial) {
+FailureOr<TuningAttr> ExpertAgent::chooseGemm(KernelOp kernel,
+                                              StructureAttr structure,
+                                              TargetAttr target,
+                                              bool splitPartial) {
   ScopedDiagnosticHandler quiet(kernel.getContext(),
                                 [](Diagnostic &) { return success(); });
-  FailureOr<TuningAttr> wgmma = chooseWgmma(kernel, target, splitPartial);
+  FailureOr<TuningAttr> wgmma =
+      chooseWgmma(kernel, structure, target, splitPartial);
   if (succeeded(wgmma))
     return wgmma;
-  return chooseSharedGemm(kernel, target, splitPartial);
+  return chooseSharedGemm(kernel, structure, target, splitPartial);
 }
 
 FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
+                                               StructureAttr structure,
                                                TargetAttr target,
                                                bool splitPartial) {
   if (!supportsWgmma(target))
@@ -71,12 +75,12 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
   // Plain products only: a split product's partial products (f32
   // results into the workspace) took 130 registers at 128x128, which
   // leaves one block per SM.
-  bool twoPerSm =
-      bytes == 2 && !splitPartial &&
-      kernel.getStructureAttr().getFormulation() == Formulation::gemm_direct &&
-      extentM % 128 == 0 && extentN % 128 == 0 && extentK % 64 == 0 &&
-      (extentK <= 1024 ||
-       (extentK <= 2048 && wideBlocks < target.getSmCount()));
+  bool twoPerSm = bytes == 2 && !splitPartial &&
+                  structure.getFormulation() == Formulation::gemm_direct &&
+                  extentM % 128 == 0 && extentN % 128 == 0 &&
+                  extentK % 64 == 0 &&
+                  (extentK <= 1024 ||
+                   (extentK <= 2048 && wideBlocks < target.getSmCount()));
   // Long K over few output tiles: a whole K loop per block fed by TMA
   // through a deep pipeline beats splitting K (H200: 1.1-1.6x faster),
   // where one wave of such blocks fills the SMs: 128x128 tiles at four
@@ -161,7 +165,8 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
                   .copy(engine)
                   .pipeline(stages)
                   .getChecked(function_ref<InFlightDiagnostic()>(emitError));
-          if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
+          if (tuning &&
+              succeeded(checkLowerable(kernel, structure, tuning, emitError)))
             return tuning;
         }
     }
@@ -169,6 +174,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
 }
 
 FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
+                                                    StructureAttr structure,
                                                     TargetAttr target,
                                                     bool splitPartial) {
   std::string why;
@@ -363,7 +369,8 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
                     .pipeline(copy.stages)
                     .fragmentsAhead(ahead)
                     .getChecked(function_ref<InFlightDiagnostic()>(emitError));
-            if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
+            if (tuning &&
+                succeeded(checkLowerable(kernel, structure, tuning, emitError)))
               found = tuning;
           }
           if (succeeded(found)) {

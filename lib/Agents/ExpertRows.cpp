@@ -18,7 +18,8 @@ using namespace mlir;
 using namespace mlir::egg;
 using namespace mlir::egg::expert;
 
-FailureOr<TuningAttr> ExpertAgent::chooseStagedMap(KernelOp kernel) {
+FailureOr<TuningAttr> ExpertAgent::chooseStagedMap(KernelOp kernel,
+                                                   StructureAttr structure) {
   SmallVector<int64_t> staged = transposedInputs(kernel);
   if (staged.empty())
     return failure();
@@ -62,7 +63,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseStagedMap(KernelOp kernel) {
               .padding(padding)
               .vector(vector)
               .getChecked(function_ref<InFlightDiagnostic()>(quiet));
-      if (tuning && succeeded(checkLowerable(kernel, tuning, quiet)))
+      if (tuning && succeeded(checkLowerable(kernel, structure, tuning, quiet)))
         return tuning;
     }
   }
@@ -70,6 +71,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseStagedMap(KernelOp kernel) {
 }
 
 FailureOr<TuningAttr> ExpertAgent::chooseColumns(KernelOp kernel,
+                                                 StructureAttr structure,
                                                  TargetAttr target) {
   auto emitError = [&]() { return kernel.emitOpError(); };
   auto op = cast<linalg::LinalgOp>(kernel.getAnchorOp());
@@ -100,19 +102,19 @@ FailureOr<TuningAttr> ExpertAgent::chooseColumns(KernelOp kernel,
           .block(block)
           .vector(v)
           .getChecked(function_ref<InFlightDiagnostic()>(emitError));
-  if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
+  if (!tuning || failed(checkLowerable(kernel, structure, tuning, emitError)))
     return failure();
   return tuning;
 }
 
-FailureOr<TuningAttr> ExpertAgent::chooseRow(KernelOp kernel) {
+FailureOr<TuningAttr> ExpertAgent::chooseRow(KernelOp kernel,
+                                             StructureAttr structure) {
   auto emitError = [&]() { return kernel.emitOpError(); };
   FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
   std::optional<int64_t> row = cooperativeRowLength(kernel);
   if (failed(loops) || !row)
     return failure();
-  bool perWarp = kernel.getStructureAttr().getFormulation() ==
-                 Formulation::reduce_row_per_warp;
+  bool perWarp = structure.getFormulation() == Formulation::reduce_row_per_warp;
   int64_t vector = std::max<int64_t>(1, 128 / narrowestElementBits(kernel));
   while (vector > 1 && *row % vector != 0)
     vector /= 2;
@@ -205,7 +207,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseRow(KernelOp kernel) {
             .vector(vector)
             .rowShared(shared)
             .getChecked(function_ref<InFlightDiagnostic()>(emitError));
-    if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
+    if (!tuning || failed(checkLowerable(kernel, structure, tuning, emitError)))
       return TuningAttr();
     return tuning;
   };

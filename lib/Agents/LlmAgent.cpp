@@ -71,7 +71,8 @@ public:
     std::optional<Prompt> prompt =
         render(kernel, "structure",
                {{"principles", kStructurePrinciples},
-                {"kernel", describeKernel(kernel, lookupTarget(kernel))},
+                {"kernel",
+                 describeKernel(kernel, StructureAttr(), lookupTarget(kernel))},
                 {"legal", list},
                 {"proposal", printDecision(*fallback)}});
     if (!prompt)
@@ -93,9 +94,10 @@ public:
     return answer;
   }
 
-  FailureOr<TuningAttr> chooseTuning(KernelOp kernel,
+  FailureOr<TuningAttr> chooseTuning(KernelOp kernel, StructureAttr structure,
                                      TargetAttr target) override {
-    FailureOr<TuningAttr> fallback = expert->chooseTuning(kernel, target);
+    FailureOr<TuningAttr> fallback =
+        expert->chooseTuning(kernel, structure, target);
     if (failed(fallback))
       return failure();
     std::string measurements;
@@ -108,9 +110,9 @@ public:
     std::optional<Prompt> prompt =
         render(kernel, "tuning",
                {{"principles", kTuningPrinciples},
-                {"kernel", describeKernel(kernel, target)},
-                {"stage1", describeStage1(kernel)},
-                {"rules", describeRules(kernel)},
+                {"kernel", describeKernel(kernel, structure, target)},
+                {"stage1", describeStage1(kernel, structure)},
+                {"rules", describeRules(kernel, structure)},
                 {"proposal", printDecision(*fallback)},
                 {"measurements", measurements}});
     if (!prompt)
@@ -128,11 +130,12 @@ public:
                                               message = d.str();
                                             return success();
                                           });
-          if (failed(checkLowerable(kernel, t,
+          if (failed(checkLowerable(kernel, structure, t,
                                     [&]() { return kernel.emitOpError(); })))
             return message;
           // The critic reviews what the verifiers let through.
-          std::vector<std::string> objections = critique(kernel, t, target);
+          std::vector<std::string> objections =
+              critique(kernel, structure, t, target);
           return objections.empty()
                      ? ""
                      : "the critic objects: " + llvm::join(objections, "; ");
@@ -281,13 +284,14 @@ private:
 
   /// The kernel as the model sees it: ops, shapes and types, the least
   /// work and its roofline floor, and the loops of the root op.
-  static std::string describeKernel(KernelOp kernel, TargetAttr target) {
+  static std::string describeKernel(KernelOp kernel, StructureAttr structure,
+                                    TargetAttr target) {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << "Kernel @" << kernel.getSymName() << " ("
        << stringifyKernelClass(classifyKernel(kernel)) << ")";
-    if (StructureAttr s = kernel.getStructureAttr())
-      os << ", structure " << printDecision(s);
+    if (structure)
+      os << ", structure " << printDecision(structure);
     os << ".\nIts body:\n";
     kernel.getBodyBlock().print(os);
     KernelWork work = measureWork(kernel);
@@ -313,9 +317,8 @@ private:
   }
 
   /// What stage 1 decided and why, for stage 2.
-  static std::string describeStage1(KernelOp kernel) {
-    std::string text =
-        "Stage 1 chose " + printDecision(kernel.getStructureAttr());
+  static std::string describeStage1(KernelOp kernel, StructureAttr structure) {
+    std::string text = "Stage 1 chose " + printDecision(structure);
     SmallVector<StructureAttr> legal = enumerateStructures(kernel);
     if (legal.size() > 1)
       text +=
@@ -330,8 +333,8 @@ private:
   }
 
   /// The rules of the lowering the kernel's structure goes through.
-  static std::string describeRules(KernelOp kernel) {
-    if (isCooperativeRow(kernel.getStructureAttr()))
+  static std::string describeRules(KernelOp kernel, StructureAttr structure) {
+    if (isCooperativeRow(structure))
       return "Rules of the row lowering: `block` has one entry per parallel "
              "loop of the root op, tiles divide the extents, no thread "
              "tiles, one-dimensional `threads`; a warp per row: warp tile 1 "
@@ -348,9 +351,8 @@ private:
              "registers, so that two blocks share an SM where the held row "
              "takes more than a quarter of the register file (a 128 KB "
              "group norm row over 1024 threads: 6 of 8 steps).";
-    if (kernel.getStructureAttr() &&
-        kernel.getStructureAttr().getFormulation() ==
-            Formulation::reduce_two_stage)
+    if (structure &&
+        structure.getFormulation() == Formulation::reduce_two_stage)
       return "Rules of the column reduction: `block` has one entry per "
              "parallel loop of the root op, 1 on all but the innermost, whose "
              "tile BN divides its extent; `threads` = [BN / vector, R] (R "

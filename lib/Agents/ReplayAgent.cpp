@@ -40,7 +40,8 @@ public:
     return parse<StructureAttr>(kernel, (*entry)->structure, "structure");
   }
 
-  FailureOr<TuningAttr> chooseTuning(KernelOp kernel, TargetAttr) override {
+  FailureOr<TuningAttr> chooseTuning(KernelOp kernel, StructureAttr,
+                                     TargetAttr) override {
     FailureOr<const Entry *> entry = lookup(kernel, "tuning");
     if (failed(entry))
       return failure();

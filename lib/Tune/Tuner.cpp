@@ -111,7 +111,7 @@ LogicalResult Tuner::analyze() {
       return WalkResult::interrupt();
     info.initial.structure = *s;
     op.setStructureAttr(*s);
-    FailureOr<TuningAttr> t = expert->chooseTuning(op, target);
+    FailureOr<TuningAttr> t = expert->chooseTuning(op, *s, target);
     if (failed(t))
       return WalkResult::interrupt();
     info.initial.tuning = *t;
@@ -206,12 +206,10 @@ std::string Tuner::decisionsFor(std::optional<size_t> k, const Decision &d) {
 }
 
 TuningAttr Tuner::expertTuning(size_t k, StructureAttr structure) {
-  KernelOp op = kernels[k].op;
-  op.setStructureAttr(structure);
-  op.removeTuningAttr();
   ScopedDiagnosticHandler silence(ctx.get(),
                                   [](Diagnostic &) { return success(); });
-  FailureOr<TuningAttr> t = expert->chooseTuning(op, target);
+  FailureOr<TuningAttr> t =
+      expert->chooseTuning(kernels[k].op, structure, target);
   return succeeded(t) ? *t : TuningAttr();
 }
 
@@ -512,7 +510,7 @@ void Tuner::tuneKernel(size_t index) {
       k.op.setStructureAttr(structure);
       k.op.removeTuningAttr();
       proposer->observe(k.op, summarizeCandidates(k.history, k.floorMs));
-      FailureOr<TuningAttr> t = proposer->chooseTuning(k.op, target);
+      FailureOr<TuningAttr> t = proposer->chooseTuning(k.op, structure, target);
       if (succeeded(t) && !tried.contains(*t) &&
           llvm::is_contained(space, *t)) {
         proposals.push_back(*t);

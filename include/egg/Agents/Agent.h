@@ -25,10 +25,11 @@ public:
   virtual FailureOr<StructureAttr>
   chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) = 0;
 
-  /// Stage 2: mapping, tiling and memory for `kernel`, whose structure is
-  /// already decided, on `target`.
-  virtual FailureOr<TuningAttr> chooseTuning(KernelOp kernel,
-                                             TargetAttr target) = 0;
+  /// Stage 2: mapping, tiling and memory for `kernel` built as `structure`
+  /// (chosen in stage 1), on `target`. A query: agents read the kernel's
+  /// IR, never its own decision attributes, and change nothing in it.
+  virtual FailureOr<TuningAttr>
+  chooseTuning(KernelOp kernel, StructureAttr structure, TargetAttr target) = 0;
 
   /// What earlier candidates of `kernel` measured, summarised by egg-tune's
   /// analyst, for agents that learn from it (the LLM agent). Others ignore

@@ -16,11 +16,12 @@
 
 namespace mlir::egg {
 
-/// Reasons `tuning` should not be used for `kernel` on `target` (empty: no
-/// objection): whole warps, coalesced innermost accesses, enough blocks to
-/// occupy the GPU, the register budget of the thread tiles.
-std::vector<std::string> critique(KernelOp kernel, TuningAttr tuning,
-                                  TargetAttr target);
+/// Reasons `tuning` should not be used for `kernel` built as `structure` on
+/// `target` (empty: no objection): whole warps, coalesced innermost
+/// accesses, enough blocks to occupy the GPU, the register budget of the
+/// thread tiles.
+std::vector<std::string> critique(KernelOp kernel, StructureAttr structure,
+                                  TuningAttr tuning, TargetAttr target);
 
 } // namespace mlir::egg
 

@@ -160,13 +160,13 @@ checkVectorizable(KernelOp kernel, const RootLoops &loops,
 }
 
 LogicalResult
-mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
+mlir::egg::checkLowerable(KernelOp kernel, StructureAttr structure,
+                          TuningAttr tuning,
                           function_ref<InFlightDiagnostic()> emitError) {
   auto unsupported = [&](StringRef knob) {
     return emitError() << "the generic lowering does not implement " << knob
                        << " yet";
   };
-  StructureAttr structure = kernel.getStructureAttr();
   bool clusterColumns =
       structure &&
       structure.getFormulation() == Formulation::reduce_two_stage &&
@@ -193,7 +193,7 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
   // A split kernel is checked as its partial results (the sum over the
   // slices is tuned by the expert after egg-split-k builds it).
   if (structure && structure.isSplit())
-    return withSplitCopy(kernel, [&](SplitKernels split) {
+    return withSplitCopy(kernel, structure, tuning, [&](SplitKernels split) {
       return checkLowerable(split.partial, partialTuning(tuning), [&]() {
         return emitError() << "in its partial results (loop 0 is the "
                               "slice, the kernel's loops follow): ";
@@ -205,7 +205,7 @@ mlir::egg::checkLowerable(KernelOp kernel, TuningAttr tuning,
   if (isStagedMap(structure, tuning))
     return checkStagedMap(kernel, tuning, emitError);
   if (isSharedGemm(tuning))
-    return checkSharedGemm(kernel, tuning, emitError);
+    return checkSharedGemm(kernel, structure, tuning, emitError);
   if (structure &&
       structure.getFormulation() == Formulation::conv_implicit_gemm)
     return emitError() << "conv_implicit_gemm runs through the GEMM "

@@ -45,7 +45,8 @@ LogicalResult checkStagedMap(KernelOp kernel, TuningAttr tuning,
 /// [BM, BN] tile of the result, stepping K by BK; A and B tiles are copied
 /// to shared memory by all threads and each thread accumulates a [TM, TN]
 /// tile in registers. (egg-lower-shared-gemm)
-LogicalResult checkSharedGemm(KernelOp kernel, TuningAttr tuning,
+LogicalResult checkSharedGemm(KernelOp kernel, StructureAttr structure,
+                              TuningAttr tuning,
                               function_ref<InFlightDiagnostic()> emitError);
 
 } // namespace mlir::egg

@@ -99,7 +99,8 @@ tmaSource(const GemmLoops &gemm, OpOperand *operand, ArrayRef<int64_t> extents,
 }
 
 LogicalResult
-mlir::egg::checkSharedGemm(KernelOp kernel, TuningAttr tuning,
+mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
+                           TuningAttr tuning,
                            function_ref<InFlightDiagnostic()> emitError) {
   std::string why;
   Operation *anchor = kernel.getAnchorOp();
@@ -115,7 +116,6 @@ mlir::egg::checkSharedGemm(KernelOp kernel, TuningAttr tuning,
                        << why;
   // A convolution goes through the GEMM lowering as its stage-1 structure
   // says (conv_implicit_gemm), and only then.
-  StructureAttr structure = kernel.getStructureAttr();
   if (kind == KernelClass::Convolution &&
       (!structure ||
        structure.getFormulation() != Formulation::conv_implicit_gemm))

@@ -449,7 +449,8 @@ FailureOr<SplitKernels> mlir::egg::splitKernel(RewriterBase &rewriter,
 }
 
 LogicalResult
-mlir::egg::withSplitCopy(KernelOp kernel,
+mlir::egg::withSplitCopy(KernelOp kernel, StructureAttr structure,
+                         TuningAttr tuning,
                          function_ref<LogicalResult(SplitKernels)> fn) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
@@ -472,6 +473,11 @@ mlir::egg::withSplitCopy(KernelOp kernel,
   IRMapping mapping;
   mapping.map(kernel.getInputs(), entry->getArguments());
   auto copy = cast<KernelOp>(b.clone(*kernel, mapping));
+  copy.setStructureAttr(structure);
+  if (tuning)
+    copy.setTuningAttr(tuning);
+  else
+    copy.removeTuningAttr();
   func::ReturnOp::create(b, loc, copy.getResults());
   IRRewriter rewriter(ctx);
   FailureOr<SplitKernels> split = splitKernel(rewriter, copy);

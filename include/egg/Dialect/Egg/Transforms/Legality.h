@@ -17,10 +17,19 @@ namespace mlir::egg {
 /// Structures the lowering implements for `kernel`, best first.
 SmallVector<StructureAttr> enumerateStructures(KernelOp kernel);
 
-/// Checks that `tuning` is within what the generic lowering (tile + fuse,
-/// scf.forall on blocks and threads) implements for `kernel`.
-LogicalResult checkLowerable(KernelOp kernel, TuningAttr tuning,
+/// Checks that `tuning` is within what the lowerings implement for `kernel`
+/// built as `structure` (a query: the kernel's IR is not touched, and its
+/// own decisions, if any, are not read).
+LogicalResult checkLowerable(KernelOp kernel, StructureAttr structure,
+                             TuningAttr tuning,
                              function_ref<InFlightDiagnostic()> emitError);
+
+/// The same for the structure the kernel carries (a decided kernel).
+inline LogicalResult
+checkLowerable(KernelOp kernel, TuningAttr tuning,
+               function_ref<InFlightDiagnostic()> emitError) {
+  return checkLowerable(kernel, kernel.getStructureAttr(), tuning, emitError);
+}
 
 } // namespace mlir::egg
 

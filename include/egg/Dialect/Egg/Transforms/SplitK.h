@@ -58,10 +58,11 @@ TuningAttr partialTuning(TuningAttr tuning);
 /// The inverse: the split kernel's tuning for a partial kernel's.
 TuningAttr splitTuning(TuningAttr partial);
 
-/// Calls `fn` on the two kernels of a split copy of `kernel` (its current
-/// structure and tuning) built in a scratch module with the same module
-/// attributes; `kernel` and its IR are untouched.
-LogicalResult withSplitCopy(KernelOp kernel,
+/// Calls `fn` on the two kernels of a copy of `kernel` under `structure`
+/// (split) and `tuning` (or none), built in a scratch module with the same
+/// module attributes; `kernel` and its IR are untouched.
+LogicalResult withSplitCopy(KernelOp kernel, StructureAttr structure,
+                            TuningAttr tuning,
                             function_ref<LogicalResult(SplitKernels)> fn);
 
 } // namespace mlir::egg
