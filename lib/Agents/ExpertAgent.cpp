@@ -18,12 +18,21 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "egg-expert"
 
 using namespace mlir;
 using namespace mlir::egg;
 using namespace mlir::egg::expert;
 
 Agent::~Agent() = default;
+
+/// Traces which rule decided (-debug-only=egg-expert, in builds with
+/// assertions).
+#define EXPERT_TRACE(kernel, what)                                             \
+  LLVM_DEBUG(llvm::dbgs() << "[egg-expert] " << (kernel).getSymName() << ": "  \
+                          << what << "\n")
 
 FailureOr<StructureAttr>
 ExpertAgent::chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) {
@@ -61,9 +70,12 @@ ExpertAgent::chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) {
     bool multiPass =
         succeeded(loops) && llvm::is_contained(loops->reducedByProducer, true);
     if ((multiPass && *row >= 2048) || (!multiPass && *row >= 4096) ||
-        (rows < 16 * target.getSmCount() && *row >= 1024))
+        (rows < 16 * target.getSmCount() && *row >= 1024)) {
+      EXPERT_TRACE(kernel, "a block per row: rows of " << *row << ", " << rows
+                                                       << " rows");
       return StructureAttr::get(kernel.getContext(),
                                 Formulation::reduce_row_per_block, 1);
+    }
   }
   // Convolutions: an implicit GEMM (principle 6 of structure.md) where
   // the GEMM lowering can tile it, else the direct loop nest.
@@ -71,22 +83,34 @@ ExpertAgent::chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) {
     auto implicit = StructureAttr::get(kernel.getContext(),
                                        Formulation::conv_implicit_gemm, 1);
     bool tiles = target && succeeded(chooseGemm(kernel, implicit, target));
+    EXPERT_TRACE(kernel, "convolution: the GEMM lowering "
+                             << (tiles ? "tiles" : "cannot tile")
+                             << " it as an implicit GEMM");
     if (tiles)
       return implicit;
     return StructureAttr::get(kernel.getContext(), Formulation::conv_direct, 1);
   }
   if (target)
-    if (StructureAttr split = chooseSplit(kernel, legal, target))
+    if (StructureAttr split = chooseSplit(kernel, legal, target)) {
+      EXPERT_TRACE(kernel, "split-K: " << split);
       return split;
+    }
   if (target && has(Formulation::reduce_two_stage))
-    if (StructureAttr split = chooseColumnSplit(kernel, legal, target))
+    if (StructureAttr split = chooseColumnSplit(kernel, legal, target)) {
+      EXPERT_TRACE(kernel, "column split: " << split);
       return split;
+    }
+  EXPERT_TRACE(kernel, "the first legal structure of " << legal.size());
   return legal.front();
 }
 
 FailureOr<TuningAttr> ExpertAgent::chooseTuning(KernelOp kernel,
                                                 StructureAttr structure,
                                                 TargetAttr target) {
+  EXPERT_TRACE(kernel, "tuning for "
+                           << structure << " ("
+                           << stringifyKernelClass(classifyKernel(kernel))
+                           << ")");
   if (isCooperativeRow(structure))
     return chooseRow(kernel, structure);
   // A split kernel: the partial results' tuning, less the slice loop.
@@ -133,14 +157,17 @@ FailureOr<TuningAttr> ExpertAgent::chooseTuning(KernelOp kernel,
   }
   if (classifyKernel(kernel) == KernelClass::Elementwise) {
     FailureOr<TuningAttr> staged = chooseStagedMap(kernel, structure);
-    if (succeeded(staged))
+    if (succeeded(staged)) {
+      EXPERT_TRACE(kernel, "inputs staged through shared memory");
       return staged;
+    }
     int64_t vector = std::max<int64_t>(1, 128 / widestElementBits(kernel));
     ScopedDiagnosticHandler quiet(kernel.getContext(),
                                   [](Diagnostic &) { return success(); });
     FailureOr<TuningAttr> wide = choose(kernel, structure, target, vector);
     if (succeeded(wide))
       return wide;
+    EXPERT_TRACE(kernel, "no " << vector << "-wide accesses: scalar ones");
   }
   return choose(kernel, structure, target, 1);
 }
