@@ -5,6 +5,8 @@
 #include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Analysis/TuningQueries.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Dialect/Egg/Transforms/Legality.h"
+#include "egg/Target/Limits.h"
 #include "egg/Tools/Registration.h"
 #include "egg/Tune/SearchSpace.h"
 
@@ -77,6 +79,24 @@ protected:
   TargetAttr target;
 };
 } // namespace
+
+// The LLM's prompt states each lowering's rules with the limits its check
+// enforces (one source: egg/Target/Limits.h).
+TEST_F(CriticTest, PromptRulesQuoteTheLimitsTheChecksEnforce) {
+  std::string rules = describeLoweringRules(kernel, kernel.getStructureAttr());
+  EXPECT_NE(rules.find("Rules of the generic lowering"), std::string::npos);
+  EXPECT_NE(rules.find("A matrix product may instead go through shared"),
+            std::string::npos);
+  EXPECT_NE(rules.find("at most " + std::to_string(kMaxThreadsPerBlock - 128) +
+                       " computing threads"),
+            std::string::npos)
+      << rules;
+  auto columns = cast<StructureAttr>(
+      parseAttribute("#egg.structure<reduce_two_stage>", ctx.get()));
+  EXPECT_NE(describeLoweringRules(kernel, columns)
+                .find("at most " + std::to_string(kMaxThreadsPerBlock) + ";"),
+            std::string::npos);
+}
 
 TEST_F(CriticTest, TensorCoreTilesAreJudgedByTheirShareOfTheWarpTile) {
   // The expert's wgmma tiling: 128 accumulators of 255 registers. (The

@@ -119,3 +119,22 @@ mlir::egg::checkCooperativeRow(KernelOp kernel, Formulation formulation,
   }
   return success();
 }
+
+std::string mlir::egg::describeCooperativeRowRules() {
+  return "Rules of the row lowering: `block` has one entry per parallel "
+         "loop of the root op, tiles divide the extents, no thread "
+         "tiles, one-dimensional `threads`; a warp per row: warp tile 1 "
+         "on every row loop and threads = 32 x rows per block, except "
+         "that short rows may share a warp (a warp tile G, a power of two "
+         "of at most 32 rows, then 32 / G lanes per row and threads = 32 "
+         "x rows per block / G); a block "
+         "per row: block tile 1 on every row loop; `vector` divides the "
+         "row and moves 16 bytes at most of the kernel's narrowest "
+         "input or result type. A block per row whose row is read by "
+         "several ops holds each thread's part of it across them; "
+         "`row_shared = K` keeps the last K of those row steps (each "
+         "threads x vector elements) in shared memory instead of "
+         "registers, so that two blocks share an SM where the held row "
+         "takes more than a quarter of the register file (a 128 KB "
+         "group norm row over 1024 threads: 6 of 8 steps).";
+}

@@ -272,3 +272,29 @@ mlir::egg::checkLowerable(KernelOp kernel, StructureAttr structure,
                        << "] threads that the block and thread tiles imply";
   return success();
 }
+
+std::string mlir::egg::describeLoweringRules(KernelOp kernel,
+                                             StructureAttr structure) {
+  if (isCooperativeRow(structure))
+    return describeCooperativeRowRules();
+  if (structure && structure.getFormulation() == Formulation::reduce_two_stage)
+    return describeColumnReductionRules();
+  std::string why, gemm;
+  if (succeeded(analyzeGemmLoops(kernel.getAnchorOp(), why)))
+    gemm = describeSharedGemmRules();
+  if (!gemm.empty())
+    gemm += allowsTf32(kernel)
+                ? " This module allows TF32 (egg.allow_tf32)."
+                : " This module does not allow TF32: f32 products stay "
+                  "off tensor cores.";
+  SmallVector<int64_t> transposed = transposedInputs(kernel);
+  if (!transposed.empty())
+    gemm += describeStagedMapRules(transposed);
+  return "Rules of the generic lowering: `block` and `thread` have one "
+         "entry per parallel loop of the root op, tiles divide the "
+         "extents, at most 3 tiled loops per level, `threads` (x "
+         "innermost) equals the block/thread tile ratios, no warp or "
+         "reduction tiles, `vector` > 1 only for elementwise kernels with "
+         "the innermost thread tile equal to it and 16 bytes at most." +
+         gemm;
+}

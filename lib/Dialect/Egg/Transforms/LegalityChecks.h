@@ -49,6 +49,13 @@ LogicalResult checkSharedGemm(KernelOp kernel, StructureAttr structure,
                               TuningAttr tuning,
                               function_ref<InFlightDiagnostic()> emitError);
 
+/// Each lowering's rules in words (describeLoweringRules), beside its check.
+std::string describeCooperativeRowRules();
+std::string describeColumnReductionRules();
+std::string describeSharedGemmRules();
+/// `transposed`: the inputs a map reads across its results' innermost loop.
+std::string describeStagedMapRules(ArrayRef<int64_t> transposed);
+
 } // namespace mlir::egg
 
 #endif // EGG_DIALECT_EGG_TRANSFORMS_LEGALITYCHECKS_H

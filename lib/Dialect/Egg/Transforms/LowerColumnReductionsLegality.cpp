@@ -80,3 +80,14 @@ mlir::egg::checkColumnReduction(KernelOp kernel, TuningAttr tuning,
   }
   return success();
 }
+
+std::string mlir::egg::describeColumnReductionRules() {
+  return std::string(
+             "Rules of the column reduction: `block` has one entry per "
+             "parallel loop of the root op, 1 on all but the innermost, whose "
+             "tile BN divides its extent; `threads` = [BN / vector, R] (R "
+             "rows in flight), at most ") +
+         std::to_string(kMaxThreadsPerBlock) +
+         "; no thread, warp or reduction "
+         "tiles; `vector` moves 16 bytes at most.";
+}

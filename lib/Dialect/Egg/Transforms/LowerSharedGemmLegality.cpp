@@ -518,3 +518,58 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
                        << " bytes of shared memory; a block may have " << limit;
   return success();
 }
+
+std::string mlir::egg::describeSharedGemmRules() {
+  return std::string(
+             " A matrix product may instead go through shared memory: "
+             "`shared = [0, 1]`, `block` BM/BN on its M/N loops (1 on batch "
+             "loops), `thread` TM/TN (at most 128 accumulators; 8x8 ran "
+             "fastest), `threads` = "
+             "[BN/TN, BM/TM], `reduction` = [BK] (a BK that does not divide "
+             "K needs cp_async or tma, whose copies zero-fill the last "
+             "step), `padding` "
+             "elements per shared row, `vector` elements per copy (every "
+             "thread the same number), `copy` sync or cp_async (4, 8 or 16 "
+             "bytes per copy), `pipeline` stages 2-4 only with cp_async, "
+             "shared memory up to the target's limit; with `thread` tiles "
+             "and `pipeline` >= 2, `fragments_ahead = 1` loads each K step's "
+             "values before the previous step's FMAs, across K tiles (TM x "
+             "TN x BK at most 2048; 1-3% faster on f32 convolutions, 3-5% "
+             "slower on some plain products). With f16 or bf16 inputs "
+             "and an "
+             "f32 result it may run on tensor cores (mma.sync m16n8k16): a "
+             "`warp` tile WM/WN (multiples of 16, at most 128 accumulators "
+             "per thread: WM/16 * WN/8 * 4) instead of `thread`, `threads` = "
+             "[32, BN/WN, BM/WM], BK a multiple of 16, `padding` a multiple "
+             "of 8; tiles "
+             "keep the global layout, so every copy may be a "
+             "16-byte cp_async. On sm_90a, warpgroup MMA (wgmma) instead: "
+             "`threads` = [128, BN/WN, BM/WM] (a warpgroup per `warp` tile), "
+             "WM a multiple of 64, WN a multiple of 8 up to 256 "
+             "(WM/64 * WN/2 accumulators per thread, at most 128), "
+             "`swizzle = xor128` and no padding, `vector` = 16 bytes, the "
+             "tile extent along each operand's contiguous dimension (BK for "
+             "K-contiguous, BM/BN and WM/WN for M/N-contiguous) a multiple "
+             "of 128 bytes (64 16-bit elements). f32 products may take wgmma "
+             "only where the module allows TF32 (`egg.allow_tf32`; the "
+             "checker refuses it otherwise), BK a multiple of 32 and `vector` "
+             "= 4 (tiles stored K-major; an M/N-contiguous operand is copied "
+             "transposed, so cp_async, not tma). With wgmma, `copy = tma` (a "
+             "plain 2-D product, "
+             "`pipeline` 2-8, at most ") +
+         std::to_string(kMaxThreadsPerBlock - 128) +
+         " computing threads) adds a "
+         "producer warpgroup that fills the stages through the Tensor "
+         "Memory Accelerator (a whole long K loop over few output tiles "
+         "runs best at 8 stages in 64x128 tiles of one warpgroup, "
+         "128x64 tiles of two where tiles are partial). A "
+         "conv_implicit_gemm convolution must take "
+         "this path, with M, N and K groups of loops (M: output loops "
+         "only the input reads, N: those only the filter reads, K: the "
+         "reductions): BM is the product of the block tile over the M "
+         "loops, which must cover whole inner loops and part of one "
+         "(e.g. [1, 2, 32] on (n, oh, ow) for 64 positions of a 32-wide "
+         "output), likewise BN, WM/TM and WN/TN within the block tile; "
+         "BK divides the product of the K extents; an input contiguous "
+         "along neither group (NCHW) needs vector 1 and FMA tiles.";
+}

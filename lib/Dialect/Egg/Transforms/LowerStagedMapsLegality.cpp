@@ -133,3 +133,21 @@ mlir::egg::checkStagedMap(KernelOp kernel, TuningAttr tuning,
                        << kStaticSharedMemoryPerBlock;
   return success();
 }
+
+std::string mlir::egg::describeStagedMapRules(ArrayRef<int64_t> transposed) {
+  return " This map reads input(s) [" +
+         llvm::join(
+             llvm::map_range(transposed,
+                             [](int64_t k) { return std::to_string(k); }),
+             ", ") +
+         "] across its results' innermost loop; a kernel of this one op "
+         "may stage them through shared memory instead: `shared` lists "
+         "them, `block` tiles (whole tiles, 1 on other loops), "
+         "one-dimensional `threads` (whole warps, at most " +
+         std::to_string(kMaxThreadsPerBlock) +
+         ", "
+         "dividing each tile's elements), `padding` elements per "
+         "shared row, no thread tiles, vector 1, at most " +
+         std::to_string(kStaticSharedMemoryPerBlock / 1024) +
+         " KB of shared memory.";
+}

@@ -31,6 +31,11 @@ checkLowerable(KernelOp kernel, TuningAttr tuning,
   return checkLowerable(kernel, kernel.getStructureAttr(), tuning, emitError);
 }
 
+/// The rules checkLowerable enforces for `kernel` built as `structure`, in
+/// words, for the LLM agent's prompt: each lowering states them beside its
+/// check, with the same limits (egg/Target/Limits.h).
+std::string describeLoweringRules(KernelOp kernel, StructureAttr structure);
+
 } // namespace mlir::egg
 
 #endif // EGG_DIALECT_EGG_TRANSFORMS_LEGALITY_H
