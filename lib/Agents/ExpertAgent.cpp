@@ -217,6 +217,34 @@ FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel,
     *shortLoop = q;
     llvm::sort(tiled, std::greater<size_t>());
   }
+  // A thread walks its untiled loops serially and keeps its temporaries (a
+  // direct convolution's accumulators) for all of them: where those would
+  // pass the per-thread limit, the longest untiled loop takes the place
+  // of the shortest tiled one other than the innermost (5-D convolutions).
+  int64_t elementBytes = widestElementBits(kernel) / 8;
+  auto untiledBytes = [&]() {
+    int64_t bytes = elementBytes;
+    for (size_t p = 0; p < numParallel; ++p)
+      if (!locked(p) && !llvm::is_contained(tiled, p))
+        bytes = mulSat(bytes, extents[p]);
+    return bytes;
+  };
+  while (tiled.size() > 1 && untiledBytes() > kMaxPrivateBytes) {
+    std::optional<size_t> longest;
+    for (size_t p = 0; p < numParallel; ++p)
+      if (!locked(p) && !llvm::is_contained(tiled, p) &&
+          (!longest || extents[p] > extents[*longest]))
+        longest = p;
+    auto *shortest = std::min_element(
+        std::next(tiled.begin()), tiled.end(),
+        [&](size_t x, size_t y) { return extents[x] < extents[y]; });
+    if (!longest || extents[*longest] <= extents[*shortest])
+      break;
+    EXPERT_TRACE(kernel, "loop " << *longest << " tiled instead of loop "
+                                 << *shortest << ": per-thread temporaries");
+    *shortest = *longest;
+    llvm::sort(tiled, std::greater<size_t>());
+  }
   if (vector > 1 && (tiled.empty() || tiled.front() != numParallel - 1 ||
                      extents.back() % vector != 0))
     return failure();
@@ -321,6 +349,13 @@ FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel,
       break;
     block[most] = largestDivisorAtMost(extents[most], block[most] - 1);
     thread[most] = largestDivisorAtMost(block[most], thread[most]);
+  }
+
+  // A block's z dimension holds fewer threads than its x and y.
+  if (tiled.size() == 3 && threadsAlong(tiled[2]) > kMaxBlockDims[2]) {
+    size_t z = tiled[2];
+    block[z] = largestDivisorAtMost(extents[z], kMaxBlockDims[2] * thread[z]);
+    thread[z] = largestDivisorAtMost(block[z], thread[z]);
   }
 
   SmallVector<int64_t> threads = impliedThreads(*loops, block, thread);

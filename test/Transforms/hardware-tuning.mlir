@@ -335,3 +335,19 @@ func.func @weight_to_fhwc(%w: tensor<128x64x3x3xf16>) -> tensor<128x3x3x64xf16> 
   %r = linalg.transpose ins(%w : tensor<128x64x3x3xf16>) outs(%e : tensor<128x3x3x64xf16>) permutation = [0, 2, 3, 1]
   return %r : tensor<128x3x3x64xf16>
 }
+
+// -----
+
+// A 5-D direct convolution: a grid tiles three loops, and a thread keeps
+// its accumulators for every iteration of the two it walks. Untiled N and
+// C (16 x 256 f32, 16 KB) would pass the per-thread limit (8 KB), so the
+// channel loop is tiled instead of the depth loop (N x D: 1 KB).
+// CHECK-LABEL: func.func @conv3d_direct
+// CHECK: structure = #egg.structure<conv_direct>, tuning = #egg.tuning<threads = [32, 16], block = [0, 1, 0, 16, 32], thread = [0, 1, 0, 1, 1]>
+func.func @conv3d_direct(%x: tensor<16x16x18x34x34xf32>, %w: tensor<256x16x3x3x3xf32>) -> tensor<16x256x16x32x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x256x16x32x32xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x256x16x32x32xf32>) -> tensor<16x256x16x32x32xf32>
+  %r = linalg.conv_3d_ncdhw_fcdhw {dilations = dense<1> : tensor<3xi64>, strides = dense<1> : tensor<3xi64>} ins(%x, %w : tensor<16x16x18x34x34xf32>, tensor<256x16x3x3x3xf32>) outs(%f : tensor<16x256x16x32x32xf32>) -> tensor<16x256x16x32x32xf32>
+  return %r : tensor<16x256x16x32x32xf32>
+}

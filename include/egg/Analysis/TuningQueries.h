@@ -54,6 +54,11 @@ GemmRegisterBudget gemmRegisterBudget(int64_t computing, bool producer);
 /// tile, or its share of its warp's (mma.sync) or warpgroup's (wgmma) tile.
 int64_t gemmAccumulatorsPerThread(TuningAttr tuning);
 
+/// Largest per-thread temporary a kernel keeps on the stack
+/// (egg-map-to-gpu's default `max-private-bytes`): a thread of the generic
+/// lowering keeps its temporaries for every iteration of its untiled loops.
+inline constexpr int64_t kMaxPrivateBytes = 8192;
+
 /// Alignment of the shared tiles that wgmma reads with the 128-byte
 /// swizzle: the swizzle pattern repeats every 8 rows of 128 bytes.
 inline constexpr int64_t kWgmmaSwizzleAtom = 1024;

@@ -3,6 +3,7 @@
 #ifndef EGG_DIALECT_EGG_TRANSFORMS_PASSES_H
 #define EGG_DIALECT_EGG_TRANSFORMS_PASSES_H
 
+#include "egg/Analysis/TuningQueries.h"
 #include "egg/Dialect/Egg/IR/EggDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"

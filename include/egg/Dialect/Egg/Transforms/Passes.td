@@ -122,7 +122,7 @@ def EggMapToGPU : Pass<"egg-map-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"maxPrivateBytes", "max-private-bytes", "int64_t",
-           /*default=*/"8192",
+           /*default=*/"::mlir::egg::kMaxPrivateBytes",
            "Largest per-thread temporary a kernel may keep on the stack">
   ];
   let dependentDialects = [
