@@ -170,3 +170,13 @@ def test_cli_reports_every_problem_asked_for(tmp_path, stand_in, capsys):
     text = (out / "kernelbench.md").read_text()
     assert "python -m egg.bench" in text and "## level9" in text
     assert len(paths) == 2
+
+
+def test_compile_error_reason_is_the_first_error_line():
+    from egg.bench.worker import first_error
+    diagnostics = ("x.mlir:9:9: error: a kernel needs a per-thread buffer\n"
+                   "x.mlir:9:9: note: see current operation:\n"
+                   "%0 = \"linalg.fill\"(%c) : (f32) -> tensor<4xf32>\n")
+    assert first_error(diagnostics) == ("x.mlir:9:9: error: a kernel needs a "
+                                        "per-thread buffer")
+    assert first_error("egg-opt crashed") == "egg-opt crashed"

@@ -52,6 +52,16 @@ class CudaFault(RuntimeError):
     run in this process."""
 
 
+def first_error(diagnostics):
+    """The first `error:` line of the tools' diagnostics (what went wrong,
+    where), not their tail, which is often a dump of the failing IR; the
+    whole text when no line says `error:`."""
+    for line in diagnostics.splitlines():
+        if "error:" in line:
+            return line.strip()
+    return diagnostics.strip()
+
+
 def level_of(path):
     return Path(path).resolve().parent.name
 
@@ -185,7 +195,7 @@ def import_and_compile(model, inputs, opts, row, work):
     try:
         manifest, _ = compile_mlir(source, work, chip=opts.chip, timeout=opts.tool_timeout_s)
     except CompileError as e:
-        row.update(status="compile-error", reason=str(e)[-400:])
+        row.update(status="compile-error", reason=first_error(str(e))[:400])
         return None
     except subprocess.TimeoutExpired:
         row.update(status="timeout", reason=f"egg-opt ran past {opts.tool_timeout_s:g} s")
