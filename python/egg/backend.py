@@ -14,7 +14,7 @@ import torch
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupport
 
-from .frontend import UnsupportedOp, check_node
+from .frontend import UnsupportedOp, check_node, decompose
 from .runtime import compile as egg_compile
 from .tools import CompileError
 
@@ -44,7 +44,7 @@ def split(model, example_inputs):
     split GraphModule (same inputs and outputs as `model`) and the names of
     its EGG submodules; everything else in it runs in PyTorch."""
     with torch.no_grad():
-        ep = torch.export.export(model, tuple(example_inputs)).run_decompositions()
+        ep = decompose(torch.export.export(model, tuple(example_inputs)))
     gm = ep.module()
     support = EggSupport()
     # Single nodes are allowed (one softmax between two PyTorch ops is worth

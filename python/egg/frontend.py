@@ -68,6 +68,9 @@ class ImportedModule:
     result_count: int
     num_lifted: int = 0  # leading arguments that are parameters/buffers/constants
     result_shapes: list = None  # PyTorch's shapes of the results (a 0-d one is 1 element)
+    # User inputs that are numbers (position among the user inputs: value):
+    # compiled in as constants, so a call must pass the same values.
+    constant_inputs: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -88,6 +91,24 @@ def tensor_type(shape, dtype):
 def affine_map(rank, exprs):
     dims = ", ".join(f"d{i}" for i in range(rank))
     return f"affine_map<({dims}) -> ({', '.join(exprs)})>"
+
+
+class Pieces:
+    """The results of an op that returns several tensors (split, unbind),
+    each translated when a graph node first reads it: an unread piece
+    costs no kernel."""
+
+    def __init__(self, builders):
+        self.builders = builders
+        self.built = {}
+
+    def __getitem__(self, i):
+        if i not in self.built:
+            self.built[i] = self.builders[i]()
+        return self.built[i]
+
+    def __len__(self):
+        return len(self.builders)
 
 
 class Emitter:
@@ -120,24 +141,16 @@ class Emitter:
     def zero_pad(self, source, shape, dtype, pads, value=0.0):
         """tensor.pad of `source` with zeros (or `value`), pads[d] elements on
         both sides of dimension d; returns the padded tensor's name and shape."""
-        padded = tuple(n + 2 * p for n, p in zip(shape, pads))
-        zero, name = self.fresh("c"), self.fresh("p")
-        amounts = ", ".join(str(p) for p in pads)
-        indices = ", ".join(f"%i{d}: index" for d in range(len(shape)))
-        self.emit(f"{zero} = arith.constant {float_literal(value, dtype)} : {dtype}")
-        self.emit(f"{name} = tensor.pad {source} low[{amounts}] high[{amounts}] {{")
-        self.emit(f"^bb0({indices}):")
-        self.emit(f"  tensor.yield {zero} : {dtype}")
-        self.emit(f"}} : {tensor_type(shape, dtype)} to {tensor_type(padded, dtype)}")
-        return name, padded
+        return self.pad_sides(source, shape, dtype, pads, pads, value)
 
-    def pad_sides(self, source, shape, dtype, low, high):
-        """tensor.pad of `source` with zeros, low[d] / high[d] elements
-        before / after dim d; returns the padded tensor's name and shape."""
+    def pad_sides(self, source, shape, dtype, low, high, value=0.0):
+        """tensor.pad of `source` with zeros (or `value`), low[d] / high[d]
+        elements before / after dim d; returns the padded tensor's name and
+        shape."""
         padded = tuple(n + a + b for n, a, b in zip(shape, low, high))
         zero, name = self.fresh("c"), self.fresh("p")
         indices = ", ".join(f"%i{d}: index" for d in range(len(shape)))
-        self.emit(f"{zero} = arith.constant {float_literal(0.0, dtype)} : {dtype}")
+        self.emit(f"{zero} = arith.constant {float_literal(value, dtype)} : {dtype}")
         self.emit(f"{name} = tensor.pad {source} low[{', '.join(map(str, low))}] "
                   f"high[{', '.join(map(str, high))}] {{")
         self.emit(f"^bb0({indices}):")
@@ -198,6 +211,17 @@ def float_literal(value, dtype):
     return text
 
 
+def block_diagonal(t, groups):
+    """A grouped transposed convolution's weight [C, F/G, K..] as the dense
+    [C, F, K..] one: group g's input channels feed only its F/G outputs."""
+    c, f = t.shape[0], t.shape[1]
+    out = t.new_zeros((c, f * groups) + tuple(t.shape[2:]))
+    for g in range(groups):
+        rows = slice(g * c // groups, (g + 1) * c // groups)
+        out[rows, g * f:(g + 1) * f] = t[rows]
+    return out
+
+
 def broadcast_shape(shapes):
     rank = max(len(s) for s in shapes)
     out = []
@@ -219,6 +243,7 @@ class Importer:
         # from them: (placeholder name, argument name, Value, transform).
         self.parameters = set(parameters)
         self.prepared = []
+        self.constants = {}  # Number arguments, by placeholder: their traced values.
 
     def prepared_parameter(self, node, suffix, shape, transform):
         """A parameter laid out anew once, when the module is compiled (as
@@ -600,6 +625,28 @@ class Importer:
                 shape = tuple(1 if i == dim else v.shape[i] for i in range(len(v.shape)))
                 r = Value(r.name, r.phys_shape, shape, r.dtype, [kept[p] for p in r.phys])
             return (r, None)
+        # -- data movement --
+        if t == aten.slice.Tensor:
+            return self.slice(node, A(0), *(list(args[1:]) + [None] * 4)[:4])
+        if t == aten.select.int:
+            return self.select(A(0), args[1], args[2])
+        if t in (aten.split_with_sizes.default, aten.split.Tensor):
+            return self.split(node, A(0), args[1], args[2] if len(args) > 2 else
+                              node.kwargs.get("dim", 0))
+        if t == aten.unbind.int:
+            v, dim = A(0), (args[1] if len(args) > 1 else 0)
+            return Pieces([lambda i=i: self.select(v, dim, i)
+                           for i in range(v.shape[dim % len(v.shape)])])
+        if t == aten.flip.default:
+            return self.flip(A(0), args[1])
+        if t == aten.cat.default:
+            return self.concatenate(node, [self.arg(a) for a in args[0]],
+                                    args[1] if len(args) > 1 else node.kwargs.get("dim", 0))
+        if t == aten.unfold.default:
+            return self.unfold(A(0), args[1], args[2], args[3])
+        if t in (aten.triu.default, aten.tril.default):
+            return self.triangle(node, A(0), args[1] if len(args) > 1 else
+                                 node.kwargs.get("diagonal", 0), upper=t == aten.triu.default)
         if t == aten.linalg_vector_norm.default:
             return self.vector_norm(node, A(0), args)
         if t in (aten.max_pool3d_with_indices.default, aten.avg_pool3d.default):
@@ -694,6 +741,149 @@ class Importer:
         name = self.e.generic(rank, ["parallel"] * rank, [(v, list(range(rank)))], v.shape,
                               v.dtype, affine_map(rank, [f"d{i}" for i in range(rank)]), body)
         return self.plain(name, v.shape, v.dtype)
+
+    # -- data movement ---------------------------------------------------------
+
+    def gather(self, v, out_shape, reads):
+        """A copy of `v` into a tensor of `out_shape`: element `d` reads v at
+        reads[l] (an affine expression in d0..) for each logical dim l. A
+        plain `dk` read of a dim whose extent differs from out_shape[k] reads
+        `dk + w` with a window loop w of extent 1 (a window operand gives it
+        that extent): linalg takes a plain dim's extent from every operand it
+        indexes."""
+        v = self.materialize(v)
+        rank = len(out_shape)
+        reads, windows = list(reads), 0
+        for l, expr in enumerate(reads):
+            m = re.fullmatch(r"d(\d+)", expr)
+            if m and v.shape[l] != out_shape[int(m.group(1))]:
+                reads[l] = f"{expr} + d{rank + windows}"
+                windows += 1
+        dims = ", ".join(f"d{i}" for i in range(rank + windows))
+        maps = [f"affine_map<({dims}) -> ({', '.join(reads) or '0'})>"]
+        ins, types = [v.name], [tensor_type(v.shape, v.dtype)]
+        if windows:
+            window = self.e.empty((1,) * windows, v.dtype)
+            maps.append(f"affine_map<({dims}) -> "
+                        f"({', '.join(f'd{rank + j}' for j in range(windows))})>")
+            ins.append(window)
+            types.append(tensor_type((1,) * windows, v.dtype))
+        maps.append(f"affine_map<({dims}) -> ({', '.join(f'd{i}' for i in range(rank))})>")
+        init = self.e.empty(out_shape, v.dtype)
+        iters = ", ".join(['"parallel"'] * rank + ['"reduction"'] * windows)
+        name, ot = self.e.fresh("gt"), tensor_type(out_shape, v.dtype)
+        args = ", ".join(f"%b{i}: {v.dtype}" for i in range(len(ins) + 1))
+        self.e.emit(f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
+                    f"iterator_types = [{iters}]}} ins({', '.join(ins)} : {', '.join(types)}) "
+                    f"outs({init} : {ot}) {{")
+        self.e.emit(f"^bb0({args}):")
+        self.e.emit(f"  linalg.yield %b0 : {v.dtype}")
+        self.e.emit(f"}} -> {ot}")
+        return self.plain(name, out_shape, v.dtype)
+
+    def slice(self, node, v, dim, start, end, step):
+        """v[..., start:end:step, ...] along `dim`; the whole dim is v itself."""
+        rank = len(v.shape)
+        dim = (dim or 0) % rank
+        n, step = v.shape[dim], step or 1
+        start, end = slice(start, end).indices(n)[:2]
+        if step < 1:
+            raise refuse(node, f"slice with step {step}")
+        if start == 0 and end >= n and step == 1:
+            return v
+        count = max(0, -(-(end - start) // step))
+        out_shape = v.shape[:dim] + (count,) + v.shape[dim + 1:]
+        read = f"d{dim}" + (f" * {step}" if step != 1 else "") + (f" + {start}" if start else "")
+        return self.gather(v, out_shape, [read if l == dim else f"d{l}" for l in range(rank)])
+
+    def select(self, v, dim, index):
+        """v[..., index, ...] along `dim` (the dim dropped)."""
+        rank = len(v.shape)
+        dim = dim % rank
+        index = index % v.shape[dim]
+        out_shape = v.shape[:dim] + v.shape[dim + 1:]
+        reads = [str(index) if l == dim else f"d{l - (l > dim)}" for l in range(rank)]
+        return self.gather(v, out_shape, reads)
+
+    def split(self, node, v, sizes, dim):
+        """The pieces of v along `dim`: given sizes, or equal pieces of one
+        size (the last may be shorter). Each is built when it is read."""
+        dim = dim % len(v.shape)
+        n = v.shape[dim]
+        if isinstance(sizes, int):
+            sizes = [min(sizes, n - i) for i in range(0, n, sizes)]
+        starts = [sum(sizes[:i]) for i in range(len(sizes))]
+        return Pieces([lambda a=a, b=b: self.slice(node, v, dim, a, a + b, 1)
+                       for a, b in zip(starts, sizes)])
+
+    def flip(self, v, dims):
+        """v reversed along `dims`."""
+        rank = len(v.shape)
+        flipped = {d % rank for d in dims}
+        reads = [f"{v.shape[l] - 1} - d{l}" if l in flipped and v.shape[l] > 1 else f"d{l}"
+                 for l in range(rank)]
+        return self.gather(v, v.shape, reads)
+
+    def unfold(self, v, dim, size, step):
+        """Tensor.unfold: the windows of `size` every `step` along `dim`, the
+        window dim last."""
+        rank = len(v.shape)
+        dim = dim % rank
+        count = (v.shape[dim] - size) // step + 1
+        out_shape = v.shape[:dim] + (count,) + v.shape[dim + 1:] + (size,)
+        read = f"d{dim} * {step} + d{rank}" if step != 1 else f"d{dim} + d{rank}"
+        return self.gather(v, out_shape, [read if l == dim else f"d{l}" for l in range(rank)])
+
+    def concatenate(self, node, values, dim):
+        """cat along `dim`: each operand padded with zeros to the result's
+        extent at its offset, and the padded operands summed (each element
+        has exactly one nonzero term, so the sum is exact)."""
+        if any(not isinstance(v, Value) for v in values):
+            raise refuse(node, "concatenation of boolean tensors or numbers")
+        if len({v.dtype for v in values}) != 1:
+            raise refuse(node, "concatenation of mixed element types")
+        out_shape = self.shape_of(node)
+        dim = dim % len(out_shape)
+        values = [v for v in values if len(v.shape) == len(out_shape) and v.shape[dim]]
+        if len(values) == 1:
+            return values[0]
+        padded, offset = [], 0
+        for v in values:
+            v = self.materialize(v)
+            low = [offset if d == dim else 0 for d in range(len(out_shape))]
+            high = [out_shape[d] - offset - v.shape[d] if d == dim else 0
+                    for d in range(len(out_shape))]
+            name, shape = self.e.pad_sides(v.name, v.shape, v.dtype, low, high)
+            padded.append(self.plain(name, shape, v.dtype))
+            offset += v.shape[dim]
+
+        def total(n, dt):
+            lines, cur = [], n[0]
+            for x in n[1:]:
+                r = self.e.fresh("t")
+                lines.append(f"{r} = arith.addf {cur}, {x} : {dt}")
+                cur = r
+            return lines, cur
+        return self.elementwise(node, padded, total)
+
+    def triangle(self, node, v, diagonal, upper):
+        """triu (upper) or tril of the last two dims: elements with
+        column - row >= diagonal (triu) or <= diagonal (tril) kept, the
+        others zero, the positions from linalg.index."""
+        rank = len(v.shape)
+        if rank < 2:
+            raise refuse(node, "triu/tril of fewer than two dims")
+
+        def body(n, dt):
+            i, j, d, k, c, z, r = (self.e.fresh("t") for _ in range(7))
+            return [f"{i} = linalg.index {rank - 2} : index",
+                    f"{j} = linalg.index {rank - 1} : index",
+                    f"{d} = arith.subi {j}, {i} : index",
+                    f"{k} = arith.constant {int(diagonal)} : index",
+                    f"{c} = arith.cmpi {'sge' if upper else 'sle'}, {d}, {k} : index",
+                    f"{z} = arith.constant 0.0 : {dt}",
+                    f"{r} = arith.select {c}, {n[0]}, {z} : {dt}"], r
+        return self.elementwise(node, [v], body)
 
     def reshape(self, node, v, shape):
         if math.prod(shape) != math.prod(v.shape):
@@ -831,7 +1021,6 @@ class Importer:
         if any(padding):
             name, padded = self.e.zero_pad(x.name, x.shape, "f32", (0, 0) + tuple(padding))
             x = self.plain(name, padded, "f32")
-        init = self.e.filled(out_shape, "f32", 0.0)
         name = self.e.fresh("cv")
         ot = tensor_type(out_shape, "f32")
         vec = lambda v: f"dense<[{', '.join(str(i) for i in v)}]> : tensor<{spatial}xi64>"  # noqa: E731
@@ -839,14 +1028,27 @@ class Importer:
         ins = f"{tensor_type(x.shape, 'f32')}, {tensor_type(w.shape, 'f32')}"
         if groups == 1:
             op = {2: "conv_2d_nchw_fchw", 3: "conv_3d_ncdhw_fcdhw"}[spatial]
+            init = self.e.filled(out_shape, "f32", 0.0)
             self.e.emit(f"{name} = linalg.{op} {attrs} ins({x.name}, {w.name} : {ins}) "
                         f"outs({init} : {ot}) -> {ot}")
         elif spatial == 2 and groups == x.shape[1] and w.shape[0] == groups and w.shape[1] == 1:
+            init = self.e.filled(out_shape, "f32", 0.0)
             wv = self.materialize(Value(w.name, w.phys_shape, (w.shape[0], w.shape[2], w.shape[3]),
                                         "f32", [0, None, 1, 2]))
             self.e.emit(f"{name} = linalg.depthwise_conv_2d_nchw_chw {attrs} ins({x.name}, {wv.name} : "
                         f"{tensor_type(x.shape, 'f32')}, {tensor_type(wv.shape, 'f32')}) "
                         f"outs({init} : {ot}) -> {ot}")
+        elif spatial == 2:
+            # [N, G, C/G, H, W] by [G, F/G, C/G, KH, KW]: expand_shape views.
+            xg = self.split_dim(x, 1, groups)
+            wg = self.split_dim(w, 0, groups)
+            gshape = (out_shape[0], groups, out_shape[1] // groups) + tuple(out_shape[2:])
+            init = self.e.filled(gshape, "f32", 0.0)
+            gt = tensor_type(gshape, "f32")
+            self.e.emit(f"{name} = linalg.conv_2d_ngchw_gfchw {attrs} ins({xg.name}, {wg.name} : "
+                        f"{tensor_type(xg.shape, 'f32')}, {tensor_type(wg.shape, 'f32')}) "
+                        f"outs({init} : {gt}) -> {gt}")
+            name = self.merge_dims(self.plain(name, gshape, "f32"), 1).name
         else:
             raise refuse(node, f"grouped {spatial}-D convolution (groups={groups})")
         out = self.plain(name, out_shape, "f32")
@@ -865,6 +1067,29 @@ class Importer:
         name = self.e.generic(rank, ["parallel"] * rank, [(out, list(range(rank))), (b, [1])],
                               out.shape, "f32", affine_map(rank, [f"d{i}" for i in range(rank)]), add)
         return self.plain(name, out.shape, "f32")
+
+    def split_dim(self, v, at, parts):
+        """The plain tensor v with dim `at` split into (parts, rest)
+        (tensor.expand_shape: no copy)."""
+        shape = v.shape[:at] + (parts, v.shape[at] // parts) + v.shape[at + 1:]
+        groups = [[i] if i < at else [at, at + 1] if i == at else [i + 1]
+                  for i in range(len(v.shape))]
+        name = self.e.fresh("r")
+        self.e.emit(f"{name} = tensor.expand_shape {v.name} {groups} output_shape "
+                    f"[{', '.join(str(s) for s in shape)}] : {tensor_type(v.shape, v.dtype)} into "
+                    f"{tensor_type(shape, v.dtype)}")
+        return self.plain(name, shape, v.dtype)
+
+    def merge_dims(self, v, at):
+        """The plain tensor v with dims `at` and `at + 1` merged
+        (tensor.collapse_shape: no copy)."""
+        shape = v.shape[:at] + (v.shape[at] * v.shape[at + 1],) + v.shape[at + 2:]
+        groups = [[i] if i < at else [at, at + 1] if i == at else [i + 1]
+                  for i in range(len(shape))]
+        name = self.e.fresh("r")
+        self.e.emit(f"{name} = tensor.collapse_shape {v.name} {groups} : "
+                    f"{tensor_type(v.shape, v.dtype)} into {tensor_type(shape, v.dtype)}")
+        return self.plain(name, shape, v.dtype)
 
     def unit_dim(self, v, at):
         """A plain tensor with a size-1 dim inserted before dim `at`
@@ -907,12 +1132,17 @@ class Importer:
         input, padded by d*(k-1)-p on each side, with the weight's channels
         swapped and its taps reversed: one formulation, with no zeros
         inserted."""
+        densify = lambda t: t  # noqa: E731
         if groups != 1:
-            raise refuse(node, f"transposed convolution with groups {groups} (groups 1 is "
-                               "implemented)")
+            # Groups as one convolution whose prepared weight is block
+            # diagonal: correct, at `groups` times the products.
+            densify = lambda t, g=groups: block_diagonal(t, g)  # noqa: E731
+            w = Value(w.name, w.phys_shape, (w.shape[0], w.shape[1] * groups) + w.shape[2:],
+                      w.dtype, w.phys)
         if any(s != 1 for s in stride):
             return self.strided_transposed_convolution(node, x, w, bias, stride, padding,
-                                                       dilation, output_padding, out_shape)
+                                                       dilation, output_padding, out_shape,
+                                                       densify)
         kernel = w.shape[2:]
         pads = [d * (k - 1) - p for d, k, p in zip(dilation, kernel, padding)]
         if any(p < 0 for p in pads):
@@ -922,7 +1152,8 @@ class Importer:
         # parameter once: a reversed index map in a kernel is not tileable.
         flipped = self.prepared_parameter(
             node.args[1], "flipped", (w.shape[1], w.shape[0]) + tuple(kernel),
-            lambda t, n=spatial: t.transpose(0, 1).flip(list(range(2, 2 + n))).contiguous())
+            lambda t, n=spatial: densify(t).transpose(0, 1).flip(list(range(2, 2 + n)))
+            .contiguous())
         if flipped is None:
             raise refuse(node, "transposed convolution of a weight that is not a parameter")
         x = self.materialize(x)
@@ -936,7 +1167,7 @@ class Importer:
                                      tuple(dilation), 1, out_shape)
 
     def strided_transposed_convolution(self, node, x, w, bias, stride, padding, dilation,
-                                       output_padding, out_shape):
+                                       output_padding, out_shape, densify):
         """A transposed convolution of stride s as one stride-1 convolution
         with s^d times the output channels: output position q*s + r (phase
         r) takes the taps k with (r + p - k*d) divisible by s, reading input
@@ -969,6 +1200,7 @@ class Importer:
 
         def phase_weight(t, taps=taps, extent=extent, stride=stride):
             import itertools
+            t = densify(t)
             out = t.new_zeros((phases * t.shape[1], t.shape[0]) + tuple(extent))
             for combo in itertools.product(*taps):
                 r = 0
@@ -1293,16 +1525,22 @@ class Importer:
             divisor = args[6] if len(args) > 6 else None
         expand = lambda v: v * spatial if len(v) == 1 else v  # noqa: E731
         kernel, stride, padding, dilation = map(expand, (kernel, stride, padding, dilation))
-        if len(x.shape) != 2 + spatial or ceil_mode or (not include_pad and any(padding)):
-            raise refuse(node, f"only {2 + spatial}-D {spatial}-D pooling without ceil_mode "
-                               "(and, for averages, with the padding counted)")
-        dt = x.dtype
-        if any(padding):
-            name, padded = self.e.zero_pad(x.name, x.shape, dt, (0, 0) + tuple(padding),
-                                           -math.inf if kind == "max" else 0.0)
-            x = self.plain(name, padded, dt)
         val = node.meta["val"]  # max_pool*_with_indices: (values, indices)
         out_shape = tuple(int(d) for d in (val[0] if kind == "max" else val).shape)
+        # ceil_mode's last window may run past the padded input: it reads
+        # -inf there (max); for an average the divisor would change.
+        over = [max(0, (o - 1) * s + d * (k - 1) + 1 - (n + 2 * p)) for o, s, d, k, n, p in
+                zip(out_shape[2:], stride, dilation, kernel, x.shape[2:], padding)]
+        if len(x.shape) != 2 + spatial or (kind != "max" and any(over)) or \
+                (not include_pad and any(padding)):
+            raise refuse(node, f"only {2 + spatial}-D {spatial}-D pooling (averages without "
+                               "ceil_mode and with the padding counted)")
+        dt = x.dtype
+        if any(padding) or any(over):
+            name, padded = self.e.pad_sides(x.name, x.shape, dt, [0, 0] + list(padding),
+                                            [0, 0] + [p + e for p, e in zip(padding, over)],
+                                            -math.inf if kind == "max" else 0.0)
+            x = self.plain(name, padded, dt)
         acc = dt if kind == "max" or dt == "f32" else "f32"
         return x, kernel, stride, dilation, divisor, out_shape, acc
 
@@ -1416,6 +1654,12 @@ class Importer:
         its results, of the graph's outputs; only `needed` nodes are
         translated (default: all)."""
         for node in placeholders:
+            if isinstance(node.meta.get("val"), (bool, int, float)):
+                # A number argument: torch.export traced the model with its
+                # value, so it is a constant of this function.
+                self.values[node.name] = node.meta["val"]
+                self.constants[node.name] = node.meta["val"]
+                continue
             dtype, shape = self.dtype_of(node), self.shape_of(node)
             self.values[node.name] = self.plain(f"%{sanitize(node.name)}", shape, dtype)
         results = None
@@ -1440,8 +1684,8 @@ class Importer:
         # dropped), the prepared parameters, then the user inputs.
         body = "\n".join(self.e.lines + [rets])
         used = lambda v: re.search(re.escape(v.name) + r"\b", body) is not None  # noqa: E731
-        self.arguments = [n.name for n in placeholders
-                          if n.name not in self.parameters or used(self.values[n.name])]
+        self.arguments = [n.name for n in placeholders if n.name not in self.constants and
+                          (n.name not in self.parameters or used(self.values[n.name]))]
         params = [a for a in self.arguments if a in self.parameters]
         self.arguments = params + [p[1].name for p in self.prepared] + \
             [a for a in self.arguments if a not in self.parameters]
@@ -1492,6 +1736,20 @@ def refuse_before_decomposing(graph):
             raise refuse(node, "recurrent layers are not imported yet")
 
 
+# Ops the importer takes whole, kept out of core-ATen decomposition: triu and
+# tril decompose into int64 arange masks the kernels do not hold.
+KEPT_WHOLE = ("triu", "tril")
+
+
+def decompose(ep):
+    """`ep` decomposed to core ATen, the ops of KEPT_WHOLE left as they are."""
+    import torch
+    table = torch.export.default_decompositions()
+    for name in KEPT_WHOLE:
+        table.pop(getattr(torch.ops.aten, name).default, None)
+    return ep.run_decompositions(table)
+
+
 def needed_nodes(graph, outputs):
     """Names of the nodes that the named output nodes depend on."""
     by_name = {n.name: n for n in graph.nodes}
@@ -1519,7 +1777,7 @@ def import_module(model, example_inputs, name="forward"):
     with torch.no_grad():
         ep = torch.export.export(model, tuple(example_inputs))
         refuse_before_decomposing(ep.graph)
-        ep = ep.run_decompositions()
+        ep = decompose(ep)
     # Argument tensors in placeholder order: lifted parameters, buffers and
     # constants first, then the user inputs. Lifted ones nothing reads (a
     # batch norm's int64 num_batches_tracked) are left out.
@@ -1542,7 +1800,10 @@ def import_module(model, example_inputs, name="forward"):
     text, count = importer.run(ep.graph, placeholders, user_outputs, needed)
     # Argument values in the function's order: parameters, prepared
     # parameters, user inputs (as given).
-    user = dict(zip([p.name for p in placeholders if p.name not in lifted], example_inputs))
+    user_names = [p.name for p in placeholders if p.name not in lifted]
+    user = dict(zip(user_names, example_inputs))
+    constant_inputs = {i: importer.constants[n] for i, n in enumerate(user_names)
+                       if n in importer.constants}
     prepared = {value.name: (source, transform) for source, value, transform in importer.prepared}
     arg_values, arg_names = [], []
     for a in importer.arguments:
@@ -1559,7 +1820,7 @@ def import_module(model, example_inputs, name="forward"):
             arg_values.append(user[a])
     lifted_count = sum(1 for a in importer.arguments if a in lifted or a in prepared)
     return ImportedModule(text, name, arg_names, arg_values, count, lifted_count,
-                          importer.result_shapes)
+                          importer.result_shapes, constant_inputs)
 
 
 def to_mlir(model, example_inputs, name="forward"):

@@ -70,7 +70,8 @@ def reference_check(imported, model, inputs, workdir):
     import torch
     results = reference_run(imported, imported.arg_values, workdir)
     with torch.no_grad():
-        expected = copy.deepcopy(model).double()(*[x.double() for x in inputs])
+        expected = copy.deepcopy(model).double()(
+            *[x.double() if isinstance(x, torch.Tensor) else x for x in inputs])
     if isinstance(expected, torch.Tensor):
         expected = [expected]
     if len(results) != len(expected):

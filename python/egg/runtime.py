@@ -81,6 +81,7 @@ class CompiledModule:
                     self.functions[key] = f
         self.launches = [self._prepare(step) for step in self.function["steps"]]
         self.result_shapes = getattr(imported, "result_shapes", None)
+        self.constant_inputs = getattr(imported, "constant_inputs", None) or {}
         # Lifted parameters and buffers: on the GPU once.
         self.bound = [x.detach().to(device).contiguous()
                       for x in imported.arg_values[:imported.num_lifted]]
@@ -119,6 +120,16 @@ class CompiledModule:
                       "copying a tensor map")
         return device.data_ptr()
 
+    def _tensor_inputs(self, user_inputs):
+        """The user inputs less the numbers compiled in as constants, which
+        must have the values the module was compiled with."""
+        for i, value in self.constant_inputs.items():
+            if i >= len(user_inputs) or user_inputs[i] != value:
+                got = user_inputs[i] if i < len(user_inputs) else "nothing"
+                raise TypeError(f"input {i}: compiled for the number {value!r}, got {got!r} "
+                                "(compile again for another value)")
+        return [x for i, x in enumerate(user_inputs) if i not in self.constant_inputs]
+
     def _tensor(self, b):
         dtype = getattr(self.torch, _TORCH_DTYPES[b["element_type"]])
         return self.torch.empty(b["shape"], dtype=dtype, device="cuda")
@@ -156,6 +167,7 @@ class CompiledModule:
 
     def __call__(self, *user_inputs):
         torch = self.torch
+        user_inputs = self._tensor_inputs(user_inputs)
         args = self.bound + [x.to("cuda").contiguous() for x in user_inputs]
         if len(args) != len(self.inputs):
             raise TypeError(f"expected {len(self.inputs) - len(self.bound)} inputs, got {len(user_inputs)}")

@@ -73,13 +73,36 @@ CASES = {
     "group_norm": (torch.nn.GroupNorm(2, 4), [(2, 4, 5, 6)]),
     "group_norm_3d": (torch.nn.GroupNorm(4, 8), [(2, 8, 3, 4, 5)]),
     "layer_norm_two_dims": (torch.nn.LayerNorm((5, 6)), [(3, 4, 5, 6)]),
+    # Data movement: copies whose index maps read the source.
+    "slice_strided": (Fn(lambda x: x[:, 3:17:2] * 2), [(4, 20)]),
+    "slice_head": (Fn(lambda x: x[:, :5] + 1), [(4, 20)]),
+    "narrow": (Fn(lambda x: x.narrow(1, 0, 19).exp()), [(4, 20)]),
+    "select": (Fn(lambda x: x[2] + x[:, 1, :].sum()), [(4, 5, 6)]),
+    "split_equal": (Fn(lambda x: x.split(3, dim=1)[1] * x.split(3, dim=1)[2]), [(4, 9)]),
+    "split_sizes": (Fn(lambda x: x.split([2, 5], dim=1)[1].tanh()), [(4, 7)]),
+    "unbind": (Fn(lambda x: x.unbind(1)[2] - x.unbind(1)[0]), [(4, 3, 5)]),
+    "flip": (Fn(lambda x: x.flip(1) - x), [(4, 7, 3)]),
+    "flip_two_dims": (Fn(lambda x: x.flip([0, 1])), [(4, 7)]),
+    "cat": (Fn(lambda x, y: torch.cat([x, y.relu(), x], 1)), [(4, 3, 5), (4, 2, 5)]),
+    "cat_last_dim": (Fn(lambda x, y: torch.cat([x, y], -1) * 3), [(4, 5), (4, 2)]),
+    "unfold_patches": (Fn(lambda x: x.unfold(2, 2, 2).unfold(3, 2, 2).reshape(2, -1, 12)),
+                       [(2, 3, 4, 4)]),
+    "unfold_overlapping": (Fn(lambda x: x.unfold(1, 3, 1).sum(-1)), [(4, 9)]),
+    "triu_of_matmul": (Fn(lambda a, b: torch.triu(a @ b)), [(8, 8), (8, 8)]),
+    "tril_below_diagonal": (Fn(lambda a: torch.tril(a, diagonal=-1)), [(3, 6, 6)]),
+    "number_argument": (Fn(lambda a, s: a * s + s), [(4, 4), 3.14]),
+    "max_pool2d_ceil_mode": (torch.nn.MaxPool2d(3, 2, ceil_mode=True), [(2, 3, 8, 8)]),
+    "grouped_conv2d": (torch.nn.Conv2d(6, 9, 3, padding=1, groups=3), [(2, 6, 7, 7)]),
+    "grouped_conv_transpose2d_stride2": (torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1,
+                                                                  groups=2), [(2, 4, 5, 5)]),
+    "grouped_conv_transpose3d": (torch.nn.ConvTranspose3d(4, 6, 3, groups=2), [(1, 4, 3, 4, 3)]),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_family_imports_compiles_and_matches(name, tmp_path):
     model, shapes = CASES[name]
-    inputs = [torch.randn(*s) for s in shapes]
+    inputs = [torch.randn(*s) if isinstance(s, tuple) else s for s in shapes]
     imported = import_module(copy.deepcopy(model), inputs)
     # f32 constants (selu's alpha) round in the import: 1e-7, not 1e-16.
     assert reference_check(imported, copy.deepcopy(model), inputs, tmp_path / "ref") < 1e-6
@@ -94,16 +117,30 @@ def test_zero_dim_results_keep_pytorchs_shape():
     assert "-> (tensor<1xf32>)" in imported.mlir
 
 
-@pytest.mark.parametrize("module,why", [
-    (torch.nn.ConvTranspose2d(4, 4, 3, groups=2), "groups 2"),
-    (torch.nn.Conv2d(4, 4, 3, groups=2), "groups=2"),
+@pytest.mark.parametrize("module,shape,why", [
+    (torch.nn.Conv3d(4, 4, 3, groups=2), (1, 4, 6, 6, 6), "grouped 3-D convolution"),
+    (torch.nn.AvgPool2d(3, 2, ceil_mode=True), (1, 4, 8, 8), "averages without ceil_mode"),
+    (Fn(lambda x: torch.cumsum(x, 1)), (4, 8), "cumsum"),
 ])
-def test_refusals_name_what_is_missing(module, why):
-    shape = (1, module.in_channels, 8, 8)
+def test_refusals_name_what_is_missing(module, shape, why):
     with pytest.raises(UnsupportedOp, match=why):
         import_module(module, [torch.randn(*shape)])
+
+
+def test_a_number_argument_is_compiled_in_and_checked_at_call():
+    imported = import_module(Fn(lambda a, s: a * s), [torch.randn(4, 4), 2.5])
+    assert imported.constant_inputs == {1: 2.5}
+    assert len(imported.arg_values) == 1 and "2.5" in imported.mlir
 
 
 def test_a_boolean_result_is_refused():
     with pytest.raises(UnsupportedOp, match="boolean result"):
         import_module(Fn(lambda x: x > 0), [torch.randn(4, 4)])
+    # A call passes the number again; another value needs another compile.
+    from types import SimpleNamespace
+    from egg.runtime import CompiledModule
+    module = SimpleNamespace(constant_inputs=imported.constant_inputs)
+    x = torch.randn(4, 4)
+    assert CompiledModule._tensor_inputs(module, [x, 2.5]) == [x]
+    with pytest.raises(TypeError, match="compiled for the number 2.5"):
+        CompiledModule._tensor_inputs(module, [x, 3.0])

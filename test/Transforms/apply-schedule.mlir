@@ -189,6 +189,28 @@ func.func @vector_transposed(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
 
 // -----
 
+// A fixed index into a dimension of several elements (a select) has no
+// vector form.
+func.func @vector_fixed_index(%x: tensor<16x8x64xf32>) -> tensor<8x64xf32> {
+  // expected-error @+1 {{operand 0 is read at a fixed index of dimension 0: vector accesses need every dimension indexed by a loop}}
+  %r = egg.kernel @k ins(%x : tensor<16x8x64xf32>) -> tensor<8x64xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [8, 16], block = [8, 64], thread = [1, 4], vector = 4>} {
+  ^bb0(%a: tensor<16x8x64xf32>):
+    %e = tensor.empty() : tensor<8x64xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (3, d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%a : tensor<16x8x64xf32>) outs(%e : tensor<8x64xf32>) {
+    ^bb0(%in: f32, %o: f32):
+      linalg.yield %in : f32
+    } -> tensor<8x64xf32>
+    egg.yield %g : tensor<8x64xf32>
+  }
+  return %r : tensor<8x64xf32>
+}
+
+// -----
+
 func.func @vector_tile_mismatch(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
   // expected-error @+1 {{vector = 4 needs a thread tile of 1 on every loop but the innermost, which must be 4}}
   %r = egg.kernel @k ins(%x : tensor<64x64xf32>) -> tensor<64x64xf32>

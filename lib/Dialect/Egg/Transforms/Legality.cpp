@@ -147,6 +147,13 @@ checkVectorizable(KernelOp kernel, const RootLoops &loops,
                          << " exceeds 16-byte accesses";
     AffineMap map = root.getMatchingIndexingMap(&operand);
     for (unsigned r = 0; r < map.getNumResults(); ++r) {
+      // A fixed index into a dimension of several elements (a select) has
+      // no vector form in linalg's vectorizer; a unit one is a broadcast.
+      if (isa<AffineConstantExpr>(map.getResult(r)) && type.getDimSize(r) != 1)
+        return emitError() << "operand " << operand.getOperandNumber()
+                           << " is read at a fixed index of dimension " << r
+                           << ": vector accesses need every dimension "
+                              "indexed by a loop";
       if (!map.getResult(r).isFunctionOfDim(inner))
         continue;
       auto dim = dyn_cast<AffineDimExpr>(map.getResult(r));
