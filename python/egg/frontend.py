@@ -652,13 +652,22 @@ class Importer:
         if t in (aten.max_pool3d_with_indices.default, aten.avg_pool3d.default):
             return self.pool3d(node, "max" if t == aten.max_pool3d_with_indices.default else "avg")
         if t == aten._softmax.default:
-            v = self.materialize(A(0))
-            dim = args[1] % len(v.shape)
-            ty = tensor_type(v.shape, v.dtype)
-            e, name = self.e.empty(v.shape, v.dtype), fresh("s")
-            self.e.emit(f"{name} = linalg.softmax dimension({dim}) ins({v.name} : {ty}) "
-                        f"outs({e} : {ty}) -> {ty}")
-            return self.plain(name, v.shape, v.dtype)
+            # Over the innermost dim of a tensor laid out for it (a softmax
+            # over channels reads a copy with the channels innermost): the
+            # kernels spread rows along the innermost dim only.
+            x = A(0)
+            rank = len(x.shape)
+            dim = args[1] % rank
+            if dim == rank - 1:
+                return self.softmax_rows(self.materialize(x))
+            # Laid out with `dim` innermost, as [rows, length]: a grid
+            # spreads rows over at most three loops.
+            order = [d for d in range(rank) if d != dim] + [dim]
+            v = self.relayout(x, order)
+            rows = self.reshape(node, self.plain(v.name, v.phys_shape, v.dtype),
+                                (math.prod(v.phys_shape[:-1]), v.phys_shape[-1]))
+            y = self.reshape(node, self.softmax_rows(rows), v.phys_shape)
+            return Value(y.name, v.phys_shape, v.shape, v.dtype, list(order))
         if t == aten.native_layer_norm.default:
             return self.layer_norm(node)
         if t == aten._native_batch_norm_legit_no_training.default:
@@ -721,6 +730,14 @@ class Importer:
             r = self.e.fresh("t")
             return lines + [f"{r} = arith.select {c}, {n[k]}, {n[k + 1]} : {dt}"], r
         return self.elementwise(node, cond.operands + [a, b], body)
+
+    def softmax_rows(self, v):
+        """linalg.softmax over the innermost dim of the plain tensor v."""
+        ty = tensor_type(v.shape, v.dtype)
+        e, name = self.e.empty(v.shape, v.dtype), self.e.fresh("s")
+        self.e.emit(f"{name} = linalg.softmax dimension({len(v.shape) - 1}) ins({v.name} : "
+                    f"{ty}) outs({e} : {ty}) -> {ty}")
+        return self.plain(name, v.shape, v.dtype)
 
     def cast(self, x, op, src, dst):
         r = self.e.fresh("t")

@@ -73,6 +73,9 @@ CASES = {
     "group_norm": (torch.nn.GroupNorm(2, 4), [(2, 4, 5, 6)]),
     "group_norm_3d": (torch.nn.GroupNorm(4, 8), [(2, 8, 3, 4, 5)]),
     "layer_norm_two_dims": (torch.nn.LayerNorm((5, 6)), [(3, 4, 5, 6)]),
+    # A softmax over another dim than the innermost: laid out for it.
+    "softmax_over_channels": (Fn(lambda x: torch.softmax(x, 1) * 2), [(2, 5, 3, 4)]),
+    "softmax_middle_dim_5d": (Fn(lambda x: torch.softmax(x, 2).sigmoid()), [(2, 3, 6, 4, 5)]),
     # Data movement: copies whose index maps read the source.
     "slice_strided": (Fn(lambda x: x[:, 3:17:2] * 2), [(4, 20)]),
     "slice_head": (Fn(lambda x: x[:, :5] + 1), [(4, 20)]),
