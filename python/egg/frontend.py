@@ -222,6 +222,35 @@ def block_diagonal(t, groups):
     return out
 
 
+# A whole-tensor reduction of at least this many elements runs in two stages:
+# many rows reduced in parallel, then one row of their partial results (one
+# row of all the elements would leave the GPU to one block).
+TWO_STAGE_ELEMENTS = 1 << 17
+MAX_PARTIAL_RESULTS = 16384
+MIN_PARTIAL_RESULTS = 32
+
+
+def whole_reduction_parts(shape):
+    """How a reduction of every element of `shape` splits into two stages:
+    (kept, rows). kept > 0: the first stage keeps the leading `kept` dims
+    (as many as hold at most MAX_PARTIAL_RESULTS elements) and reduces the
+    rest, so the ops that feed it share its loops and fuse. Otherwise rows
+    > 1: the first stage reduces `rows` rows of a flat view. (0, 1): one
+    stage."""
+    n = math.prod(shape)
+    if n < TWO_STAGE_ELEMENTS:
+        return 0, 1
+    kept = 0
+    while kept < len(shape) - 1 and math.prod(shape[:kept + 1]) <= MAX_PARTIAL_RESULTS:
+        kept += 1
+    if not kept and len(shape) > 1 and shape[0] <= 16 * MAX_PARTIAL_RESULTS:
+        kept = 1  # A long first dim: its rows are the parts.
+    if kept and math.prod(shape[:kept]) >= MIN_PARTIAL_RESULTS:
+        return kept, 1
+    rows = max((d for d in range(1, MAX_PARTIAL_RESULTS + 1) if n % d == 0))
+    return 0, (rows if rows >= MIN_PARTIAL_RESULTS else 1)
+
+
 def broadcast_shape(shapes):
     rank = max(len(s) for s in shapes)
     out = []
@@ -929,9 +958,18 @@ class Importer:
         """Reduces `dims` of `v`. Sums of 16-bit floats accumulate in f32 (as
         PyTorch does) and return f32; the caller truncates. A reduction of
         every dim is one row of all the elements, held in a 1-element tensor
-        (EGG's kernels need a loop to spread)."""
+        (EGG's kernels need a loop to spread); over a large tensor it runs in
+        two stages (whole_reduction_parts)."""
         rank = len(v.shape)
         if rank and len(set(dims)) == rank and rank > 0:
+            kept, rows = whole_reduction_parts(v.shape)
+            if kept:  # Rows of the trailing dims, then their partial results.
+                return self.reduce(self.reduce(v, list(range(kept, rank)), kind),
+                                   list(range(kept)), kind)
+            if rows > 1:  # Rows of a flat view, then their partial results.
+                part = self.reduce(self.reshape(None, v, (rows, math.prod(v.shape) // rows)),
+                                   [1], kind)
+                return self.reduce(part, [0], kind)
             row = self.reshape(None, v, (1, math.prod(v.shape)))
             r = self.reduce(row, [1], kind)
             return self.scalar_view(r.name, r.dtype)

@@ -73,6 +73,10 @@ CASES = {
     "group_norm": (torch.nn.GroupNorm(2, 4), [(2, 4, 5, 6)]),
     "group_norm_3d": (torch.nn.GroupNorm(4, 8), [(2, 8, 3, 4, 5)]),
     "layer_norm_two_dims": (torch.nn.LayerNorm((5, 6)), [(3, 4, 5, 6)]),
+    # Whole-tensor reductions of many elements: two stages.
+    "frobenius_norm_two_stage": (Fn(lambda x: x / torch.norm(x, p="fro")), [(64, 64, 40)]),
+    "flat_mean_two_stage": (Fn(lambda x: x.mean()), [(1 << 17,)]),
+    "max_of_all_two_stage": (Fn(lambda x: x.amax() - x), [(2, 256, 256)]),
     # A softmax over another dim than the innermost: laid out for it.
     "softmax_over_channels": (Fn(lambda x: torch.softmax(x, 1) * 2), [(2, 5, 3, 4)]),
     "softmax_middle_dim_5d": (Fn(lambda x: torch.softmax(x, 2).sigmoid()), [(2, 3, 6, 4, 5)]),

@@ -211,6 +211,28 @@ func.func @vector_fixed_index(%x: tensor<16x8x64xf32>) -> tensor<8x64xf32> {
 
 // -----
 
+// An input the innermost loop does not index is one element per thread.
+func.func @vector_row_operand(%x: tensor<64x32xf32>, %d: tensor<64xf32>) -> tensor<64x32xf32> {
+  // expected-error @+1 {{operand 1 is one element per thread (the innermost loop does not index it): vector accesses need it read along that loop}}
+  %r = egg.kernel @k ins(%x, %d : tensor<64x32xf32>, tensor<64xf32>) -> tensor<64x32xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [8, 32], thread = [1, 4], vector = 4>} {
+  ^bb0(%a: tensor<64x32xf32>, %b: tensor<64xf32>):
+    %e = tensor.empty() : tensor<64x32xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%a, %b : tensor<64x32xf32>, tensor<64xf32>) outs(%e : tensor<64x32xf32>) {
+    ^bb0(%in: f32, %s: f32, %o: f32):
+      %m = arith.mulf %in, %s : f32
+      linalg.yield %m : f32
+    } -> tensor<64x32xf32>
+    egg.yield %g : tensor<64x32xf32>
+  }
+  return %r : tensor<64x32xf32>
+}
+
+// -----
+
 func.func @vector_tile_mismatch(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
   // expected-error @+1 {{vector = 4 needs a thread tile of 1 on every loop but the innermost, which must be 4}}
   %r = egg.kernel @k ins(%x : tensor<64x64xf32>) -> tensor<64x64xf32>

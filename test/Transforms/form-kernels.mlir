@@ -294,3 +294,37 @@ func.func @pad_channels_conv(%x: tensor<2x18x18x3xf16>, %w: tensor<3x3x8x64xf16>
   %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %w : tensor<2x18x18x8xf16>, tensor<3x3x8x64xf16>) outs(%f : tensor<2x16x16x64xf32>) -> tensor<2x16x16x64xf32>
   return %c : tensor<2x16x16x64xf32>
 }
+
+// -----
+
+// A whole-tensor sum read by a map over the tensor (x / sum(x)): the map
+// is a kernel of its own that reads the sum, not the sum's epilogue (it
+// would run in the one block that reduces the row).
+// CHECK-LABEL: func.func @divide_by_whole_sum
+// CHECK: %[[S:.*]] = egg.kernel @divide_by_whole_sum_k0
+// CHECK:   linalg.generic
+// CHECK-SAME: "reduction"
+// CHECK: egg.kernel @divide_by_whole_sum_k1 ins(%{{.*}}, %[[S]]
+// CHECK:   arith.divf
+// CHECK-NOT: egg.kernel
+func.func @divide_by_whole_sum(%x: tensor<64x256xf32>, %row: tensor<1x16384xf32>) -> tensor<64x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<1xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1xf32>) -> tensor<1xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%row : tensor<1x16384xf32>) outs(%f : tensor<1xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<1xf32>
+  %e = tensor.empty() : tensor<64x256xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<64x256xf32>, tensor<1xf32>) outs(%e : tensor<64x256xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.divf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<64x256xf32>
+  return %d : tensor<64x256xf32>
+}

@@ -86,6 +86,21 @@ static SmallVector<int64_t> rowSpace(Operation *op) {
   return rows;
 }
 
+/// A reduction of a whole tensor to one value (every parallel loop of
+/// extent 1), not a contraction or convolution.
+static bool reducesToOneValue(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumReductionLoops() == 0 ||
+      linalg::isaContractionOpInterface(linalgOp) ||
+      linalg::isaConvolutionOpInterface(linalgOp))
+    return false;
+  for (auto [range, it] : llvm::zip(linalgOp.getStaticLoopRanges(),
+                                    linalgOp.getIteratorTypesArray()))
+    if (it == utils::IteratorType::parallel && range != 1)
+      return false;
+  return true;
+}
+
 /// Values an op reads: its operands and the values its regions capture.
 static SmallVector<Value> readValues(Operation *op) {
   SetVector<Value> values(op->getOperands().begin(), op->getOperands().end());
@@ -192,6 +207,11 @@ public:
             continue;
         } else if (!anchors(op).empty() && !producerAnchors.empty()) {
           continue; // Already holds an anchor: one contraction per kernel.
+        } else if (llvm::any_of(producerAnchors, reducesToOneValue)) {
+          // One row: its epilogue would run in the one block that reduces
+          // it, and a map over a tensor that reads the value (x / |x|)
+          // has no rows to spread. It reads the value from memory.
+          continue;
         } else if (llvm::any_of(producerAnchors, isProduct) &&
                    !readsGroupInOrder(op, producer)) {
           // A product's epilogue runs over its result tile by tile: one

@@ -146,6 +146,17 @@ checkVectorizable(KernelOp kernel, const RootLoops &loops,
       return emitError() << "vector = " << v << " of " << type.getElementType()
                          << " exceeds 16-byte accesses";
     AffineMap map = root.getMatchingIndexingMap(&operand);
+    // An input the innermost loop does not index is one element per
+    // thread (thread tiles are 1 elsewhere): a 0-d vector that the LLVM
+    // lowering leaves as an unrealized cast (x / sum(x), diag(a) @ b).
+    if (root.isDpsInput(&operand) && map.getNumResults() > 0 &&
+        !llvm::any_of(map.getResults(), [&](AffineExpr e) {
+          return e.isFunctionOfDim(inner);
+        }))
+      return emitError() << "operand " << operand.getOperandNumber()
+                         << " is one element per thread (the innermost "
+                            "loop does not index it): vector accesses need "
+                            "it read along that loop";
     for (unsigned r = 0; r < map.getNumResults(); ++r) {
       // A fixed index into a dimension of several elements (a select) has
       // no vector form in linalg's vectorizer; a unit one is a broadcast.
