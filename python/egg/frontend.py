@@ -71,6 +71,9 @@ class ImportedModule:
     # User inputs that are numbers (position among the user inputs: value):
     # compiled in as constants, so a call must pass the same values.
     constant_inputs: dict = field(default_factory=dict)
+    # User inputs that are boolean tensors (their positions): passed to the
+    # kernels as float32 zeros and ones.
+    boolean_inputs: set = field(default_factory=set)
 
 
 @dataclass
@@ -222,6 +225,10 @@ def block_diagonal(t, groups):
     return out
 
 
+# Elements a scan takes at once (scan_rows): each level of the blocked scan
+# costs this many operations an element.
+SCAN_CHUNK = 32
+
 # A whole-tensor reduction of at least this many elements runs in two stages:
 # many rows reduced in parallel, then one row of their partial results (one
 # row of all the elements would leave the GPU to one block).
@@ -273,6 +280,7 @@ class Importer:
         self.parameters = set(parameters)
         self.prepared = []
         self.constants = {}  # Number arguments, by placeholder: their traced values.
+        self.boolean_inputs = set()  # Boolean tensor arguments, passed as float32.
 
     def prepared_parameter(self, node, suffix, shape, transform):
         """A parameter laid out anew once, when the module is compiled (as
@@ -330,38 +338,48 @@ class Importer:
     # -- elementwise -----------------------------------------------------------
 
     def elementwise(self, node, operands, body, out_dtype=None):
-        """operands: Values or Python numbers; body(list of SSA operand names,
+        """operands: Values, Python numbers or Predicates (a comparison used
+        as a number: 1 where true, else 0); body(list of SSA operand names,
         dtype) -> (lines, result)."""
         out_shape = self.shape_of(node)
         dtype = out_dtype or self.dtype_of(node)
         scalar = not out_shape  # EGG's kernels need a loop: a 0-d result is a 1-element one.
         out_shape = out_shape or (1,)
         rank = len(out_shape)
-        inputs, refs, consts = [], [], []
-        for op in operands:
+        inputs = []
+
+        def ref(op):
             if isinstance(op, Predicate):
-                raise refuse(node, "a boolean tensor used as a number")
+                return ("pred", op, [ref(x) for x in op.operands])
             if isinstance(op, Value):
                 if op.dtype != dtype:
                     raise refuse(node, "mixed element types")
                 offset = rank - len(op.shape)
                 dims = [None if (op.shape[l] == 1 and out_shape[offset + l] != 1) else offset + l
                         for l in range(len(op.shape))]
-                refs.append(("arg", len(inputs)))
                 inputs.append((op, dims))
-            else:
-                refs.append(("const", float(op)))
+                return ("arg", len(inputs) - 1)
+            return ("const", float(op))
+        refs = [ref(op) for op in operands]
         out_map = affine_map(rank, [f"d{i}" for i in range(rank)])
 
+        def name_of(r, args, lines):
+            if r[0] == "arg":
+                return args[r[1]]
+            c = self.e.fresh("k")
+            if r[0] == "const":
+                lines.append(f"{c} = arith.constant {float_literal(r[1], dtype)} : {dtype}")
+                return c
+            more, cond = r[1].compare([name_of(x, args, lines) for x in r[2]], dtype)
+            one, zero = self.e.fresh("k"), self.e.fresh("k")
+            lines += list(more) + [f"{one} = arith.constant 1.0 : {dtype}",
+                                   f"{zero} = arith.constant 0.0 : {dtype}",
+                                   f"{c} = arith.select {cond}, {one}, {zero} : {dtype}"]
+            return c
+
         def full_body(args):
-            lines, names = [], []
-            for kind, x in refs:
-                if kind == "arg":
-                    names.append(args[x])
-                else:
-                    c = self.e.fresh("k")
-                    lines.append(f"{c} = arith.constant {float_literal(x, dtype)} : {dtype}")
-                    names.append(c)
+            lines = []
+            names = [name_of(r, args, lines) for r in refs]
             more, result = body(names, dtype)
             return lines + more, result
 
@@ -676,6 +694,17 @@ class Importer:
         if t in (aten.triu.default, aten.tril.default):
             return self.triangle(node, A(0), args[1] if len(args) > 1 else
                                  node.kwargs.get("diagonal", 0), upper=t == aten.triu.default)
+        if t in (aten.cumsum.default, aten.cumprod.default):
+            if node.kwargs.get("dtype") is not None:
+                raise refuse(node, "a scan with a dtype")
+            return self.scan(node, A(0), args[1], "sum" if t == aten.cumsum.default else "prod")
+        if t in (aten.full.default, aten.full_like.default):
+            value = args[1]
+            if not isinstance(value, (int, float)):
+                raise refuse(node, "a fill with a value that is not a number")
+            shape = self.shape_of(node)
+            return self.plain(self.e.filled(shape or (1,), self.dtype_of(node), float(value)),
+                              shape or (1,), self.dtype_of(node)) if shape else float(value)
         if t == aten.linalg_vector_norm.default:
             return self.vector_norm(node, A(0), args)
         if t in (aten.max_pool3d_with_indices.default, aten.avg_pool3d.default):
@@ -759,6 +788,14 @@ class Importer:
             r = self.e.fresh("t")
             return lines + [f"{r} = arith.select {c}, {n[k]}, {n[k + 1]} : {dt}"], r
         return self.elementwise(node, cond.operands + [a, b], body)
+
+    def boolean_argument(self, v):
+        """The Predicate of a boolean argument held as float32 zeros and ones."""
+        def nonzero(n, dt):
+            zero, r = self.e.fresh("k"), self.e.fresh("t")
+            return [f"{zero} = arith.constant 0.0 : {dt}",
+                    f"{r} = arith.cmpf une, {n[0]}, {zero} : {dt}"], r
+        return Predicate([v], nonzero, v.shape)
 
     def softmax_rows(self, v):
         """linalg.softmax over the innermost dim of the plain tensor v."""
@@ -911,6 +948,72 @@ class Importer:
                 cur = r
             return lines, cur
         return self.elementwise(node, padded, total)
+
+    def scan(self, node, v, dim, kind):
+        """cumsum / cumprod along `dim`, on rows laid out with `dim` innermost
+        (scan_rows); the result is read back through the permuted view."""
+        rank = len(v.shape)
+        dim = dim % rank
+        order = [d for d in range(rank) if d != dim] + [dim]
+        u = self.relayout(v, order)
+        rows = self.reshape(node, self.plain(u.name, u.phys_shape, u.dtype),
+                            (math.prod(u.phys_shape[:-1]), u.phys_shape[-1]))
+        y = self.reshape(node, self.scan_rows(node, rows, kind), u.phys_shape)
+        return Value(y.name, u.phys_shape, v.shape, v.dtype, list(order))
+
+    def scan_rows(self, node, x, kind):
+        """Inclusive scan of each row of the plain [R, N] tensor x, blocked:
+        rows cut into chunks of SCAN_CHUNK (padded with the identity), each
+        chunk scanned on its own (chunk_scan), the chunks' totals scanned
+        the same way, and each chunk offset by the total of the chunks
+        before it. SCAN_CHUNK operations an element per level, log_CHUNK(N)
+        levels: a plain formulation until scans get one of their own."""
+        r, n = x.shape
+        identity = 0.0 if kind == "sum" else 1.0
+        if n <= SCAN_CHUNK:
+            return self.drop_unit_dim(self.chunk_scan(self.unit_dim(x, 1), kind), 1)
+        chunks = -(-n // SCAN_CHUNK)
+        if chunks * SCAN_CHUNK != n:
+            name, shape = self.e.pad_sides(x.name, x.shape, x.dtype, [0, 0],
+                                           [0, chunks * SCAN_CHUNK - n], identity)
+            x = self.plain(name, shape, x.dtype)
+        local = self.chunk_scan(self.reshape(node, x, (r, chunks, SCAN_CHUNK)), kind)
+        totals = self.scan_rows(node, self.select(local, 2, SCAN_CHUNK - 1), kind)
+        # The total of the chunks before each chunk: the totals shifted by one.
+        name, shape = self.e.pad_sides(totals.name, totals.shape, x.dtype, [0, 1], [0, 0],
+                                       identity)
+        before = self.slice(node, self.plain(name, shape, x.dtype), 1, 0, chunks, 1)
+        op = "addf" if kind == "sum" else "mulf"
+
+        def combine(a):
+            t = self.e.fresh("t")
+            return [f"{t} = arith.{op} {a[0]}, {a[1]} : {x.dtype}"], t
+        full = (r, chunks, SCAN_CHUNK)
+        out = self.e.generic(3, ["parallel"] * 3, [(local, [0, 1, 2]), (before, [0, 1])], full,
+                             x.dtype, affine_map(3, ["d0", "d1", "d2"]), combine)
+        out = self.reshape(node, self.plain(out, full, x.dtype), (r, chunks * SCAN_CHUNK))
+        return out if chunks * SCAN_CHUNK == n else self.slice(node, out, 1, 0, n, 1)
+
+    def chunk_scan(self, x, kind):
+        """Inclusive scan along the last dim of the plain [R, C, L] tensor x:
+        y[r, c, i] = op over j <= i of x[r, c, j], a reduction whose terms
+        past i are the identity (positions from linalg.index)."""
+        r, c, length = x.shape
+        dt = x.dtype
+        identity = 0.0 if kind == "sum" else 1.0
+        init = self.e.filled(x.shape, dt, identity)
+        op = "addf" if kind == "sum" else "mulf"
+
+        def body(a):
+            i, j, keep, unit, term, acc = (self.e.fresh("t") for _ in range(6))
+            return [f"{i} = linalg.index 2 : index", f"{j} = linalg.index 3 : index",
+                    f"{keep} = arith.cmpi ule, {j}, {i} : index",
+                    f"{unit} = arith.constant {float_literal(identity, dt)} : {dt}",
+                    f"{term} = arith.select {keep}, {a[0]}, {unit} : {dt}",
+                    f"{acc} = arith.{op} {a[1]}, {term} : {dt}"], acc
+        name = self.e.generic(4, ["parallel"] * 3 + ["reduction"], [(x, [0, 1, 3])], x.shape, dt,
+                              affine_map(4, ["d0", "d1", "d2"]), body, init=init)
+        return self.plain(name, x.shape, dt)
 
     def triangle(self, node, v, diagonal, upper):
         """triu (upper) or tril of the last two dims: elements with
@@ -1715,6 +1818,14 @@ class Importer:
                 self.values[node.name] = node.meta["val"]
                 self.constants[node.name] = node.meta["val"]
                 continue
+            if str(getattr(node.meta.get("val"), "dtype", "")) == "torch.bool":
+                # A boolean tensor comes in as float32 zeros and ones (the
+                # compiled module converts it): a Predicate, true where not 0.
+                shape = self.shape_of(node)
+                self.values[node.name] = self.boolean_argument(
+                    self.plain(f"%{sanitize(node.name)}", shape, "f32"))
+                self.boolean_inputs.add(node.name)
+                continue
             dtype, shape = self.dtype_of(node), self.shape_of(node)
             self.values[node.name] = self.plain(f"%{sanitize(node.name)}", shape, dtype)
         results = None
@@ -1746,6 +1857,7 @@ class Importer:
             [a for a in self.arguments if a not in self.parameters]
         values = {**{n: self.values[n] for n in self.values if n in
                      {p.name for p in placeholders}}, **{p[1].name: p[1] for p in self.prepared}}
+        values.update({n: values[n].operands[0] for n in self.boolean_inputs})
         sig = [f"{values[a].name}: {tensor_type(values[a].shape, values[a].dtype)}"
                for a in self.arguments]
         text = [f"func.func @{self.name}({', '.join(sig)}) -> ({types}) {{"]
@@ -1805,8 +1917,13 @@ def decompose(ep):
     return ep.run_decompositions(table)
 
 
+# Ops that read only their first argument's shape (full_like(x, 0)).
+SHAPE_ONLY = ("full_like", "empty_like", "zeros_like", "ones_like")
+
+
 def needed_nodes(graph, outputs):
-    """Names of the nodes that the named output nodes depend on."""
+    """Names of the nodes that the named output nodes depend on (not the
+    nodes whose shape alone is read)."""
     by_name = {n.name: n for n in graph.nodes}
     todo, seen = [by_name[o] for o in outputs if o in by_name], set()
     while todo:
@@ -1814,7 +1931,9 @@ def needed_nodes(graph, outputs):
         if node.name in seen:
             continue
         seen.add(node.name)
-        todo.extend(node.all_input_nodes)
+        name = getattr(node.target, "__name__", "").split(".")[0]
+        todo.extend(a for a in node.all_input_nodes
+                    if not (name in SHAPE_ONLY and node.args and a is node.args[0]))
     return seen
 
 
@@ -1874,8 +1993,9 @@ def import_module(model, example_inputs, name="forward"):
             arg_names.append(a)
             arg_values.append(user[a])
     lifted_count = sum(1 for a in importer.arguments if a in lifted or a in prepared)
+    boolean_inputs = {i for i, n in enumerate(user_names) if n in importer.boolean_inputs}
     return ImportedModule(text, name, arg_names, arg_values, count, lifted_count,
-                          importer.result_shapes, constant_inputs)
+                          importer.result_shapes, constant_inputs, boolean_inputs)
 
 
 def to_mlir(model, example_inputs, name="forward"):

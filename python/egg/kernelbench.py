@@ -71,7 +71,8 @@ def reference_check(imported, model, inputs, workdir):
     results = reference_run(imported, imported.arg_values, workdir)
     with torch.no_grad():
         expected = copy.deepcopy(model).double()(
-            *[x.double() if isinstance(x, torch.Tensor) else x for x in inputs])
+            *[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+              for x in inputs])
     if isinstance(expected, torch.Tensor):
         expected = [expected]
     if len(results) != len(expected):

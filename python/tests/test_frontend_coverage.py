@@ -73,6 +73,16 @@ CASES = {
     "group_norm": (torch.nn.GroupNorm(2, 4), [(2, 4, 5, 6)]),
     "group_norm_3d": (torch.nn.GroupNorm(4, 8), [(2, 8, 3, 4, 5)]),
     "layer_norm_two_dims": (torch.nn.LayerNorm((5, 6)), [(3, 4, 5, 6)]),
+    # Scans: blocked, with the chunk totals scanned the same way.
+    "cumsum_short_rows": (Fn(lambda x: torch.cumsum(x, 1)), [(4, 8)]),
+    "cumsum_padded_chunks": (Fn(lambda x: torch.cumsum(x, 1)), [(3, 1000)]),
+    "cumsum_outer_dim": (Fn(lambda x: torch.cumsum(x, 0) * 2), [(70, 5)]),
+    "cumprod": (Fn(lambda x: torch.cumprod(x, 1)), [("positive", 3, 100)]),
+    "cumsum_reversed": (Fn(lambda x: torch.cumsum(x.flip(1), 1).flip(1)), [(3, 77)]),
+    "cumsum_exclusive": (Fn(lambda x: torch.cat((torch.zeros_like(x[:, :1]),
+                                                 torch.cumsum(x[:, :-1], 1)), 1)), [(3, 50)]),
+    "cumsum_masked": (Fn(lambda x, m: torch.cumsum(x * m, 1)), [(3, 40), ("mask", 3, 40)]),
+    "where_boolean_input": (Fn(lambda x, m: torch.where(m, x, -x)), [(3, 40), ("mask", 3, 40)]),
     # Whole-tensor reductions of many elements: two stages.
     "frobenius_norm_two_stage": (Fn(lambda x: x / torch.norm(x, p="fro")), [(64, 64, 40)]),
     "flat_mean_two_stage": (Fn(lambda x: x.mean()), [(1 << 17,)]),
@@ -106,10 +116,22 @@ CASES = {
 }
 
 
+def make_input(spec):
+    """A shape (normal values), ("positive", *shape), ("mask", *shape) for a
+    boolean tensor, or a number as it is."""
+    if not isinstance(spec, tuple):
+        return spec
+    if spec and spec[0] == "positive":
+        return torch.rand(*spec[1:]) + 0.5
+    if spec and spec[0] == "mask":
+        return torch.rand(*spec[1:]) > 0.5
+    return torch.randn(*spec)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_family_imports_compiles_and_matches(name, tmp_path):
     model, shapes = CASES[name]
-    inputs = [torch.randn(*s) if isinstance(s, tuple) else s for s in shapes]
+    inputs = [make_input(s) for s in shapes]
     imported = import_module(copy.deepcopy(model), inputs)
     # f32 constants (selu's alpha) round in the import: 1e-7, not 1e-16.
     assert reference_check(imported, copy.deepcopy(model), inputs, tmp_path / "ref") < 1e-6
@@ -127,7 +149,7 @@ def test_zero_dim_results_keep_pytorchs_shape():
 @pytest.mark.parametrize("module,shape,why", [
     (torch.nn.Conv3d(4, 4, 3, groups=2), (1, 4, 6, 6, 6), "grouped 3-D convolution"),
     (torch.nn.AvgPool2d(3, 2, ceil_mode=True), (1, 4, 8, 8), "averages without ceil_mode"),
-    (Fn(lambda x: torch.cumsum(x, 1)), (4, 8), "cumsum"),
+    (Fn(lambda x: torch.cumsum(x, 1, dtype=torch.float64)), (4, 8), "a scan with a dtype"),
 ])
 def test_refusals_name_what_is_missing(module, shape, why):
     with pytest.raises(UnsupportedOp, match=why):
@@ -138,16 +160,16 @@ def test_a_number_argument_is_compiled_in_and_checked_at_call():
     imported = import_module(Fn(lambda a, s: a * s), [torch.randn(4, 4), 2.5])
     assert imported.constant_inputs == {1: 2.5}
     assert len(imported.arg_values) == 1 and "2.5" in imported.mlir
+    # A call passes the number again; another value needs another compile.
+    from types import SimpleNamespace
+    from egg.runtime import CompiledModule
+    module = SimpleNamespace(constant_inputs=imported.constant_inputs, boolean_inputs=set())
+    x = torch.randn(4, 4)
+    assert CompiledModule._tensor_inputs(module, [x, 2.5]) == [x]
+    with pytest.raises(TypeError, match="compiled for the number 2.5"):
+        CompiledModule._tensor_inputs(module, [x, 3.0])
 
 
 def test_a_boolean_result_is_refused():
     with pytest.raises(UnsupportedOp, match="boolean result"):
         import_module(Fn(lambda x: x > 0), [torch.randn(4, 4)])
-    # A call passes the number again; another value needs another compile.
-    from types import SimpleNamespace
-    from egg.runtime import CompiledModule
-    module = SimpleNamespace(constant_inputs=imported.constant_inputs)
-    x = torch.randn(4, 4)
-    assert CompiledModule._tensor_inputs(module, [x, 2.5]) == [x]
-    with pytest.raises(TypeError, match="compiled for the number 2.5"):
-        CompiledModule._tensor_inputs(module, [x, 3.0])
