@@ -83,3 +83,25 @@ func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
   }
   return %r : tensor<64xf32>
 }
+
+// -----
+
+// Each parallel loop is a grid dimension: four are too many.
+func.func @four_parallel_loops(%x: tensor<2x8x3x4x64xf32>) -> tensor<2x3x4x64xf32> {
+  // expected-error @+1 {{reduce_two_stage spreads at most 3 parallel loops over the grid, got 4}}
+  %r = egg.kernel @k ins(%x : tensor<2x8x3x4x64xf32>) -> tensor<2x3x4x64xf32>
+      attributes {structure = #egg.structure<reduce_two_stage>,
+                  tuning = #egg.tuning<threads = [16, 8], block = [1, 1, 1, 64], vector = 4>} {
+  ^bb0(%a: tensor<2x8x3x4x64xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<2x3x4x64xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x4x64xf32>) -> tensor<2x3x4x64xf32>
+    %s = linalg.reduce ins(%a : tensor<2x8x3x4x64xf32>) outs(%f : tensor<2x3x4x64xf32>) dimensions = [1]
+      (%u: f32, %w: f32) {
+        %t = arith.addf %u, %w : f32
+        linalg.yield %t : f32
+      }
+    egg.yield %s : tensor<2x3x4x64xf32>
+  }
+  return %r : tensor<2x3x4x64xf32>
+}

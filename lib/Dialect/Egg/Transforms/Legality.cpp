@@ -79,7 +79,10 @@ SmallVector<StructureAttr> mlir::egg::enumerateStructures(KernelOp kernel) {
   else if (classifyKernel(kernel) == KernelClass::Softmax)
     serial = Formulation::softmax_three_pass;
   if (!cooperativeRowLength(kernel)) {
-    if (columnReductionLoop(kernel)) {
+    // A column reduction maps each parallel loop to a grid dimension.
+    auto anchor = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
+    if (columnReductionLoop(kernel) && anchor &&
+        anchor.getNumParallelLoops() <= 3) {
       SmallVector<StructureAttr> legal =
           withSplits(kernel, Formulation::reduce_two_stage,
                      {make(Formulation::reduce_two_stage)});

@@ -34,6 +34,11 @@ mlir::egg::checkColumnReduction(KernelOp kernel, TuningAttr tuning,
     return emitError() << "reduce_two_stage needs a block tile entry for each "
                           "of the "
                        << numParallel << " parallel loops";
+  // Every parallel loop is a grid dimension (one output row per block).
+  if (numParallel > 3)
+    return emitError() << "reduce_two_stage spreads at most 3 parallel loops "
+                          "over the grid, got "
+                       << numParallel;
   for (size_t p = 0; p + 1 < numParallel; ++p)
     if (block[p] != 1)
       return emitError() << "reduce_two_stage takes one output row per block: "
