@@ -74,6 +74,8 @@ class ImportedModule:
     # User inputs that are boolean tensors (their positions): passed to the
     # kernels as float32 zeros and ones.
     boolean_inputs: set = field(default_factory=set)
+    # Results that are int64 to PyTorch (indices), computed as float32.
+    integer_results: set = field(default_factory=set)
 
 
 @dataclass
@@ -694,6 +696,13 @@ class Importer:
         if t in (aten.triu.default, aten.tril.default):
             return self.triangle(node, A(0), args[1] if len(args) > 1 else
                                  node.kwargs.get("diagonal", 0), upper=t == aten.triu.default)
+        if t in (aten.argmax.default, aten.argmin.default):
+            v, dim = A(0), (args[1] if len(args) > 1 else node.kwargs.get("dim"))
+            keep = args[2] if len(args) > 2 else node.kwargs.get("keepdim", False)
+            if dim is None:
+                raise refuse(node, "an argmax/argmin over the whole tensor")
+            return self.arg_extreme(v, dim % len(v.shape), keep,
+                                    "max" if t == aten.argmax.default else "min")
         if t in (aten.cumsum.default, aten.cumprod.default):
             if node.kwargs.get("dtype") is not None:
                 raise refuse(node, "a scan with a dtype")
@@ -948,6 +957,43 @@ class Importer:
                 cur = r
             return lines, cur
         return self.elementwise(node, padded, total)
+
+    def arg_extreme(self, v, dim, keep, kind):
+        """argmax / argmin along `dim`: the extreme value first, then the
+        least index holding it (PyTorch's first occurrence), in float32 (exact
+        below 2^24 elements); the result is an int64 index tensor to the
+        user (ImportedModule.integer_results), a float32 one to ops that read it."""
+        n = v.shape[dim]
+        if n >= 1 << 24:
+            raise UnsupportedOp(f"an argmax/argmin over {n} elements (float32 indices)")
+        v = self.materialize(v)
+        best = self.reduce(v, [dim], kind)
+        rank = len(v.shape)
+        kept = [i for i in range(rank) if i != dim]
+        out_shape = tuple(v.shape[i] for i in kept)
+        init = self.e.filled(out_shape, "f32", float(n))
+        dt = v.dtype
+
+        def body(a):
+            i, w, f, hit, cand, r = (self.e.fresh("t") for _ in range(6))
+            big = self.e.fresh("k")
+            return [f"{i} = linalg.index {dim} : index",
+                    f"{w} = arith.index_cast {i} : index to i32",
+                    f"{f} = arith.uitofp {w} : i32 to f32",
+                    f"{hit} = arith.cmpf oeq, {a[0]}, {a[1]} : {dt}",
+                    f"{big} = arith.constant {float_literal(float(n), 'f32')} : f32",
+                    f"{cand} = arith.select {hit}, {f}, {big} : f32",
+                    f"{r} = arith.minimumf {a[2]}, {cand} : f32"], r
+        iters = ["reduction" if i == dim else "parallel" for i in range(rank)]
+        name = self.e.generic(rank, iters, [(v, list(range(rank))),
+                                            (best, kept)],
+                              out_shape, "f32", affine_map(rank, [f"d{i}" for i in kept]), body,
+                              init=init)
+        r = self.plain(name, out_shape, "f32")
+        if keep:
+            shape = tuple(1 if i == dim else v.shape[i] for i in range(rank))
+            r = Value(r.name, r.phys_shape, shape, r.dtype, list(kept))
+        return r
 
     def scan(self, node, v, dim, kind):
         """cumsum / cumprod along `dim`, on rows laid out with `dim` innermost
@@ -1844,6 +1890,8 @@ class Importer:
                 continue
             self.values[node.name] = self.translate(node)
         self.result_shapes = [tuple(self.arg(a).shape) for a in graph_outputs]
+        self.integer_results = {i for i, a in enumerate(graph_outputs)
+                                if str(getattr(a.meta.get("val"), "dtype", "")) == "torch.int64"}
         rets = ", ".join(r.name for r in results)
         types = ", ".join(tensor_type(r.shape, r.dtype) for r in results)
         # Arguments: the parameters (those only prepared ones read are
@@ -1995,7 +2043,8 @@ def import_module(model, example_inputs, name="forward"):
     lifted_count = sum(1 for a in importer.arguments if a in lifted or a in prepared)
     boolean_inputs = {i for i, n in enumerate(user_names) if n in importer.boolean_inputs}
     return ImportedModule(text, name, arg_names, arg_values, count, lifted_count,
-                          importer.result_shapes, constant_inputs, boolean_inputs)
+                          importer.result_shapes, constant_inputs, boolean_inputs,
+                          importer.integer_results)
 
 
 def to_mlir(model, example_inputs, name="forward"):

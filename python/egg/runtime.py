@@ -83,6 +83,7 @@ class CompiledModule:
         self.result_shapes = getattr(imported, "result_shapes", None)
         self.constant_inputs = getattr(imported, "constant_inputs", None) or {}
         self.boolean_inputs = getattr(imported, "boolean_inputs", None) or set()
+        self.integer_results = getattr(imported, "integer_results", None) or set()
         # Lifted parameters and buffers: on the GPU once.
         self.bound = [x.detach().to(device).contiguous()
                       for x in imported.arg_values[:imported.num_lifted]]
@@ -202,6 +203,8 @@ class CompiledModule:
         outs = [tensors[b["id"]] for b in self.outputs]
         if self.result_shapes:  # A 0-d result comes back as PyTorch shapes it.
             outs = [o.reshape(s) for o, s in zip(outs, self.result_shapes)]
+        outs = [o.to(torch.int64) if i in self.integer_results else o
+                for i, o in enumerate(outs)]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
 

@@ -83,6 +83,10 @@ CASES = {
                                                  torch.cumsum(x[:, :-1], 1)), 1)), [(3, 50)]),
     "cumsum_masked": (Fn(lambda x, m: torch.cumsum(x * m, 1)), [(3, 40), ("mask", 3, 40)]),
     "where_boolean_input": (Fn(lambda x, m: torch.where(m, x, -x)), [(3, 40), ("mask", 3, 40)]),
+    # Index reductions: the extreme value, then the first index holding it.
+    "argmax_middle_dim": (Fn(lambda x: torch.argmax(x, 1)), [(4, 8, 5)]),
+    "argmin_keepdim": (Fn(lambda x: torch.argmin(x, -1, keepdim=True)), [(4, 8)]),
+    "argmax_read_as_float": (Fn(lambda x: torch.argmax(x, 0).float() * x[0]), [(6, 8)]),
     # Whole-tensor reductions of many elements: two stages.
     "frobenius_norm_two_stage": (Fn(lambda x: x / torch.norm(x, p="fro")), [(64, 64, 40)]),
     "flat_mean_two_stage": (Fn(lambda x: x.mean()), [(1 << 17,)]),
@@ -168,6 +172,12 @@ def test_a_number_argument_is_compiled_in_and_checked_at_call():
     assert CompiledModule._tensor_inputs(module, [x, 2.5]) == [x]
     with pytest.raises(TypeError, match="compiled for the number 2.5"):
         CompiledModule._tensor_inputs(module, [x, 3.0])
+
+
+def test_an_index_result_is_int64_to_the_user():
+    imported = import_module(Fn(lambda x: torch.argmax(x, 1)), [torch.randn(4, 8)])
+    assert imported.integer_results == {0}
+    assert "-> (tensor<4xf32>)" in imported.mlir
 
 
 def test_a_boolean_result_is_refused():
