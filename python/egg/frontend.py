@@ -1536,6 +1536,18 @@ class Importer:
             dims = list(range(rank - len(shape), rank))
             affine = [(self.arg(v), dims) for v in (weight, bias)]
             return (self.normalize(node, x, dims, eps, *affine), None, None)
+        if rank > 4:
+            # Rows over more than three loops, as [rows, length]: a grid
+            # spreads rows over at most three.
+            rows = self.reshape(node, x, (math.prod(x.shape[:-1]), x.shape[-1]))
+            y = self.layer_norm_rows(rows, weight, bias, eps)
+            return (self.reshape(node, y, x.shape), None, None)
+        return (self.layer_norm_rows(x, weight, bias, eps), None, None)
+
+    def layer_norm_rows(self, x, weight, bias, eps):
+        """Layer norm over the innermost dim of x: the mean, then the squared
+        deviations (two passes over the row), then the normalised row."""
+        rank = len(x.shape)
         n = x.shape[-1]
         s = self.reduce(x, [rank - 1], "sum")
         mean = self.elementwise_plain(s, n, "divf")
@@ -1564,7 +1576,7 @@ class Importer:
         body = self.normalized_body(dt, n, eps, weight is not None, bias is not None)
         name = self.e.generic(rank, ["parallel"] * rank, ins, x.shape, dt,
                               affine_map(rank, [f"d{i}" for i in range(rank)]), body)
-        return (self.plain(name, x.shape, dt), None, None)
+        return self.plain(name, x.shape, dt)
 
     def normalized_body(self, dt, count, eps, has_weight, has_bias):
         """The body of a norm's last pass over (x, mean, sum of squared
@@ -1600,6 +1612,19 @@ class Importer:
             raise refuse(node, f"normalisation over several dims in {dt} (f32 is implemented)")
         rank = len(x.shape)
         dims = sorted(d % rank for d in dims)
+        unit = [d for d in range(rank) if x.shape[d] == 1]
+        if unit and x.shape[-1] != 1:
+            # Without its unit dims (an instance norm of [N, 1, 1, L] reduces
+            # rows of L), then seen with them again: views, no copies.
+            keep = [d for d in range(rank) if d not in unit]
+            new = {d: i for i, d in enumerate(keep)}
+            squeezed = Value(x.name, x.phys_shape, tuple(x.shape[d] for d in keep), dt,
+                             [None if (l is None or l in unit) else new[l] for l in x.phys])
+            affine = [(v, None if v is None else
+                       [None if (d is None or d in unit) else new[d] for d in ds])
+                      for v, ds in (weight, bias)]
+            y = self.normalize(node, squeezed, [new[d] for d in dims if d in new], eps, *affine)
+            return Value(y.name, y.phys_shape, x.shape, dt, [keep[l] for l in y.phys])
         kept = [i for i in range(rank) if i not in dims]
         if any(d not in x.phys for d in range(rank)):
             x = self.materialize(x)  # Every loop needs an operand that indexes it.

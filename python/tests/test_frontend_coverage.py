@@ -91,6 +91,10 @@ CASES = {
     "frobenius_norm_two_stage": (Fn(lambda x: x / torch.norm(x, p="fro")), [(64, 64, 40)]),
     "flat_mean_two_stage": (Fn(lambda x: x.mean()), [(1 << 17,)]),
     "max_of_all_two_stage": (Fn(lambda x: x.amax() - x), [(2, 256, 256)]),
+    # Rows over more than three loops, or behind unit dims: seen as 2-D.
+    "layer_norm_5d": (torch.nn.LayerNorm(6), [(2, 3, 2, 4, 6)]),
+    "instance_norm_of_unit_dims": (Fn(lambda x: F.instance_norm(x.unsqueeze(1).unsqueeze(1))
+                                      .squeeze(1).squeeze(1)), [(4, 32)]),
     # A softmax over another dim than the innermost: laid out for it.
     "softmax_over_channels": (Fn(lambda x: torch.softmax(x, 1) * 2), [(2, 5, 3, 4)]),
     "softmax_middle_dim_5d": (Fn(lambda x: torch.softmax(x, 2).sigmoid()), [(2, 3, 6, 4, 5)]),
