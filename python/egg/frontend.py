@@ -696,6 +696,12 @@ class Importer:
         if t in (aten.triu.default, aten.tril.default):
             return self.triangle(node, A(0), args[1] if len(args) > 1 else
                                  node.kwargs.get("diagonal", 0), upper=t == aten.triu.default)
+        if t == aten.native_dropout.default:
+            p, train = args[1], args[2]
+            if train and p:
+                raise refuse(node, f"dropout in training mode (p={p}) draws random numbers; "
+                                   "EGG's kernels are deterministic (call model.eval())")
+            return (A(0), None)  # The identity; the mask is not computed.
         if t in (aten.argmax.default, aten.argmin.default):
             v, dim = A(0), (args[1] if len(args) > 1 else node.kwargs.get("dim"))
             keep = args[2] if len(args) > 2 else node.kwargs.get("keepdim", False)

@@ -158,6 +158,7 @@ def test_zero_dim_results_keep_pytorchs_shape():
     (torch.nn.Conv3d(4, 4, 3, groups=2), (1, 4, 6, 6, 6), "grouped 3-D convolution"),
     (torch.nn.AvgPool2d(3, 2, ceil_mode=True), (1, 4, 8, 8), "averages without ceil_mode"),
     (Fn(lambda x: torch.cumsum(x, 1, dtype=torch.float64)), (4, 8), "a scan with a dtype"),
+    (torch.nn.Dropout(0.2), (4, 8), "dropout in training mode"),
 ])
 def test_refusals_name_what_is_missing(module, shape, why):
     with pytest.raises(UnsupportedOp, match=why):
