@@ -525,8 +525,16 @@ private:
     if (auto f = dyn_cast<FloatAttr>(c.getValue()))
       return f.getValueAsDouble();
     if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
-      return double(i.getValue().getSExtValue());
+      return integerValue(i);
     return std::nullopt;
+  }
+
+  /// An integer constant's value; `true` is 1 (its one bit sign-extended
+  /// would be -1, and xori with it would not negate a 0-or-1 boolean).
+  static double integerValue(IntegerAttr i) {
+    const APInt &bits = i.getValue();
+    return bits.getBitWidth() == 1 ? double(bits.getZExtValue())
+                                   : double(bits.getSExtValue());
   }
 
   llvm::Error execute(Operation &op, unsigned threads) {
@@ -670,7 +678,7 @@ private:
         if (auto f = dyn_cast<FloatAttr>(c.getValue()))
           value = f.getValueAsDouble();
         else if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
-          value = double(i.getValue().getSExtValue());
+          value = integerValue(i);
         else
           return error("unsupported constant " + where(&inner));
         int id = p.numSlots++;

@@ -339,11 +339,12 @@ class Importer:
 
     # -- elementwise -----------------------------------------------------------
 
-    def elementwise(self, node, operands, body, out_dtype=None):
+    def elementwise(self, node, operands, body, out_dtype=None, out_shape=None):
         """operands: Values, Python numbers or Predicates (a comparison used
         as a number: 1 where true, else 0); body(list of SSA operand names,
-        dtype) -> (lines, result)."""
-        out_shape = self.shape_of(node)
+        dtype) -> (lines, result). The result has node's shape and type, or
+        out_shape and out_dtype."""
+        out_shape = self.shape_of(node) if out_shape is None else tuple(out_shape)
         dtype = out_dtype or self.dtype_of(node)
         scalar = not out_shape  # EGG's kernels need a loop: a 0-d result is a 1-element one.
         out_shape = out_shape or (1,)
@@ -696,6 +697,9 @@ class Importer:
         if t in (aten.triu.default, aten.tril.default):
             return self.triangle(node, A(0), args[1] if len(args) > 1 else
                                  node.kwargs.get("diagonal", 0), upper=t == aten.triu.default)
+        if t in (aten.any.dim, aten.all.dim):
+            return self.any_or_all(node, A(0), args[1], args[2] if len(args) > 2 else
+                                   node.kwargs.get("keepdim", False), t == aten.any.dim)
         if t == aten.native_dropout.default:
             p, train = args[1], args[2]
             if train and p:
@@ -803,6 +807,28 @@ class Importer:
             r = self.e.fresh("t")
             return lines + [f"{r} = arith.select {c}, {n[k]}, {n[k + 1]} : {dt}"], r
         return self.elementwise(node, cond.operands + [a, b], body)
+
+    def any_or_all(self, node, cond, dim, keep, any_of):
+        """any / all of a Predicate along `dim`: the largest (any) or least
+        (all) of its 1-or-0 numbers, compared with 0.5 as a Predicate."""
+        if not isinstance(cond, Predicate):
+            raise refuse(node, "any/all of a tensor that is not a comparison")
+        dtype = next((v.dtype for v in cond.operands if isinstance(v, Value)), "f32")
+        number = self.elementwise(node, [cond], lambda n, dt: ([], n[0]), out_dtype=dtype,
+                                  out_shape=cond.shape)
+        rank = len(cond.shape)
+        dim = dim % rank
+        r = self.reduce(number, [dim], "max" if any_of else "min")
+        if keep:
+            kept = [i for i in range(rank) if i != dim]
+            shape = tuple(1 if i == dim else cond.shape[i] for i in range(rank))
+            r = Value(r.name, r.phys_shape, shape, r.dtype, [kept[p] for p in r.phys])
+
+        def above_half(n, dt):
+            half, c = self.e.fresh("k"), self.e.fresh("t")
+            return [f"{half} = arith.constant 0.5 : {dt}",
+                    f"{c} = arith.cmpf ogt, {n[0]}, {half} : {dt}"], c
+        return Predicate([r], above_half, self.shape_of(node))
 
     def boolean_argument(self, v):
         """The Predicate of a boolean argument held as float32 zeros and ones."""

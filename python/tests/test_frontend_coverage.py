@@ -83,6 +83,12 @@ CASES = {
                                                  torch.cumsum(x[:, :-1], 1)), 1)), [(3, 50)]),
     "cumsum_masked": (Fn(lambda x, m: torch.cumsum(x * m, 1)), [(3, 40), ("mask", 3, 40)]),
     "where_boolean_input": (Fn(lambda x, m: torch.where(m, x, -x)), [(3, 40), ("mask", 3, 40)]),
+    # any / all of a comparison (the float64 reference once took `true`
+    # for -1, and logical_not then negated nothing).
+    "any_over_dim": (Fn(lambda x: torch.where((x > 1).any(1, keepdim=True), x, -x)), [(4, 8)]),
+    "all_over_dim": (Fn(lambda x: (x > -1).all(0).float() + x), [(4, 8)]),
+    "transformer_encoder_layer": (torch.nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0),
+                                  [(5, 2, 16)]),
     # Index reductions: the extreme value, then the first index holding it.
     "argmax_middle_dim": (Fn(lambda x: torch.argmax(x, 1)), [(4, 8, 5)]),
     "argmin_keepdim": (Fn(lambda x: torch.argmin(x, -1, keepdim=True)), [(4, 8)]),
