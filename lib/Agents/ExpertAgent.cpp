@@ -358,6 +358,22 @@ FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel,
     thread[z] = largestDivisorAtMost(block[z], thread[z]);
   }
 
+  // A grid holds at most 65535 blocks along y and z (the second and third
+  // tiled loops): a longer loop takes larger block tiles, with as many
+  // threads along it as fit and the rest as a larger thread tile.
+  for (size_t i = 1; i < tiled.size(); ++i) {
+    size_t p = tiled[i];
+    while (extents[p] / block[p] > kMaxGridDims[i]) {
+      int64_t along = threadsAlong(p), next = block[p] + 1;
+      while (extents[p] % next != 0)
+        ++next;
+      block[p] = next;
+      if (threadCount() > target.getMaxThreadsPerBlock() ||
+          threadsAlong(p) > kMaxBlockDims[i])
+        thread[p] = block[p] % along == 0 ? block[p] / along : block[p];
+    }
+  }
+
   SmallVector<int64_t> threads = impliedThreads(*loops, block, thread);
   while (threads.size() > 1 && threads.back() == 1)
     threads.pop_back();

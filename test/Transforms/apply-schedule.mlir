@@ -233,6 +233,22 @@ func.func @vector_row_operand(%x: tensor<64x32xf32>, %d: tensor<64xf32>) -> tens
 
 // -----
 
+// A grid holds at most 65535 blocks along y.
+func.func @grid_too_tall(%x: tensor<140000x64xf32>) -> tensor<140000x64xf32> {
+  // expected-error @+1 {{loop 0 takes 140000 blocks but grid dimension 1 holds at most 65535: choose a larger block tile}}
+  %r = egg.kernel @k ins(%x : tensor<140000x64xf32>) -> tensor<140000x64xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [64], block = [1, 64], thread = [1, 1]>} {
+  ^bb0(%a: tensor<140000x64xf32>):
+    %e = tensor.empty() : tensor<140000x64xf32>
+    %n = linalg.exp ins(%a : tensor<140000x64xf32>) outs(%e : tensor<140000x64xf32>) -> tensor<140000x64xf32>
+    egg.yield %n : tensor<140000x64xf32>
+  }
+  return %r : tensor<140000x64xf32>
+}
+
+// -----
+
 func.func @vector_tile_mismatch(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
   // expected-error @+1 {{vector = 4 needs a thread tile of 1 on every loop but the innermost, which must be 4}}
   %r = egg.kernel @k ins(%x : tensor<64x64xf32>) -> tensor<64x64xf32>

@@ -18,6 +18,9 @@ namespace mlir::egg {
 inline constexpr int64_t kMaxThreadsPerBlock = 1024;
 inline constexpr int64_t kMaxBlockDims[3] = {1024, 1024, 64};
 
+/// Blocks per grid dimension (x, y, z).
+inline constexpr int64_t kMaxGridDims[3] = {2147483647, 65535, 65535};
+
 /// Resident threads per SM.
 inline constexpr int64_t kMaxThreadsPerSM = 2048;
 

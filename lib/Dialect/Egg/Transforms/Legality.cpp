@@ -267,8 +267,20 @@ mlir::egg::checkLowerable(KernelOp kernel, StructureAttr structure,
   // Tiles spanning their whole loop are left untiled when more than three
   // loops are tiled: a 4-D map (a channels-last pad) then still fits the
   // grid and the block.
-  int64_t blockLoops =
-      llvm::count(tiledLoops(*loops, loops->extents, block), true);
+  SmallVector<bool> blockTiled = tiledLoops(*loops, loops->extents, block);
+  int64_t blockLoops = llvm::count(blockTiled, true);
+  // Grid dimensions take the tiled loops innermost first (x, y, z).
+  for (size_t p = blockTiled.size(), dim = 0; p-- > 0 && dim < 3;) {
+    if (!blockTiled[p])
+      continue;
+    int64_t blocks = loops->extents[loops->parallelPositions[p]] / block[p];
+    if (blocks > kMaxGridDims[dim])
+      return emitError() << "loop " << loops->parallelPositions[p] << " takes "
+                         << blocks << " blocks but grid dimension " << dim
+                         << " holds at most " << kMaxGridDims[dim]
+                         << ": choose a larger block tile";
+    ++dim;
+  }
   int64_t threadLoops =
       llvm::count(tiledLoops(*loops, blockExtents, thread), true);
   if (blockLoops > 3)
