@@ -233,16 +233,24 @@ SmallVector<bool> mlir::egg::tiledLoops(const RootLoops &loops,
   auto tileOf = [&](size_t p) {
     return p < perParallel.size() ? perParallel[p] : 0;
   };
-  int64_t tiled = 0, whole = 0;
+  int64_t tiled = 0, whole = 0, beyond = 0;
   for (auto [p, pos] : llvm::enumerate(loops.parallelPositions)) {
     tiled += tileOf(p) != 0;
     whole += tileOf(p) != 0 && tileOf(p) == extents[pos];
+    beyond += tileOf(p) > extents[pos];
   }
+  // Where dropping whole tiles is not enough, a tile beyond its loop's
+  // extent (a partial GEMM tile of 32 on 16 output channels) is one tile
+  // too: left untiled, the block sees the same op.
   bool dropWhole = tiled > 3 && tiled - whole <= 3;
+  bool dropBeyond = tiled > 3 && !dropWhole && tiled - whole - beyond <= 3;
+  auto dropped = [&](size_t p, unsigned pos) {
+    return ((dropWhole || dropBeyond) && tileOf(p) == extents[pos]) ||
+           (dropBeyond && tileOf(p) > extents[pos]);
+  };
   SmallVector<bool> result;
   for (auto [p, pos] : llvm::enumerate(loops.parallelPositions))
-    result.push_back(tileOf(p) != 0 &&
-                     !(dropWhole && tileOf(p) == extents[pos]));
+    result.push_back(tileOf(p) != 0 && !dropped(p, pos));
   return result;
 }
 
