@@ -25,14 +25,7 @@ PROBLEMS = sorted(ROOT.glob("level*/*.py"))
 
 # Imports that are right but that egg-opt does not compile yet (#49), with
 # egg-opt's reason.
-KNOWN_COMPILE_ERRORS = {
-    "8_ResNetBasicBlock": "cannot mix linear and non-linear mapping modes",
-    "13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling": "cannot mix linear and non-linear "
-                                                        "mapping modes",
-    "43_Conv3d_Max_LogSumExp_ReLU": "cannot mix linear and non-linear mapping modes",
-    "79_Conv3d_Multiply_InstanceNorm_Clamp_Multiply_Max": "cannot mix linear and non-linear "
-                                                          "mapping modes",
-}
+KNOWN_COMPILE_ERRORS = {}
 # Imports whose float64 result differs from PyTorch's beyond rounding: open
 # bugs, kept visible here until fixed.
 KNOWN_MISMATCHES = {
