@@ -1330,27 +1330,11 @@ class Importer:
     def unit_dim(self, v, at):
         """A plain tensor with a size-1 dim inserted before dim `at`
         (tensor.expand_shape: no copy)."""
-        shape = v.shape[:at] + (1,) + v.shape[at:]
-        groups, j = [], 0
-        for i in range(len(v.shape)):
-            groups.append([j, j + 1] if i == at else [j])
-            j += 2 if i == at else 1
-        name = self.e.fresh("r")
-        self.e.emit(f"{name} = tensor.expand_shape {v.name} {groups} output_shape "
-                    f"[{', '.join(str(s) for s in shape)}] : {tensor_type(v.shape, v.dtype)} into "
-                    f"{tensor_type(shape, v.dtype)}")
-        return self.plain(name, shape, v.dtype)
+        return self.split_dim(v, at, 1)
 
     def drop_unit_dim(self, v, at):
-        shape = v.shape[:at] + v.shape[at + 1:]
-        groups, j = [], 0
-        for i in range(len(shape)):
-            groups.append([j, j + 1] if i == at else [j])
-            j += 2 if i == at else 1
-        name = self.e.fresh("r")
-        self.e.emit(f"{name} = tensor.collapse_shape {v.name} {groups} : "
-                    f"{tensor_type(v.shape, v.dtype)} into {tensor_type(shape, v.dtype)}")
-        return self.plain(name, shape, v.dtype)
+        """The plain tensor v without its size-1 dim `at` (not the last)."""
+        return self.merge_dims(v, at)
 
     def convolution_1d(self, node, x, w, bias, stride, padding, dilation, groups, out_shape):
         """A 1-D convolution as a 2-D one of height 1 (NCL -> NC1L): the 2-D
@@ -1484,29 +1468,8 @@ class Importer:
         return out if whole == tuple(out_shape) else self.crop(out, tuple(out_shape))
 
     def crop(self, v, shape):
-        """The leading `shape` part of the plain tensor v, copied. An index
-        map reads it as d + w with a window loop w of extent 1 (a window
-        operand gives it that extent): a plain dim index would have to span
-        v's whole extent."""
-        rank = len(shape)
-        cut = [i for i in range(rank) if shape[i] != v.shape[i]]
-        dims = ", ".join(f"d{i}" for i in range(rank + len(cut)))
-        reads = [f"d{i} + d{rank + cut.index(i)}" if i in cut else f"d{i}" for i in range(rank)]
-        maps = [f"affine_map<({dims}) -> ({', '.join(reads)})>",
-                f"affine_map<({dims}) -> ({', '.join(f'd{rank + j}' for j in range(len(cut)))})>",
-                f"affine_map<({dims}) -> ({', '.join(f'd{i}' for i in range(rank))})>"]
-        window = self.e.empty((1,) * len(cut), v.dtype)
-        init = self.e.empty(shape, v.dtype)
-        iters = ", ".join(['"parallel"'] * rank + ['"reduction"'] * len(cut))
-        name, ot = self.e.fresh("cr"), tensor_type(shape, v.dtype)
-        self.e.emit(f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
-                    f"iterator_types = [{iters}]}} ins({v.name}, {window} : "
-                    f"{tensor_type(v.shape, v.dtype)}, {tensor_type((1,) * len(cut), v.dtype)}) "
-                    f"outs({init} : {ot}) {{")
-        self.e.emit(f"^bb0(%a: {v.dtype}, %w: {v.dtype}, %o: {v.dtype}):")
-        self.e.emit(f"  linalg.yield %a : {v.dtype}")
-        self.e.emit(f"}} -> {ot}")
-        return self.plain(name, shape, v.dtype)
+        """The leading `shape` part of the plain tensor v, copied."""
+        return self.gather(v, shape, [f"d{i}" for i in range(len(shape))])
 
     def convolution_nhwc(self, x, w, bias, stride, padding, dilation, out_shape):
         """out[n, oh, ow, f] = sum x[n, oh*s + kh*d, ow*s + kw*d, c] w[f, kh, kw, c]
