@@ -721,9 +721,10 @@ class Importer:
             value = args[1]
             if not isinstance(value, (int, float)):
                 raise refuse(node, "a fill with a value that is not a number")
-            shape = self.shape_of(node)
-            return self.plain(self.e.filled(shape or (1,), self.dtype_of(node), float(value)),
-                              shape or (1,), self.dtype_of(node)) if shape else float(value)
+            shape, dtype = self.shape_of(node), self.dtype_of(node)
+            if not shape:  # A 0-d fill: a number to its consumers.
+                return float(value)
+            return self.plain(self.e.filled(shape, dtype, float(value)), shape, dtype)
         if t == aten.linalg_vector_norm.default:
             return self.vector_norm(node, A(0), args)
         if t in (aten.max_pool3d_with_indices.default, aten.avg_pool3d.default):
