@@ -10,6 +10,8 @@ op or the function's result needs it laid out. Anything else raises
 ``UnsupportedOp`` naming the op. ``check_node`` asks the same of one node
 (the torch.compile backend splits graphs with it).
 """
+import collections
+import itertools
 import math
 import operator
 import re
@@ -272,7 +274,7 @@ def broadcast_shape(shapes):
 
 
 class Importer:
-    def __init__(self, name, parameters=()):
+    def __init__(self, name, parameters=(), folded=None):
         self.e = Emitter()
         self.name = name
         self.values = {}
@@ -283,6 +285,9 @@ class Importer:
         self.prepared = []
         self.constants = {}  # Number arguments, by placeholder: their traced values.
         self.boolean_inputs = set()  # Boolean tensor arguments, passed as float32.
+        # Nodes computed from parameters alone when the module is compiled
+        # (fold_integer_buffers): name -> the tensor, an argument of its own.
+        self.folded = folded or {}
 
     def prepared_parameter(self, node, suffix, shape, transform):
         """A parameter laid out anew once, when the module is compiled (as
@@ -454,11 +459,12 @@ class Importer:
             return self.elementwise(node, [A(0), A(1)], binop("minimumf"))
         if t == aten.relu.default:
             return self.elementwise(node, [A(0), 0.0], binop("maximumf"))
-        if t in (aten.clamp.default, aten.hardtanh.default):
+        if t in (aten.clamp.default, aten.clamp.Tensor, aten.hardtanh.default):
+            # Bounds are numbers or (clamp.Tensor) tensors broadcast to x.
             default = (-1.0, 1.0) if t == aten.hardtanh.default else (None, None)
             lo = args[1] if len(args) > 1 else node.kwargs.get("min", default[0])
             hi = args[2] if len(args) > 2 else node.kwargs.get("max", default[1])
-            ops = [A(0)] + [x for x in (lo, hi) if x is not None]
+            ops = [A(0)] + [self.arg(x) for x in (lo, hi) if x is not None]
 
             def body(n, dt):
                 lines, cur, i = [], n[0], 1
@@ -630,6 +636,17 @@ class Importer:
                           else offset + l for l in v.phys])
         if t in (aten.view.default, aten._unsafe_view.default, aten.reshape.default):
             return self.reshape(node, A(0), self.shape_of(node))
+        if t == aten.as_strided.default:
+            # Only as a reshape: a contiguous input read in its own order.
+            size, stride = list(args[1]), list(args[2])
+            offset = args[3] if len(args) > 3 else node.kwargs.get("storage_offset", 0)
+            src = args[0].meta.get("val")
+            row_major = [math.prod(size[i + 1:]) for i in range(len(size))]
+            if offset or src is None or not src.is_contiguous() or \
+                    math.prod(size) != src.numel() or \
+                    any(n != 1 and a != b for n, a, b in zip(size, stride, row_major)):
+                raise refuse(node, "as_strided other than a contiguous reshape")
+            return self.reshape(node, A(0), tuple(size))
         # -- contractions --
         if t in (aten.mm.default, aten.bmm.default):
             return self.matmul(node, A(0), A(1))
@@ -689,6 +706,9 @@ class Importer:
                            for i in range(v.shape[dim % len(v.shape)])])
         if t == aten.flip.default:
             return self.flip(A(0), args[1])
+        if t == aten.roll.default:
+            dims = args[2] if len(args) > 2 else node.kwargs.get("dims", [])
+            return self.roll(node, A(0), args[1], dims)
         if t == aten.cat.default:
             return self.concatenate(node, [self.arg(a) for a in args[0]],
                                     args[1] if len(args) > 1 else node.kwargs.get("dim", 0))
@@ -949,6 +969,50 @@ class Importer:
                  for l in range(rank)]
         return self.gather(v, v.shape, reads)
 
+    def roll(self, node, v, shifts, dims):
+        """torch.roll along `dims`: the result cut into blocks (per rolled
+        dim: the input's last `shift` elements, then the rest), each block
+        read from the input, padded with zeros to its place and the padded
+        blocks summed (each element has exactly one nonzero term), as a
+        concatenation is."""
+        shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        if not dims or len(dims) != len(shifts):
+            raise refuse(node, "roll of the flattened tensor")
+        rank = len(v.shape)
+        total = collections.Counter()  # Shifts along one dim add up.
+        for shift, dim in zip(shifts, dims):
+            total[dim % rank] += shift
+        # The result's front is the input from `cut` on.
+        cuts = {d: -s % v.shape[d] for d, s in total.items() if s % v.shape[d]}
+        if not cuts:
+            return v
+        v = self.materialize(v)
+        padded = []
+        for choice in itertools.product((0, 1), repeat=len(cuts)):
+            # Per rolled dim: 0 takes the input's [cut, n) to the result's
+            # front, 1 takes [0, cut) after it.
+            starts, sizes, low = [0] * rank, list(v.shape), [0] * rank
+            for (d, cut), c in zip(sorted(cuts.items()), choice):
+                n = v.shape[d]
+                starts[d], sizes[d], low[d] = (cut, n - cut, 0) if c == 0 else (0, cut, n - cut)
+            block = self.gather(v, tuple(sizes),
+                                [f"d{l} + {starts[l]}" if starts[l] else f"d{l}"
+                                 for l in range(rank)])
+            high = [v.shape[l] - low[l] - sizes[l] for l in range(rank)]
+            name, shape = self.e.pad_sides(block.name, block.shape, v.dtype, low, high)
+            padded.append(self.plain(name, shape, v.dtype))
+        return self.elementwise(node, padded, self.sum_body)
+
+    def sum_body(self, n, dt):
+        """An elementwise body adding all its operands."""
+        lines, cur = [], n[0]
+        for x in n[1:]:
+            r = self.e.fresh("t")
+            lines.append(f"{r} = arith.addf {cur}, {x} : {dt}")
+            cur = r
+        return lines, cur
+
     def unfold(self, v, dim, size, step):
         """Tensor.unfold: the windows of `size` every `step` along `dim`, the
         window dim last."""
@@ -981,15 +1045,7 @@ class Importer:
             name, shape = self.e.pad_sides(v.name, v.shape, v.dtype, low, high)
             padded.append(self.plain(name, shape, v.dtype))
             offset += v.shape[dim]
-
-        def total(n, dt):
-            lines, cur = [], n[0]
-            for x in n[1:]:
-                r = self.e.fresh("t")
-                lines.append(f"{r} = arith.addf {cur}, {x} : {dt}")
-                cur = r
-            return lines, cur
-        return self.elementwise(node, padded, total)
+        return self.elementwise(node, padded, self.sum_body)
 
     def arg_extreme(self, v, dim, keep, kind):
         """argmax / argmin along `dim`: the extreme value first, then the
@@ -1900,6 +1956,13 @@ class Importer:
             if node.op == "placeholder" or (needed is not None and node.op != "output"
                                             and node.name not in needed):
                 continue
+            if node.name in self.folded:
+                value = self.folded[node.name]
+                arg = self.plain(f"%{sanitize(node.name)}_folded", self.shape_of(node),
+                                 self.dtype_of(node))
+                self.prepared.append((None, arg, lambda _, v=value: v))
+                self.values[node.name] = arg
+                continue
             if node.op == "output":
                 outs = node.args[0]
                 if user_outputs is not None:
@@ -1972,9 +2035,9 @@ def refuse_before_decomposing(graph):
             raise refuse(node, "recurrent layers are not imported yet")
 
 
-# Ops the importer takes whole, kept out of core-ATen decomposition: triu and
-# tril decompose into int64 arange masks the kernels do not hold.
-KEPT_WHOLE = ("triu", "tril")
+# Ops the importer takes whole, kept out of core-ATen decomposition: triu,
+# tril and roll decompose into int64 arange indices the kernels do not hold.
+KEPT_WHOLE = ("triu", "tril", "roll")
 
 
 def decompose(ep):
@@ -1990,9 +2053,9 @@ def decompose(ep):
 SHAPE_ONLY = ("full_like", "empty_like", "zeros_like", "ones_like")
 
 
-def needed_nodes(graph, outputs):
+def needed_nodes(graph, outputs, folded=()):
     """Names of the nodes that the named output nodes depend on (not the
-    nodes whose shape alone is read)."""
+    nodes whose shape alone is read, nor what `folded` nodes read)."""
     by_name = {n.name: n for n in graph.nodes}
     todo, seen = [by_name[o] for o in outputs if o in by_name], set()
     while todo:
@@ -2000,10 +2063,55 @@ def needed_nodes(graph, outputs):
         if node.name in seen:
             continue
         seen.add(node.name)
+        if node.name in folded:
+            continue
         name = getattr(node.target, "__name__", "").split(".")[0]
         todo.extend(a for a in node.all_input_nodes
                     if not (name in SHAPE_ONLY and node.args and a is node.args[0]))
     return seen
+
+
+FLOAT_DTYPES = ("torch.float32", "torch.float16", "torch.bfloat16", "torch.float64")
+
+
+def fold_integer_buffers(graph, lifted, state):
+    """Values computed from parameters and buffers alone where that work
+    reads an integer or boolean buffer (Swin's relative position index
+    gathering its bias table): EGG's kernels take floating tensors, so such
+    a value is computed once, by PyTorch, when the module is compiled, as a
+    prepared parameter is. Returns {node name: tensor} for each such value a
+    node outside that work reads; an integer one is left to the importer."""
+    import torch
+    from torch.fx.node import map_arg
+    dtype = lambda n: str(getattr(n.meta.get("val"), "dtype", ""))  # noqa: E731
+    fixed = {n.name for n in graph.nodes if n.op == "placeholder" and n.name in lifted}
+    tainted = {n for n in fixed if dtype(next(m for m in graph.nodes if m.name == n))
+               not in FLOAT_DTYPES}
+    if not tainted:
+        return {}
+    for node in graph.nodes:
+        if node.op == "call_function" and node.all_input_nodes and \
+                all(a.name in fixed for a in node.all_input_nodes):
+            fixed.add(node.name)
+            if any(a.name in tainted for a in node.all_input_nodes):
+                tainted.add(node.name)
+    frontier = [n for n in graph.nodes if n.name in tainted and n.op == "call_function" and
+                dtype(n) in FLOAT_DTYPES and
+                any(u.name not in tainted for u in n.users)]
+    if not frontier:
+        return {}
+    env = {}
+    with torch.no_grad():
+        for node in graph.nodes:
+            if node.name not in fixed:
+                continue
+            if node.op == "placeholder":
+                env[node.name] = state[lifted[node.name]]
+                continue
+            args = map_arg(node.args, lambda a: env[a.name])
+            kwargs = map_arg(node.kwargs, lambda a: env[a.name])
+            env[node.name] = node.target(*args, **kwargs)
+    return {n.name: env[n.name].contiguous() for n in frontier}
 
 
 def sanitize(name):
@@ -2034,12 +2142,14 @@ def import_module(model, example_inputs, name="forward"):
     # computed: EGG gives the forward result alone.
     user_outputs = [spec.arg.name for spec in sig.output_specs
                     if spec.kind.name == "USER_OUTPUT"]
-    needed = needed_nodes(ep.graph, user_outputs)
-    placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"
-                    and (n.name in needed or n.name not in lifted)]
     state = dict(ep.state_dict)
     state.update(getattr(ep, "constants", {}) or {})
-    importer = Importer(name, parameters=[p.name for p in placeholders if p.name in lifted])
+    folded = fold_integer_buffers(ep.graph, lifted, state)
+    needed = needed_nodes(ep.graph, user_outputs, folded)
+    placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"
+                    and (n.name in needed or n.name not in lifted)]
+    importer = Importer(name, parameters=[p.name for p in placeholders if p.name in lifted],
+                        folded=folded)
     text, count = importer.run(ep.graph, placeholders, user_outputs, needed)
     # Argument values in the function's order: parameters, prepared
     # parameters, user inputs (as given).
@@ -2053,8 +2163,9 @@ def import_module(model, example_inputs, name="forward"):
         if a in prepared:
             source, transform = prepared[a]
             with torch.no_grad():
-                arg_values.append(transform(state[lifted[source]]))
-            arg_names.append(f"{lifted[source]}:{a.split('_')[-1]}")
+                arg_values.append(transform(state[lifted[source]] if source else None))
+            arg_names.append(f"{lifted[source]}:{a.split('_')[-1]}" if source else
+                             f"folded:{a.lstrip('%')}")
         elif a in lifted:
             arg_names.append(lifted[a])
             arg_values.append(state[lifted[a]])
