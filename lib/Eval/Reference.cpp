@@ -190,6 +190,7 @@ enum class Opc {
   Atan,
   Atan2,
   Index,
+  Extract,
   AndI,
   OrI,
   XorI
@@ -201,7 +202,24 @@ struct Instr {
   int pred = 0;
   int dst = -1;
   bool isFlop = false;
+  // Extract: the tensor read and the slots of its indices.
+  const RefTensor *source = nullptr;
+  std::vector<int> indices;
 };
+
+/// tensor.extract at the indices held in `slots`; NaN outside the tensor
+/// (a gather index out of range), which no check lets pass.
+static double extractElement(const Instr &in, const double *slots) {
+  const RefTensor &t = *in.source;
+  int64_t at = 0;
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    double i = slots[in.indices[d]];
+    if (!(i >= 0 && i < double(t.shape[d])))
+      return NAN;
+    at = at * t.shape[d] + int64_t(i);
+  }
+  return t.data[at];
+}
 
 struct Program {
   std::vector<Instr> code;
@@ -348,6 +366,7 @@ static double eval(const Instr &in, const double *s) {
   case Opc::Atan2:
     return std::atan2(x, y);
   case Opc::Index:
+  case Opc::Extract:
     return 0; // Filled by the loop driver.
   case Opc::AndI:
     return double(int64_t(x) & int64_t(y));
@@ -687,6 +706,25 @@ private:
         continue;
       }
       Instr in;
+      if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+        // A gather: the tensor comes from the function body.
+        auto it = tensors.find(extract.getTensor());
+        if (it == tensors.end())
+          return error("tensor.extract from a tensor not yet computed " +
+                       where(&inner));
+        in.op = Opc::Extract;
+        in.source = it->second.get();
+        for (Value index : extract.getIndices()) {
+          auto s = operand(index);
+          if (!s)
+            return s.takeError();
+          in.indices.push_back(*s);
+        }
+        in.dst = p.numSlots++;
+        slot[extract.getResult()] = in.dst;
+        p.code.push_back(in);
+        continue;
+      }
       std::optional<Opc> opc =
           llvm::TypeSwitch<Operation *, std::optional<Opc>>(&inner)
               .Case<arith::AddFOp>([](auto) { return Opc::Add; })
@@ -1020,8 +1058,9 @@ private:
             if (!operands[k].scalar)
               slots[k] = operands[k].data[offsets[k] + i * innerStride[k]];
           for (const Instr &in : program->code)
-            slots[in.dst] = in.op == Opc::Index ? double(iv[in.pred])
-                                                : eval(in, slots.data());
+            slots[in.dst] = in.op == Opc::Index     ? double(iv[in.pred])
+                            : in.op == Opc::Extract ? extractElement(in, slots.data())
+                                                    : eval(in, slots.data());
           for (size_t r = 0; r < program->yields.size(); ++r) {
             size_t k = numInputs + r;
             operands[k].out[offsets[k] + i * innerStride[k]] =

@@ -17,7 +17,13 @@ import operator
 import re
 from dataclasses import dataclass, field
 
-MLIR_TYPES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16"}
+MLIR_TYPES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16",
+              # Integer tensors (class targets, indices) are held as float32,
+              # exact below 2^24: EGG's kernels compute on floats.
+              "torch.int64": "f32"}
+INTEGER_DTYPES = ("torch.int64",)
+# The largest magnitude an integer input may hold (float32 is exact below it).
+INTEGER_LIMIT = 1 << 24
 
 
 class UnsupportedOp(Exception):
@@ -78,6 +84,9 @@ class ImportedModule:
     boolean_inputs: set = field(default_factory=set)
     # Results that are int64 to PyTorch (indices), computed as float32.
     integer_results: set = field(default_factory=set)
+    # User inputs that are int64 tensors (their positions): passed to the
+    # kernels as float32, exact below INTEGER_LIMIT.
+    integer_inputs: set = field(default_factory=set)
 
 
 @dataclass
@@ -285,6 +294,7 @@ class Importer:
         self.prepared = []
         self.constants = {}  # Number arguments, by placeholder: their traced values.
         self.boolean_inputs = set()  # Boolean tensor arguments, passed as float32.
+        self.integer_inputs = set()  # Integer tensor arguments, passed as float32.
         # Nodes computed from parameters alone when the module is compiled
         # (fold_integer_buffers): name -> the tensor, an argument of its own.
         self.folded = folded or {}
@@ -309,7 +319,7 @@ class Importer:
         key = str(getattr(val, "dtype", ""))
         if key not in MLIR_TYPES:
             raise refuse(node, f"element type {key or '?'} (EGG takes float32, float16, "
-                               "bfloat16)")
+                               "bfloat16 and int64)")
         return MLIR_TYPES[key]
 
     @staticmethod
@@ -578,6 +588,9 @@ class Importer:
             if operand_dtype != self.dtype_of(node):
                 raise refuse(node, "a comparison cast to another float type")
             return self.elementwise(node, cond.operands, as_number)
+        if t == aten._to_copy.default and str(node.meta["val"].dtype) in INTEGER_DTYPES and \
+                str(args[0].meta["val"].dtype) not in INTEGER_DTYPES:
+            raise refuse(node, "a float tensor converted to integers")
         if t in (aten.clone.default, aten.alias.default, aten.contiguous.default) or \
                 (t == aten._to_copy.default and self.dtype_of(node) == A(0).dtype):
             return A(0)
@@ -662,6 +675,9 @@ class Importer:
         if t in (aten.sum.dim_IntList, aten.mean.dim, aten.amax.default, aten.amin.default,
                  aten.sum.default, aten.mean.default):
             v = A(0)
+            if isinstance(v, Predicate):  # A count of where a comparison holds.
+                v = self.elementwise(node, [v], lambda n, dt: ([], n[0]), out_dtype="f32",
+                                     out_shape=v.shape)
             if t in (aten.sum.default, aten.mean.default):
                 dims, keep = list(range(len(v.shape))), False
             else:
@@ -675,11 +691,7 @@ class Importer:
                 r = self.elementwise_plain(r, count, "divf")
             if r.dtype != v.dtype:  # A 16-bit sum accumulated in f32.
                 r = self.truncate(r, v.dtype)
-            if keep:
-                kept = [i for i in range(len(v.shape)) if i not in dims]
-                shape = tuple(1 if i in dims else v.shape[i] for i in range(len(v.shape)))
-                r = Value(r.name, r.phys_shape, shape, r.dtype, [kept[p] for p in r.phys])
-            return r
+            return self.keep_dims(r, v.shape, dims) if keep else r
         if t in (aten.max.dim, aten.min.dim):
             # Values over a dim; the indices (int64) are not computed and a
             # use of them is refused by the element it would read.
@@ -687,11 +699,7 @@ class Importer:
             dim = args[1] % len(v.shape)
             keep = args[2] if len(args) > 2 else node.kwargs.get("keepdim", False)
             r = self.reduce(v, [dim], "max" if t == aten.max.dim else "min")
-            if keep:
-                kept = [i for i in range(len(v.shape)) if i != dim]
-                shape = tuple(1 if i == dim else v.shape[i] for i in range(len(v.shape)))
-                r = Value(r.name, r.phys_shape, shape, r.dtype, [kept[p] for p in r.phys])
-            return (r, None)
+            return (self.keep_dims(r, v.shape, [dim]) if keep else r, None)
         # -- data movement --
         if t == aten.slice.Tensor:
             return self.slice(node, A(0), *(list(args[1:]) + [None] * 4)[:4])
@@ -706,6 +714,8 @@ class Importer:
                            for i in range(v.shape[dim % len(v.shape)])])
         if t == aten.flip.default:
             return self.flip(A(0), args[1])
+        if t == aten.gather.default:
+            return self.take_along(A(0), args[1], A(2))
         if t == aten.roll.default:
             dims = args[2] if len(args) > 2 else node.kwargs.get("dims", [])
             return self.roll(node, A(0), args[1], dims)
@@ -766,6 +776,8 @@ class Importer:
                                 (math.prod(v.phys_shape[:-1]), v.phys_shape[-1]))
             y = self.reshape(node, self.softmax_rows(rows), v.phys_shape)
             return Value(y.name, v.phys_shape, v.shape, v.dtype, list(order))
+        if t == aten._log_softmax.default:
+            return self.log_softmax(node, A(0), args[1])
         if t == aten.native_layer_norm.default:
             return self.layer_norm(node)
         if t == aten._native_batch_norm_legit_no_training.default:
@@ -968,6 +980,64 @@ class Importer:
         reads = [f"{v.shape[l] - 1} - d{l}" if l in flipped and v.shape[l] > 1 else f"d{l}"
                  for l in range(rank)]
         return self.gather(v, v.shape, reads)
+
+    @staticmethod
+    def keep_dims(r, shape, dims):
+        """The reduction r of a tensor of `shape` over `dims`, viewed with
+        those dims kept as size 1."""
+        kept = [i for i in range(len(shape)) if i not in dims]
+        return Value(r.name, r.phys_shape, tuple(1 if i in dims else shape[i]
+                                                 for i in range(len(shape))),
+                     r.dtype, [kept[p] for p in r.phys])
+
+    def log_softmax(self, node, x, dim):
+        """log_softmax along `dim` as x - max - log(sum(exp(x - max))): no
+        probability is formed, so none underflows to a log of zero."""
+        dim = dim % len(x.shape)
+
+        def op(opname, dialect="arith"):
+            def body(n, dt):
+                r = self.e.fresh("t")
+                return [f"{r} = {dialect}.{opname} {', '.join(n)} : {dt}"], r
+            return body
+
+        def row_reduce(v, kind):
+            r = self.reduce(v, [dim], kind)
+            if r.dtype != v.dtype:  # A 16-bit sum accumulated in f32.
+                r = self.truncate(r, v.dtype)
+            return self.keep_dims(r, v.shape, [dim])
+        shifted = self.elementwise(node, [x, row_reduce(x, "max")], op("subf"))
+        total = row_reduce(self.elementwise(node, [shifted], op("exp", "math")), "sum")
+        log_total = self.elementwise(node, [total], op("log", "math"), out_shape=total.shape)
+        return self.elementwise(node, [shifted, log_total], op("subf"))
+
+    def take_along(self, v, dim, index):
+        """torch.gather: the result, of index's shape, holds v at index's
+        value along `dim` and at its own position along the other dims."""
+        v, index = self.materialize(v), self.materialize(index)
+        rank = len(index.shape)
+        dim = dim % rank
+        fresh = self.e.fresh
+
+        def body(a):
+            lines, at = [], []
+            for l in range(rank):
+                i = fresh("i")
+                if l == dim:
+                    n = fresh("t")
+                    lines += [f"{n} = arith.fptosi {a[0]} : {index.dtype} to i64",
+                              f"{i} = arith.index_cast {n} : i64 to index"]
+                else:
+                    lines.append(f"{i} = linalg.index {l} : index")
+                at.append(i)
+            r = fresh("t")
+            lines.append(f"{r} = tensor.extract {v.name}[{', '.join(at)}] : "
+                         f"{tensor_type(v.shape, v.dtype)}")
+            return lines, r
+        name = self.e.generic(rank, ["parallel"] * rank, [(index, list(range(rank)))],
+                              index.shape, v.dtype,
+                              affine_map(rank, [f"d{i}" for i in range(rank)]), body)
+        return self.plain(name, index.shape, v.dtype)
 
     def roll(self, node, v, shifts, dims):
         """torch.roll along `dims`: the result cut into blocks (per rolled
@@ -1951,6 +2021,8 @@ class Importer:
                 continue
             dtype, shape = self.dtype_of(node), self.shape_of(node)
             self.values[node.name] = self.plain(f"%{sanitize(node.name)}", shape, dtype)
+            if str(node.meta["val"].dtype) in INTEGER_DTYPES:
+                self.integer_inputs.add(node.name)
         results = None
         for node in graph.nodes:
             if node.op == "placeholder" or (needed is not None and node.op != "output"
@@ -2174,9 +2246,18 @@ def import_module(model, example_inputs, name="forward"):
             arg_values.append(user[a])
     lifted_count = sum(1 for a in importer.arguments if a in lifted or a in prepared)
     boolean_inputs = {i for i, n in enumerate(user_names) if n in importer.boolean_inputs}
+    integer_inputs = {i for i, n in enumerate(user_names) if n in importer.integer_inputs}
+    for i, (a, value) in enumerate(zip(importer.arguments, arg_values)):
+        if str(getattr(value, "dtype", "")) not in INTEGER_DTYPES:
+            continue
+        if value.numel() and value.abs().max() >= INTEGER_LIMIT:
+            raise UnsupportedOp(f"input {arg_names[i]}: integers of {INTEGER_LIMIT} or more "
+                                "(EGG holds integers in float32)")
+        if a in lifted:  # A buffer: passed as float32 from the start.
+            arg_values[i] = value.float()
     return ImportedModule(text, name, arg_names, arg_values, count, lifted_count,
                           importer.result_shapes, constant_inputs, boolean_inputs,
-                          importer.integer_results)
+                          importer.integer_results, integer_inputs)
 
 
 def to_mlir(model, example_inputs, name="forward"):

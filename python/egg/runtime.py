@@ -83,6 +83,7 @@ class CompiledModule:
         self.result_shapes = getattr(imported, "result_shapes", None)
         self.constant_inputs = getattr(imported, "constant_inputs", None) or {}
         self.boolean_inputs = getattr(imported, "boolean_inputs", None) or set()
+        self.integer_inputs = getattr(imported, "integer_inputs", None) or set()
         self.integer_results = getattr(imported, "integer_results", None) or set()
         # Lifted parameters and buffers: on the GPU once.
         self.bound = [x.detach().to(device).contiguous()
@@ -125,13 +126,13 @@ class CompiledModule:
     def _tensor_inputs(self, user_inputs):
         """The user inputs less the numbers compiled in as constants, which
         must have the values the module was compiled with; boolean tensors
-        as float32 zeros and ones."""
+        as float32 zeros and ones, integer tensors as float32."""
         for i, value in self.constant_inputs.items():
             if i >= len(user_inputs) or user_inputs[i] != value:
                 got = user_inputs[i] if i < len(user_inputs) else "nothing"
                 raise TypeError(f"input {i}: compiled for the number {value!r}, got {got!r} "
                                 "(compile again for another value)")
-        return [x.float() if i in self.boolean_inputs else x
+        return [x.float() if i in self.boolean_inputs or i in self.integer_inputs else x
                 for i, x in enumerate(user_inputs) if i not in self.constant_inputs]
 
     def _tensor(self, b):
