@@ -24,6 +24,18 @@ class Fn(torch.nn.Module):
         return self.fn(*xs)
 
 
+class PositionBias(torch.nn.Module):
+    """A bias table gathered by an int64 buffer (Swin's relative positions)."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = torch.nn.Parameter(torch.randn(7, 3))
+        self.register_buffer("index", torch.randint(0, 7, (5, 5)))
+
+    def forward(self, x):
+        return x + self.table[self.index].permute(2, 0, 1)
+
+
 CASES = {
     "conv1d_strided_dilated": (torch.nn.Conv1d(3, 5, 3, stride=2, padding=1, dilation=2), [(2, 3, 17)]),
     "conv1d_no_bias": (torch.nn.Conv1d(3, 5, 4, bias=False), [(2, 3, 9)]),
@@ -127,14 +139,24 @@ CASES = {
     "grouped_conv_transpose2d_stride2": (torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1,
                                                                   groups=2), [(2, 4, 5, 5)]),
     "grouped_conv_transpose3d": (torch.nn.ConvTranspose3d(4, 6, 3, groups=2), [(1, 4, 3, 4, 3)]),
+    "cross_entropy": (Fn(F.cross_entropy), [(16, 10), ("index", 10, 16)]),
+    "log_softmax_inner_dim": (Fn(lambda x: torch.log_softmax(x, 1)), [(4, 7, 5)]),
+    "gather": (Fn(lambda x, i: torch.gather(x, 1, i) * 2), [(4, 9), ("index", 9, 4, 3)]),
+    "roll_two_dims": (Fn(lambda x: torch.roll(x, (-2, 3), (1, 2)) + 1), [(2, 5, 6, 3)]),
+    "clamp_tensor_bound": (Fn(lambda x, hi: torch.clamp(x, max=hi)), [(4, 8), (8,)]),
+    "integer_buffer_folded": (PositionBias(), [(2, 3, 5, 5)]),
+    "adaptive_avg_pool1d": (torch.nn.AdaptiveAvgPool1d(1), [(2, 6, 9)]),
 }
 
 
 def make_input(spec):
     """A shape (normal values), ("positive", *shape), ("mask", *shape) for a
-    boolean tensor, or a number as it is."""
+    boolean tensor, ("index", n, *shape) for int64 values below n, or a
+    number as it is."""
     if not isinstance(spec, tuple):
         return spec
+    if spec and spec[0] == "index":
+        return torch.randint(0, spec[1], spec[2:])
     if spec and spec[0] == "positive":
         return torch.rand(*spec[1:]) + 0.5
     if spec and spec[0] == "mask":
@@ -178,11 +200,30 @@ def test_a_number_argument_is_compiled_in_and_checked_at_call():
     # A call passes the number again; another value needs another compile.
     from types import SimpleNamespace
     from egg.runtime import CompiledModule
-    module = SimpleNamespace(constant_inputs=imported.constant_inputs, boolean_inputs=set())
+    module = SimpleNamespace(constant_inputs=imported.constant_inputs, boolean_inputs=set(),
+                             integer_inputs=set())
     x = torch.randn(4, 4)
     assert CompiledModule._tensor_inputs(module, [x, 2.5]) == [x]
     with pytest.raises(TypeError, match="compiled for the number 2.5"):
         CompiledModule._tensor_inputs(module, [x, 3.0])
+
+
+def test_integer_inputs_pass_as_float32_below_two_to_the_24():
+    fn = Fn(lambda x, i: torch.gather(x, 0, i))
+    imported = import_module(fn, [torch.randn(8), torch.randint(0, 8, (4,))])
+    assert imported.integer_inputs == {1}
+    from types import SimpleNamespace
+    from egg.runtime import CompiledModule
+    module = SimpleNamespace(constant_inputs={}, boolean_inputs=set(), integer_inputs={1})
+    got = CompiledModule._tensor_inputs(module, [torch.randn(8), torch.tensor([3, 1])])
+    assert got[1].dtype == torch.float32 and got[1].tolist() == [3.0, 1.0]
+    with pytest.raises(UnsupportedOp, match="integers of 16777216 or more"):
+        import_module(fn, [torch.randn(8), torch.full((4,), 1 << 24)])
+
+
+def test_a_float_converted_to_integers_is_refused():
+    with pytest.raises(UnsupportedOp, match="a float tensor converted to integers"):
+        import_module(Fn(lambda x: (x * 3).long() * 2.0), [torch.randn(4, 4)])
 
 
 def test_an_index_result_is_int64_to_the_user():
