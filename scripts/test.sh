@@ -18,6 +18,6 @@ venv=$build/python-venv
 if [[ ! -x $venv/bin/python ]]; then
   python3 -m venv "$venv"
 fi
-"$venv/bin/pip" install -q --disable-pip-version-check torch numpy pytest
+"$venv/bin/pip" install -q --disable-pip-version-check torch numpy pytest einops
 "$venv/bin/pip" install -q --disable-pip-version-check -e "$here/python"
 EGG_TOOLS=$build/bin "$venv/bin/python" -m pytest -q "$here/python/tests"

@@ -296,7 +296,7 @@ class Importer:
         self.boolean_inputs = set()  # Boolean tensor arguments, passed as float32.
         self.integer_inputs = set()  # Integer tensor arguments, passed as float32.
         # Nodes computed from parameters alone when the module is compiled
-        # (fold_integer_buffers): name -> the tensor, an argument of its own.
+        # (fold_integer_work): name -> the tensor, an argument of its own.
         self.folded = folded or {}
 
     def prepared_parameter(self, node, suffix, shape, transform):
@@ -716,6 +716,13 @@ class Importer:
             return self.flip(A(0), args[1])
         if t == aten.gather.default:
             return self.take_along(A(0), args[1], A(2))
+        if t == aten.index.Tensor:
+            return self.index_with(node, A(0), args[1])
+        if t == aten.embedding.default:
+            return self.index_with(node, A(0), [args[1]])
+        if t == aten.constant_pad_nd.default:
+            value = args[2] if len(args) > 2 else node.kwargs.get("value", 0.0)
+            return self.constant_pad(node, A(0), args[1], value)
         if t == aten.roll.default:
             dims = args[2] if len(args) > 2 else node.kwargs.get("dims", [])
             return self.roll(node, A(0), args[1], dims)
@@ -1010,6 +1017,57 @@ class Importer:
         total = row_reduce(self.elementwise(node, [shifted], op("exp", "math")), "sum")
         log_total = self.elementwise(node, [total], op("log", "math"), out_shape=total.shape)
         return self.elementwise(node, [shifted, log_total], op("subf"))
+
+    def constant_pad(self, node, v, pad, value):
+        """F.pad in constant mode: pad holds (before, after) pairs from the
+        last dim back."""
+        if any(p < 0 for p in pad):
+            raise refuse(node, "padding by a negative amount")
+        v = self.materialize(v)
+        rank = len(v.shape)
+        low, high = [0] * rank, [0] * rank
+        for i in range(len(pad) // 2):
+            low[rank - 1 - i], high[rank - 1 - i] = pad[2 * i], pad[2 * i + 1]
+        name, shape = self.e.pad_sides(v.name, v.shape, v.dtype, low, high, float(value))
+        return self.plain(name, shape, v.dtype)
+
+    def index_with(self, node, v, indices):
+        """v[..., index, ...] with one index tensor (an embedding lookup, a
+        bias table read at positions): the result's dims are v's before it,
+        the index's, then v's after it."""
+        at = [i for i, x in enumerate(indices) if x is not None]
+        if len(at) != 1:
+            raise refuse(node, "indexing with several index tensors")
+        p = at[0]
+        index = self.materialize(self.arg(indices[p]))
+        if not isinstance(index, Value):
+            raise refuse(node, "indexing with a boolean mask")
+        v = self.materialize(v)
+        k, rank = len(index.shape), len(v.shape)
+        out_shape = v.shape[:p] + index.shape + v.shape[p + 1:]
+        out_rank = len(out_shape)
+        fresh = self.e.fresh
+
+        def body(a):
+            n, i = fresh("t"), fresh("i")
+            lines = [f"{n} = arith.fptosi {a[0]} : {index.dtype} to i64",
+                     f"{i} = arith.index_cast {n} : i64 to index"]
+            at = []
+            for l in range(rank):
+                if l == p:
+                    at.append(i)
+                    continue
+                j = fresh("i")
+                lines.append(f"{j} = linalg.index {l if l < p else l + k - 1} : index")
+                at.append(j)
+            r = fresh("t")
+            lines.append(f"{r} = tensor.extract {v.name}[{', '.join(at)}] : "
+                         f"{tensor_type(v.shape, v.dtype)}")
+            return lines, r
+        name = self.e.generic(out_rank, ["parallel"] * out_rank,
+                              [(index, list(range(p, p + k)))], out_shape, v.dtype,
+                              affine_map(out_rank, [f"d{i}" for i in range(out_rank)]), body)
+        return self.plain(name, out_shape, v.dtype)
 
     def take_along(self, v, dim, index):
         """torch.gather: the result, of index's shape, holds v at index's
@@ -2029,11 +2087,16 @@ class Importer:
                                             and node.name not in needed):
                 continue
             if node.name in self.folded:
+                # Integers and booleans come in as float32 (booleans as a
+                # Predicate: true where not 0).
                 value = self.folded[node.name]
+                boolean = str(value.dtype) == "torch.bool"
                 arg = self.plain(f"%{sanitize(node.name)}_folded", self.shape_of(node),
-                                 self.dtype_of(node))
+                                 "f32" if boolean else self.dtype_of(node))
+                if boolean or str(value.dtype) in INTEGER_DTYPES:
+                    value = value.float()
                 self.prepared.append((None, arg, lambda _, v=value: v))
-                self.values[node.name] = arg
+                self.values[node.name] = self.boolean_argument(arg) if boolean else arg
                 continue
             if node.op == "output":
                 outs = node.args[0]
@@ -2146,36 +2209,43 @@ def needed_nodes(graph, outputs, folded=()):
 FLOAT_DTYPES = ("torch.float32", "torch.float16", "torch.bfloat16", "torch.float64")
 
 
-def fold_integer_buffers(graph, lifted, state):
-    """Values computed from parameters and buffers alone where that work
-    reads an integer or boolean buffer (Swin's relative position index
-    gathering its bias table): EGG's kernels take floating tensors, so such
-    a value is computed once, by PyTorch, when the module is compiled, as a
-    prepared parameter is. Returns {node name: tensor} for each such value a
-    node outside that work reads; an integer one is left to the importer."""
+def fold_integer_work(graph, lifted, state):
+    """Values computed from integer or boolean buffers and constants alone
+    (Swin's relative position index, Mamba's causal mask from a full boolean
+    tensor and tril): EGG's kernels hold no booleans and compute on floats,
+    so such a value is computed once, by PyTorch, when the module is
+    compiled, as a prepared parameter is, and comes in as an argument.
+    Random ops are never folded. Returns {node name: tensor} for each such
+    value (of one element or more) that other work reads."""
     import torch
     from torch.fx.node import map_arg
     dtype = lambda n: str(getattr(n.meta.get("val"), "dtype", ""))  # noqa: E731
-    fixed = {n.name for n in graph.nodes if n.op == "placeholder" and n.name in lifted}
-    tainted = {n for n in fixed if dtype(next(m for m in graph.nodes if m.name == n))
-               not in FLOAT_DTYPES}
-    if not tainted:
-        return {}
+    # Integer work: integer or boolean buffers and constants, and what is
+    # computed from them alone (a mask cast to float included). Float
+    # parameters are left to the kernels, which compute them as the model does.
+    tainted = set()
     for node in graph.nodes:
-        if node.op == "call_function" and node.all_input_nodes and \
-                all(a.name in fixed for a in node.all_input_nodes):
-            fixed.add(node.name)
-            if any(a.name in tainted for a in node.all_input_nodes):
+        if node.op == "placeholder":
+            if node.name in lifted and dtype(node) not in FLOAT_DTYPES:
                 tainted.add(node.name)
+            continue
+        if node.op != "call_function" or \
+                torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ()):
+            continue
+        inputs = node.all_input_nodes
+        if all(a.name in tainted for a in inputs) and \
+                (inputs or dtype(node) not in FLOAT_DTYPES):
+            tainted.add(node.name)
+    foldable = FLOAT_DTYPES + INTEGER_DTYPES + ("torch.bool",)
     frontier = [n for n in graph.nodes if n.name in tainted and n.op == "call_function" and
-                dtype(n) in FLOAT_DTYPES and
+                dtype(n) in foldable and len(getattr(n.meta.get("val"), "shape", ())) and
                 any(u.name not in tainted for u in n.users)]
     if not frontier:
         return {}
     env = {}
     with torch.no_grad():
         for node in graph.nodes:
-            if node.name not in fixed:
+            if node.name not in tainted:
                 continue
             if node.op == "placeholder":
                 env[node.name] = state[lifted[node.name]]
@@ -2216,7 +2286,7 @@ def import_module(model, example_inputs, name="forward"):
                     if spec.kind.name == "USER_OUTPUT"]
     state = dict(ep.state_dict)
     state.update(getattr(ep, "constants", {}) or {})
-    folded = fold_integer_buffers(ep.graph, lifted, state)
+    folded = fold_integer_work(ep.graph, lifted, state)
     needed = needed_nodes(ep.graph, user_outputs, folded)
     placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"
                     and (n.name in needed or n.name not in lifted)]

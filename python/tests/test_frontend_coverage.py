@@ -36,6 +36,15 @@ class PositionBias(torch.nn.Module):
         return x + self.table[self.index].permute(2, 0, 1)
 
 
+class CausalDecay(torch.nn.Module):
+    """A boolean causal mask made of constants (Mamba's segment sums)."""
+
+    def forward(self, x):
+        n = x.size(-1)
+        mask = torch.tril(torch.ones(n, n, dtype=torch.bool))
+        return torch.exp((x[..., :, None] - x[..., None, :]).masked_fill(~mask, -torch.inf))
+
+
 CASES = {
     "conv1d_strided_dilated": (torch.nn.Conv1d(3, 5, 3, stride=2, padding=1, dilation=2), [(2, 3, 17)]),
     "conv1d_no_bias": (torch.nn.Conv1d(3, 5, 4, bias=False), [(2, 3, 9)]),
@@ -146,6 +155,10 @@ CASES = {
     "clamp_tensor_bound": (Fn(lambda x, hi: torch.clamp(x, max=hi)), [(4, 8), (8,)]),
     "integer_buffer_folded": (PositionBias(), [(2, 3, 5, 5)]),
     "adaptive_avg_pool1d": (torch.nn.AdaptiveAvgPool1d(1), [(2, 6, 9)]),
+    "causal_mask_of_constants": (CausalDecay(), [(2, 3, 7)]),
+    "embedding": (torch.nn.Embedding(11, 6), [("index", 11, 3, 5)]),
+    "index_with_a_tensor": (Fn(lambda x, i: x[:, i] + 1), [(4, 9, 2), ("index", 9, 2, 3)]),
+    "constant_pad": (Fn(lambda x: F.pad(x, (1, 2, 0, 3), value=0.5) * 2), [(2, 4, 5)]),
 }
 
 
