@@ -1058,9 +1058,10 @@ private:
             if (!operands[k].scalar)
               slots[k] = operands[k].data[offsets[k] + i * innerStride[k]];
           for (const Instr &in : program->code)
-            slots[in.dst] = in.op == Opc::Index     ? double(iv[in.pred])
-                            : in.op == Opc::Extract ? extractElement(in, slots.data())
-                                                    : eval(in, slots.data());
+            slots[in.dst] = in.op == Opc::Index ? double(iv[in.pred])
+                            : in.op == Opc::Extract
+                                ? extractElement(in, slots.data())
+                                : eval(in, slots.data());
           for (size_t r = 0; r < program->yields.size(); ++r) {
             size_t k = numInputs + r;
             operands[k].out[offsets[k] + i * innerStride[k]] =

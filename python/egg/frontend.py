@@ -2320,7 +2320,7 @@ def import_module(model, example_inputs, name="forward"):
     for i, (a, value) in enumerate(zip(importer.arguments, arg_values)):
         if str(getattr(value, "dtype", "")) not in INTEGER_DTYPES:
             continue
-        if value.numel() and value.abs().max() >= INTEGER_LIMIT:
+        if value.numel() and not value.is_meta and value.abs().max() >= INTEGER_LIMIT:
             raise UnsupportedOp(f"input {arg_names[i]}: integers of {INTEGER_LIMIT} or more "
                                 "(EGG holds integers in float32)")
         if a in lifted:  # A buffer: passed as float32 from the start.
