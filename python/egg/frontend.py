@@ -1240,8 +1240,12 @@ class Importer:
             name, shape = self.e.pad_sides(x.name, x.shape, x.dtype, [0, 0],
                                            [0, chunks * SCAN_CHUNK - n], identity)
             x = self.plain(name, shape, x.dtype)
-        local = self.chunk_scan(self.reshape(node, x, (r, chunks, SCAN_CHUNK)), kind)
-        totals = self.scan_rows(node, self.select(local, 2, SCAN_CHUNK - 1), kind)
+        blocked = self.reshape(node, x, (r, chunks, SCAN_CHUNK))
+        local = self.chunk_scan(blocked, kind)
+        # Each chunk's total reduced from the input, not read from the
+        # scan's last element: a consumer fused into the scan's kernel
+        # beside the scan's own result is not lowered per warp.
+        totals = self.scan_rows(node, self.chunk_totals(blocked, kind), kind)
         # The total of the chunks before each chunk: the totals shifted by one.
         name, shape = self.e.pad_sides(totals.name, totals.shape, x.dtype, [0, 1], [0, 0],
                                        identity)
@@ -1256,6 +1260,20 @@ class Importer:
                              x.dtype, affine_map(3, ["d0", "d1", "d2"]), combine)
         out = self.reshape(node, self.plain(out, full, x.dtype), (r, chunks * SCAN_CHUNK))
         return out if chunks * SCAN_CHUNK == n else self.slice(node, out, 1, 0, n, 1)
+
+    def chunk_totals(self, x, kind):
+        """The sum or product of each chunk (the last dim) of the plain
+        [R, C, L] tensor x."""
+        r, c, length = x.shape
+        init = self.e.filled((r, c), x.dtype, 0.0 if kind == "sum" else 1.0)
+        op = "addf" if kind == "sum" else "mulf"
+
+        def body(a):
+            acc = self.e.fresh("t")
+            return [f"{acc} = arith.{op} {a[1]}, {a[0]} : {x.dtype}"], acc
+        name = self.e.generic(3, ["parallel", "parallel", "reduction"], [(x, [0, 1, 2])],
+                              (r, c), x.dtype, affine_map(3, ["d0", "d1"]), body, init=init)
+        return self.plain(name, (r, c), x.dtype)
 
     def chunk_scan(self, x, kind):
         """Inclusive scan along the last dim of the plain [R, C, L] tensor x:
