@@ -2285,7 +2285,10 @@ def import_module(model, example_inputs, name="forward"):
     module in training mode (batch norm on batch statistics, dropout) is
     imported as such, or refused, never silently switched to eval."""
     import torch
-    with torch.no_grad():
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    # Attention traced through PyTorch's math form (products and a softmax),
+    # never a fused CUDA kernel's opaque op.
+    with torch.no_grad(), sdpa_kernel(SDPBackend.MATH):
         ep = torch.export.export(model, tuple(example_inputs))
         refuse_before_decomposing(ep.graph)
         ep = decompose(ep)
