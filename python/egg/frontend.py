@@ -1224,32 +1224,31 @@ class Importer:
         y = self.reshape(node, self.scan_rows(node, rows, kind), u.phys_shape)
         return Value(y.name, u.phys_shape, v.shape, v.dtype, list(order))
 
-    def scan_rows(self, node, x, kind):
-        """Inclusive scan of each row of the plain [R, N] tensor x, blocked:
+    def scan_rows(self, node, x, kind, exclusive=False):
+        """Scan of each row of the plain [R, N] tensor x (inclusive, or
+        `exclusive`: each element the op over the ones before it), blocked:
         rows cut into chunks of SCAN_CHUNK (padded with the identity), each
         chunk scanned on its own (chunk_scan), the chunks' totals scanned
-        the same way, and each chunk offset by the total of the chunks
-        before it. SCAN_CHUNK operations an element per level, log_CHUNK(N)
-        levels: a plain formulation until scans get one of their own."""
+        exclusively the same way, and each chunk offset by the total of the
+        chunks before it. SCAN_CHUNK operations an element per level,
+        log_CHUNK(N) levels: a plain formulation until scans get one of
+        their own. No scan's result is shifted or sliced before the
+        combine reads it: the row lowering cannot give a scan's kernel a
+        consumer that reads its rows whole."""
         r, n = x.shape
         identity = 0.0 if kind == "sum" else 1.0
         if n <= SCAN_CHUNK:
-            return self.drop_unit_dim(self.chunk_scan(self.unit_dim(x, 1), kind), 1)
+            return self.short_scan(x, kind, exclusive)
         chunks = -(-n // SCAN_CHUNK)
         if chunks * SCAN_CHUNK != n:
             name, shape = self.e.pad_sides(x.name, x.shape, x.dtype, [0, 0],
                                            [0, chunks * SCAN_CHUNK - n], identity)
             x = self.plain(name, shape, x.dtype)
         blocked = self.reshape(node, x, (r, chunks, SCAN_CHUNK))
-        local = self.chunk_scan(blocked, kind)
-        # Each chunk's total reduced from the input, not read from the
-        # scan's last element: a consumer fused into the scan's kernel
-        # beside the scan's own result is not lowered per warp.
-        totals = self.scan_rows(node, self.chunk_totals(blocked, kind), kind)
-        # The total of the chunks before each chunk: the totals shifted by one.
-        name, shape = self.e.pad_sides(totals.name, totals.shape, x.dtype, [0, 1], [0, 0],
-                                       identity)
-        before = self.slice(node, self.plain(name, shape, x.dtype), 1, 0, chunks, 1)
+        local = self.chunk_scan(blocked, kind, exclusive)
+        # The op over the chunks before each chunk, from the chunks' totals
+        # reduced from the input.
+        before = self.scan_rows(node, self.chunk_totals(blocked, kind), kind, exclusive=True)
         op = "addf" if kind == "sum" else "mulf"
 
         def combine(a):
@@ -1260,6 +1259,42 @@ class Importer:
                              x.dtype, affine_map(3, ["d0", "d1", "d2"]), combine)
         out = self.reshape(node, self.plain(out, full, x.dtype), (r, chunks * SCAN_CHUNK))
         return out if chunks * SCAN_CHUNK == n else self.slice(node, out, 1, 0, n, 1)
+
+    def short_scan(self, x, kind, exclusive):
+        """Scan of rows of at most SCAN_CHUNK elements as an elementwise
+        generic: element k of the row is an operand of its own (map
+        (d0, d1) -> (d0, k)), kept where k is before (or at) the element. No
+        reduction, so the consumer a short scan feeds (a segment sum reading
+        rows whole) can share its kernel."""
+        r, n = x.shape
+        x = self.materialize(x)
+        dt, fresh = x.dtype, self.e.fresh
+        op = "addf" if kind == "sum" else "mulf"
+        identity = 0.0 if kind == "sum" else 1.0
+        maps = [f"affine_map<(d0, d1) -> (d0, {k})>" for k in range(n)]
+        maps.append("affine_map<(d0, d1) -> (d0, d1)>")
+        init, name, ty = self.e.empty((r, n), dt), fresh("g"), tensor_type((r, n), dt)
+        self.e.emit(f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
+                    f'iterator_types = ["parallel", "parallel"]}} '
+                    f"ins({', '.join([x.name] * n)} : {', '.join([ty] * n)}) "
+                    f"outs({init} : {ty}) {{")
+        self.e.emit("^bb0(" + ", ".join(f"%b{k}: {dt}" for k in range(n + 1)) + "):")
+        i, unit = fresh("i"), fresh("k")
+        lines = [f"{i} = linalg.index 1 : index",
+                 f"{unit} = arith.constant {float_literal(identity, dt)} : {dt}"]
+        cur = unit
+        for k in range(n):
+            at, keep, term, nxt = fresh("i"), fresh("t"), fresh("t"), fresh("t")
+            lines += [f"{at} = arith.constant {k} : index",
+                      f"{keep} = arith.cmpi {'ult' if exclusive else 'ule'}, {at}, {i} : index",
+                      f"{term} = arith.select {keep}, %b{k}, {unit} : {dt}",
+                      f"{nxt} = arith.{op} {cur}, {term} : {dt}"]
+            cur = nxt
+        for line in lines:
+            self.e.emit("  " + line)
+        self.e.emit(f"  linalg.yield {cur} : {dt}")
+        self.e.emit(f"}} -> {ty}")
+        return self.plain(name, (r, n), dt)
 
     def chunk_totals(self, x, kind):
         """The sum or product of each chunk (the last dim) of the plain
@@ -1275,10 +1310,11 @@ class Importer:
                               (r, c), x.dtype, affine_map(3, ["d0", "d1"]), body, init=init)
         return self.plain(name, (r, c), x.dtype)
 
-    def chunk_scan(self, x, kind):
-        """Inclusive scan along the last dim of the plain [R, C, L] tensor x:
-        y[r, c, i] = op over j <= i of x[r, c, j], a reduction whose terms
-        past i are the identity (positions from linalg.index)."""
+    def chunk_scan(self, x, kind, exclusive=False):
+        """Scan along the last dim of the plain [R, C, L] tensor x:
+        y[r, c, i] = op over j <= i (exclusive: j < i) of x[r, c, j], a
+        reduction whose other terms are the identity (positions from
+        linalg.index)."""
         r, c, length = x.shape
         dt = x.dtype
         identity = 0.0 if kind == "sum" else 1.0
@@ -1288,7 +1324,7 @@ class Importer:
         def body(a):
             i, j, keep, unit, term, acc = (self.e.fresh("t") for _ in range(6))
             return [f"{i} = linalg.index 2 : index", f"{j} = linalg.index 3 : index",
-                    f"{keep} = arith.cmpi ule, {j}, {i} : index",
+                    f"{keep} = arith.cmpi {'ult' if exclusive else 'ule'}, {j}, {i} : index",
                     f"{unit} = arith.constant {float_literal(identity, dt)} : {dt}",
                     f"{term} = arith.select {keep}, {a[0]}, {unit} : {dt}",
                     f"{acc} = arith.{op} {a[1]}, {term} : {dt}"], acc

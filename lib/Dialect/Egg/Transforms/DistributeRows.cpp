@@ -288,6 +288,26 @@ struct DistributeRowsPass
     return success();
   }
 
+  /// Whether `memref` is a thread's own: a private allocation, or a view
+  /// whose place is computed from the thread's id.
+  static bool isPerThread(Value memref, gpu::LaunchOp launch) {
+    gpu::KernelDim3 threads = launch.getThreadIds();
+    SmallVector<Value> todo{memref};
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    while (!todo.empty()) {
+      Value v = todo.pop_back_val();
+      if (v == threads.x || v == threads.y || v == threads.z)
+        return true;
+      Operation *def = v.getDefiningOp();
+      if (!def || !seen.insert(def).second)
+        continue;
+      if (isa<gpu::ThreadIdOp, gpu::LaneIdOp, memref::AllocaOp>(def))
+        return true;
+      llvm::append_range(todo, def->getOperands());
+    }
+    return false;
+  }
+
   LogicalResult distribute(gpu::LaunchOp launch, RowPlan plan,
                            int64_t rowShared) {
     IRRewriter rewriter(launch.getContext());
@@ -308,6 +328,19 @@ struct DistributeRowsPass
     SmallVector<linalg::GenericOp> distributed;
     std::string why;
     if (failed(planLaunch(ops, plan, distributed, why))) {
+      // Lanes then run the ops as they are: a reduction into memory that
+      // is neither the thread's own nor at a thread's own place would have
+      // every thread add into the same elements.
+      for (linalg::GenericOp op : ops)
+        if (llvm::is_contained(op.getIteratorTypesArray(),
+                               utils::IteratorType::reduction) &&
+            llvm::none_of(op.getDpsInits(), [&](Value init) {
+              return isPerThread(init, launch);
+            }))
+          return op.emitOpError("reduces into memory that every thread of "
+                                "the block shares, and rows are not shared "
+                                "among lanes (")
+                 << why << ")";
       launch.emitWarning("rows are not shared among lanes (")
           << why << "): every lane computes whole rows";
       return success();
