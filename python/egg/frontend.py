@@ -1039,63 +1039,49 @@ class Importer:
         if len(at) != 1:
             raise refuse(node, "indexing with several index tensors")
         p = at[0]
-        index = self.materialize(self.arg(indices[p]))
+        index = self.arg(indices[p])
         if not isinstance(index, Value):
             raise refuse(node, "indexing with a boolean mask")
-        v = self.materialize(v)
-        k, rank = len(index.shape), len(v.shape)
+        index = self.materialize(index)
+        k = len(index.shape)
         out_shape = v.shape[:p] + index.shape + v.shape[p + 1:]
-        out_rank = len(out_shape)
-        fresh = self.e.fresh
-
-        def body(a):
-            n, i = fresh("t"), fresh("i")
-            lines = [f"{n} = arith.fptosi {a[0]} : {index.dtype} to i64",
-                     f"{i} = arith.index_cast {n} : i64 to index"]
-            at = []
-            for l in range(rank):
-                if l == p:
-                    at.append(i)
-                    continue
-                j = fresh("i")
-                lines.append(f"{j} = linalg.index {l if l < p else l + k - 1} : index")
-                at.append(j)
-            r = fresh("t")
-            lines.append(f"{r} = tensor.extract {v.name}[{', '.join(at)}] : "
-                         f"{tensor_type(v.shape, v.dtype)}")
-            return lines, r
-        name = self.e.generic(out_rank, ["parallel"] * out_rank,
-                              [(index, list(range(p, p + k)))], out_shape, v.dtype,
-                              affine_map(out_rank, [f"d{i}" for i in range(out_rank)]), body)
-        return self.plain(name, out_shape, v.dtype)
+        reads = [None if l == p else (l if l < p else l + k - 1) for l in range(len(v.shape))]
+        return self.read_by_value(v, index, list(range(p, p + k)), out_shape, reads)
 
     def take_along(self, v, dim, index):
         """torch.gather: the result, of index's shape, holds v at index's
         value along `dim` and at its own position along the other dims."""
-        v, index = self.materialize(v), self.materialize(index)
         rank = len(index.shape)
         dim = dim % rank
-        fresh = self.e.fresh
+        return self.read_by_value(v, self.materialize(index), list(range(rank)), index.shape,
+                                  [None if l == dim else l for l in range(rank)])
+
+    def read_by_value(self, v, index, index_dims, out_shape, reads):
+        """A tensor of `out_shape` reading v with tensor.extract: along v's
+        dim l at the index's value where reads[l] is None (the index read
+        at the result's loops `index_dims`), else at the result's loop
+        reads[l]."""
+        v, out_rank, fresh = self.materialize(v), len(out_shape), self.e.fresh
 
         def body(a):
             lines, at = [], []
-            for l in range(rank):
+            for read in reads:
                 i = fresh("i")
-                if l == dim:
+                if read is None:
                     n = fresh("t")
                     lines += [f"{n} = arith.fptosi {a[0]} : {index.dtype} to i64",
                               f"{i} = arith.index_cast {n} : i64 to index"]
                 else:
-                    lines.append(f"{i} = linalg.index {l} : index")
+                    lines.append(f"{i} = linalg.index {read} : index")
                 at.append(i)
             r = fresh("t")
             lines.append(f"{r} = tensor.extract {v.name}[{', '.join(at)}] : "
                          f"{tensor_type(v.shape, v.dtype)}")
             return lines, r
-        name = self.e.generic(rank, ["parallel"] * rank, [(index, list(range(rank)))],
-                              index.shape, v.dtype,
-                              affine_map(rank, [f"d{i}" for i in range(rank)]), body)
-        return self.plain(name, index.shape, v.dtype)
+        name = self.e.generic(out_rank, ["parallel"] * out_rank, [(index, index_dims)],
+                              out_shape, v.dtype,
+                              affine_map(out_rank, [f"d{i}" for i in range(out_rank)]), body)
+        return self.plain(name, out_shape, v.dtype)
 
     def roll(self, node, v, shifts, dims):
         """torch.roll along `dims`: the result cut into blocks (per rolled
