@@ -241,6 +241,8 @@ def block_diagonal(t, groups):
 # Elements a scan takes at once (scan_rows): each level of the blocked scan
 # costs this many operations an element.
 SCAN_CHUNK = 32
+# A scan's combining op and its identity, by kind.
+SCAN_OPS = {"sum": ("addf", 0.0), "prod": ("mulf", 1.0)}
 
 # A whole-tensor reduction of at least this many elements runs in two stages:
 # many rows reduced in parallel, then one row of their partial results (one
@@ -295,8 +297,9 @@ class Importer:
         self.constants = {}  # Number arguments, by placeholder: their traced values.
         self.boolean_inputs = set()  # Boolean tensor arguments, passed as float32.
         self.integer_inputs = set()  # Integer tensor arguments, passed as float32.
-        # Nodes computed from parameters alone when the module is compiled
-        # (fold_integer_work): name -> the tensor, an argument of its own.
+        # Nodes computed from integer or boolean buffers and constants when
+        # the module is compiled (fold_integer_work): name -> the tensor, an
+        # argument of its own.
         self.folded = folded or {}
 
     def prepared_parameter(self, node, suffix, shape, transform):
@@ -1222,7 +1225,7 @@ class Importer:
         combine reads it: the row lowering cannot give a scan's kernel a
         consumer that reads its rows whole."""
         r, n = x.shape
-        identity = 0.0 if kind == "sum" else 1.0
+        op, identity = SCAN_OPS[kind]
         if n <= SCAN_CHUNK:
             return self.short_scan(x, kind, exclusive)
         chunks = -(-n // SCAN_CHUNK)
@@ -1235,7 +1238,6 @@ class Importer:
         # The op over the chunks before each chunk, from the chunks' totals
         # reduced from the input.
         before = self.scan_rows(node, self.chunk_totals(blocked, kind), kind, exclusive=True)
-        op = "addf" if kind == "sum" else "mulf"
 
         def combine(a):
             t = self.e.fresh("t")
@@ -1255,8 +1257,7 @@ class Importer:
         r, n = x.shape
         x = self.materialize(x)
         dt, fresh = x.dtype, self.e.fresh
-        op = "addf" if kind == "sum" else "mulf"
-        identity = 0.0 if kind == "sum" else 1.0
+        op, identity = SCAN_OPS[kind]
         maps = [f"affine_map<(d0, d1) -> (d0, {k})>" for k in range(n)]
         maps.append("affine_map<(d0, d1) -> (d0, d1)>")
         init, name, ty = self.e.empty((r, n), dt), fresh("g"), tensor_type((r, n), dt)
@@ -1286,8 +1287,8 @@ class Importer:
         """The sum or product of each chunk (the last dim) of the plain
         [R, C, L] tensor x."""
         r, c, length = x.shape
-        init = self.e.filled((r, c), x.dtype, 0.0 if kind == "sum" else 1.0)
-        op = "addf" if kind == "sum" else "mulf"
+        op, identity = SCAN_OPS[kind]
+        init = self.e.filled((r, c), x.dtype, identity)
 
         def body(a):
             acc = self.e.fresh("t")
@@ -1303,9 +1304,8 @@ class Importer:
         linalg.index)."""
         r, c, length = x.shape
         dt = x.dtype
-        identity = 0.0 if kind == "sum" else 1.0
+        op, identity = SCAN_OPS[kind]
         init = self.e.filled(x.shape, dt, identity)
-        op = "addf" if kind == "sum" else "mulf"
 
         def body(a):
             i, j, keep, unit, term, acc = (self.e.fresh("t") for _ in range(6))
