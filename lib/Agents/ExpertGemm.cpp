@@ -244,13 +244,30 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
   for (bool partial : {false, true}) {
     if (partial && succeeded(best))
       break;
-    for (auto [bm, bn] : tiles) {
+    for (auto [wantM, wantN] : tiles) {
+      int64_t bm = wantM, bn = wantN;
+      // A convolution's output positions that no such tile divides (30x30,
+      // 508x250): as many as fit in whole inner loops and a part of the
+      // next, whose last part is cut short (FMA tiles only;
+      // docs/pipeline.md, "Partial tiles").
+      bool fitted = partial && convolution && fma;
+      if (fitted) {
+        bm = fitRowMajor(gemm->mLoops, extents, std::min(wantM, extentM),
+                         /*partial=*/true);
+        bn = fitRowMajor(gemm->nLoops, extents, std::min(wantN, extentN),
+                         /*partial=*/true);
+        if (bm < 16 || bn < 1)
+          continue;
+      }
       std::optional<SmallVector<int64_t>> blockTile =
           gemmTileList(*gemm, extents, bm, bn, partial);
-      if (!blockTile || (partial && extentM % bm == 0 && extentN % bn == 0))
+      if (!blockTile ||
+          (partial && !fitted && extentM % bm == 0 && extentN % bn == 0))
         continue;
-      int64_t blocks = mulSat(batches, llvm::divideCeil(extentM, bm) *
-                                           llvm::divideCeil(extentN, bn));
+      int64_t blocks =
+          mulSat(batches,
+                 mulSat(rowMajorTileCount(gemm->mLoops, extents, bm, partial),
+                        rowMajorTileCount(gemm->nLoops, extents, bn, partial)));
       // Larger tiles first; a smaller one only for more blocks while the
       // larger leaves SMs idle. FMA tiles (f32) of 64x64 and more: a
       // smaller one only where it lowers the busiest SM's work (its share
@@ -267,6 +284,19 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
       // ones of 8x4 (256 threads).
       if (fma && bm * bn == 128 * 64)
         tm = tn = 8;
+      // Fitted tiles: the largest thread tiles up to those that split the
+      // block's loops.
+      auto fitOwner = [&](int64_t want, bool alongM) -> int64_t {
+        for (int64_t t = std::min(want, alongM ? bm : bn); t >= 1; --t)
+          if (gemmTiles(*gemm, extents, bm, bn, alongM ? t : 1,
+                        alongM ? 1 : t, partial))
+            return t;
+        return 1;
+      };
+      if (fitted) {
+        tm = fitOwner(tm, /*alongM=*/true);
+        tn = fitOwner(tn, /*alongM=*/false);
+      }
       int64_t load = mulSat(llvm::divideCeil(blocks, target.getSmCount()),
                             bm * bn * (tm * tn + tm + tn) / (tm * tn));
       int64_t busy = fma && bestSide >= 64 ? target.getSmCount() * 7 / 8

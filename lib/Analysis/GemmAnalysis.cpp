@@ -59,7 +59,9 @@ mlir::egg::splitRowMajor(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
       split[i] = e;
       count /= e;
     } else {
-      if (e % count != 0)
+      // The loop the range ends in: with `partial`, its last tile may be
+      // cut short (the loops inside it are whole, those outside take 1).
+      if (e % count != 0 && !partial)
         return std::nullopt;
       split[i] = count;
       count = 1;
@@ -68,6 +70,28 @@ mlir::egg::splitRowMajor(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
   if (count != 1)
     return std::nullopt;
   return split;
+}
+
+int64_t mlir::egg::fitRowMajor(ArrayRef<unsigned> loops,
+                               ArrayRef<int64_t> extents, int64_t want,
+                               bool partial) {
+  for (int64_t count = want; count >= 1; --count)
+    if (splitRowMajor(loops, extents, count, partial))
+      return count;
+  return 0;
+}
+
+int64_t mlir::egg::rowMajorTileCount(ArrayRef<unsigned> loops,
+                                     ArrayRef<int64_t> extents, int64_t count,
+                                     bool partial) {
+  std::optional<SmallVector<int64_t>> split =
+      splitRowMajor(loops, extents, count, partial);
+  if (!split)
+    return 0;
+  int64_t tiles = 1;
+  for (auto [d, s] : llvm::zip(loops, *split))
+    tiles = mulSat(tiles, llvm::divideCeil(extents[d], s));
+  return tiles;
 }
 
 std::optional<SmallVector<int64_t>>

@@ -51,13 +51,25 @@ std::optional<unsigned> contiguousLoop(AffineMap map);
 /// loop) row-major: the innermost loop's whole extent before the next
 /// loop's, so that the split covers one contiguous range of the row-major
 /// numbering. Returns the per-loop counts (in the order of `loops`), or
-/// nullopt when the extents do not divide so. With `partial`, a group of
-/// one loop also takes a count that does not divide it, up to twice its
-/// extent (the last tile is partial; docs/pipeline.md, "Partial tiles").
+/// nullopt when the extents do not divide so. With `partial`, the loop the
+/// range ends in (whole loops inside it) need not be divided by its part,
+/// and a group of one loop also takes a count up to twice its extent: the
+/// last tile is partial (docs/pipeline.md, "Partial tiles").
 std::optional<SmallVector<int64_t>> splitRowMajor(ArrayRef<unsigned> loops,
                                                   ArrayRef<int64_t> extents,
                                                   int64_t count,
                                                   bool partial = false);
+
+/// The largest count of at most `want` positions that splitRowMajor
+/// splits over `loops` (with `partial` as there); 0 if none.
+int64_t fitRowMajor(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
+                    int64_t want, bool partial = false);
+
+/// Tiles of `count` positions (splitRowMajor with `partial`) that cover
+/// `loops`: the product over its loops of their tiles per loop, a cut
+/// last tile counted whole; 0 where `count` does not split so.
+int64_t rowMajorTileCount(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
+                          int64_t count, bool partial = false);
 
 /// A tile list (one entry per parallel loop of a product with `numLoops`
 /// loops) holding `m` positions over the M loops and `n` over the N loops
@@ -71,8 +83,8 @@ std::optional<SmallVector<int64_t>> gemmTileList(const GemmLoops &gemm,
 /// A product's block tile list of `m` x `n` positions within the loop
 /// `extents`, and its owners' (warps', warpgroups' or threads') lists of
 /// `om` x `on` each within the block; nullopt where a group does not split
-/// so (gemmTileList). With `partial`, block tiles of a one-loop group need
-/// not divide it (the owners' tiles still divide the block's).
+/// so (gemmTileList). With `partial`, block tiles need not divide the loop
+/// their range ends in (the owners' tiles still divide the block's).
 struct GemmTiles {
   SmallVector<int64_t> block, inner;
 };

@@ -181,9 +181,11 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
                        << " parallel loops";
   // Per loop: block tiles that divide the loops, inner tiles that divide
   // the block tiles; batch loops take 1. A block tile that does not divide
-  // an M or N group of one loop leaves a partial last tile, whose copies,
-  // loads and stores past the loop's end are skipped (docs/pipeline.md,
-  // "Partial tiles"); a convolution's groups keep whole tiles.
+  // an M or N loop leaves a partial last tile, whose copies, loads and
+  // stores past the loop's end are skipped (docs/pipeline.md, "Partial
+  // tiles"). In a convolution's group of loops, only the loop the block's
+  // row-major range ends in may be cut so (FMA tiles; the tensor-core
+  // epilogue bounds one loop per group).
   SmallVector<int64_t> blockOf(extents.size(), 1);
   int64_t gridLoops = 0;
   for (auto [p, d] : llvm::enumerate(parallel)) {
@@ -203,10 +205,11 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
                          << " is not between 1 and twice its extent "
                          << extents[d]
                          << " (a partial tile at least half inside the loop)";
-    if (extents[d] % b != 0 && group.size() != 1)
+    if (extents[d] % b != 0 && group.size() != 1 && mma)
       return emitError() << "block tile " << b << " does not divide loop " << d
                          << " of extent " << extents[d] << ": a partial tile "
-                         << "is implemented for an M or N of one loop only";
+                         << "in a group of several loops is implemented for "
+                            "FMA tiles only";
     if (t < 1 || b % t != 0)
       return emitError() << level << " tile " << t
                          << " does not divide the block tile " << b
