@@ -783,14 +783,35 @@ func.func @tf32_attr() attributes {egg.allow_tf32} {
 
 // -----
 
-// Partial tiles are implemented for an M or N of one loop: a convolution's
-// M group (n, oh, ow) = (1, 4, 30) keeps whole tiles (24 does not divide
-// its 30 output columns).
-func.func @conv_partial_tile(%a: tensor<1x6x32x32xf32>, %b: tensor<3x3x32x64xf32>) -> tensor<1x4x30x64xf32> {
-  // expected-error @+1 {{block tile 24 does not divide loop 2 of extent 30: a partial tile is implemented for an M or N of one loop only}}
+// A partial tile in a group of several loops (a convolution's M group
+// (n, oh, ow) = (1, 4, 30), 16 of its 30 output columns per block) is
+// implemented for FMA tiles only: the tensor-core epilogue bounds one loop
+// per group.
+func.func @conv_partial_tile_mma(%a: tensor<1x6x32x32xf16>, %b: tensor<3x3x32x64xf16>) -> tensor<1x4x30x64xf32> {
+  // expected-error @+1 {{block tile 16 does not divide loop 2 of extent 30: a partial tile in a group of several loops is implemented for FMA tiles only}}
+  %r = egg.kernel @k ins(%a, %b : tensor<1x6x32x32xf16>, tensor<3x3x32x64xf16>) -> tensor<1x4x30x64xf32>
+      attributes {structure = #egg.structure<conv_implicit_gemm>,
+                  tuning = #egg.tuning<threads = [32, 2, 1], block = [1, 1, 16, 64], warp = [1, 1, 16, 32], reduction = [16], shared = [0, 1], vector = 8, copy = cp_async, pipeline = 2>} {
+  ^bb0(%x: tensor<1x6x32x32xf16>, %y: tensor<3x3x32x64xf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<1x4x30x64xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x30x64xf32>) -> tensor<1x4x30x64xf32>
+    %c = linalg.conv_2d_nhwc_hwcf ins(%x, %y : tensor<1x6x32x32xf16>, tensor<3x3x32x64xf16>) outs(%f : tensor<1x4x30x64xf32>) -> tensor<1x4x30x64xf32>
+    egg.yield %c : tensor<1x4x30x64xf32>
+  }
+  return %r : tensor<1x4x30x64xf32>
+}
+
+// -----
+
+// A group's block tile must end its row-major range in one loop: 48
+// positions of (n, oh, ow) = (1, 4, 30) would cover one row and part of
+// the next.
+func.func @conv_tile_across_rows(%a: tensor<1x6x32x32xf32>, %b: tensor<3x3x32x64xf32>) -> tensor<1x4x30x64xf32> {
+  // expected-error @+1 {{the M loops (0, 1, 2) take block tiles [1, 2, 24] and thread tiles [1, 1, 4]: each must cover whole inner loops and part of one (a contiguous row-major range)}}
   %r = egg.kernel @k ins(%a, %b : tensor<1x6x32x32xf32>, tensor<3x3x32x64xf32>) -> tensor<1x4x30x64xf32>
       attributes {structure = #egg.structure<conv_implicit_gemm>,
-                  tuning = #egg.tuning<threads = [16, 6], block = [1, 1, 24, 64], thread = [1, 1, 4, 4], reduction = [16], shared = [0, 1], vector = 4, copy = cp_async, pipeline = 2>} {
+                  tuning = #egg.tuning<threads = [16, 12], block = [1, 2, 24, 64], thread = [1, 1, 4, 4], reduction = [16], shared = [0, 1], vector = 4, copy = cp_async, pipeline = 2>} {
   ^bb0(%x: tensor<1x6x32x32xf32>, %y: tensor<3x3x32x64xf32>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<1x4x30x64xf32>
