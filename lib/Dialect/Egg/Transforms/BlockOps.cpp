@@ -241,10 +241,17 @@ LogicalResult mlir::egg::applyEpilogueInRegisters(
   SmallVector<Operation *> erase(producers);
   for (linalg::LinalgOp op : epilogue) {
     auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    // (An input may also read a unit dimension at 0: a per-channel bias
+    // of shape C x 1 x 1.)
     if (!generic || generic.getNumReductionLoops() != 0 ||
         generic.getNumDpsInits() != 1 ||
         !llvm::all_of(generic.getIndexingMapsArray(),
-                      [](AffineMap m) { return m.isProjectedPermutation(); }))
+                      [](AffineMap m) {
+                        return m.isProjectedPermutation(
+                            /*allowZeroInResults=*/true);
+                      }) ||
+        !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+             .isProjectedPermutation())
       return op.emitOpError("follows the block's reduction but is not an "
                             "elementwise generic");
     // Its loops, in result dimensions, from an input held in registers.
@@ -295,7 +302,8 @@ LogicalResult mlir::egg::applyEpilogueInRegisters(
           // the operand reads it at the same result position.
           bool same = m.getNumResults() == it->second.fromResult.size();
           for (unsigned r = 0; same && r < m.getNumResults(); ++r)
-            same = (*loopFrom)[m.getDimPosition(r)] == it->second.fromResult[r];
+            same = isa<AffineDimExpr>(m.getResult(r)) &&
+                   (*loopFrom)[m.getDimPosition(r)] == it->second.fromResult[r];
           if (!same)
             return op.emitOpError("reads a register-held result at another "
                                   "thread's element");
