@@ -1,5 +1,6 @@
 """python -m egg.bench on the CPU: KernelBench-named files import and compile,
-the check's tolerances follow each output's type, the summary counts every
+the check's tolerances follow each output's type, a wrong result says
+whether PyTorch's own float32 fails the check too, the summary counts every
 problem that is not correct as not fast, and the driver survives problems
 that hang, crash or fault and resumes where a run stopped (a stand-in worker
 plays the GPU side)."""
@@ -11,11 +12,12 @@ from pathlib import Path
 import pytest
 
 torch = pytest.importorskip("torch")
+nn = torch.nn
 
 from egg.bench import cli, driver, report  # noqa: E402
 from egg.bench.check import compare, tolerance  # noqa: E402
 from egg.bench.store import CompileCache, Results  # noqa: E402
-from egg.bench.worker import Options, import_and_compile  # noqa: E402
+from egg.bench.worker import Options, f32_conditioning, import_and_compile  # noqa: E402
 from egg.kernelbench import exec_problem  # noqa: E402
 
 RELU = """
@@ -95,6 +97,21 @@ def test_tolerances_follow_each_output_type():
     nan[3] = float("nan")
     assert not compare(nan, want)["ok"]
     assert compare(torch.tensor([float("inf")]), torch.tensor([float("inf")]))["ok"]
+
+
+def test_a_wrong_result_says_whether_float32_itself_fails_the_check():
+    class Cancels(nn.Module):
+        """(x + 2^26) - 2^26: float32 keeps none of x's bits below 8, float64 all."""
+        def forward(self, x):
+            return (x + 67108864.0) - 67108864.0
+
+    model, x = Cancels(), torch.linspace(-3, 3, 100)
+    want = model(x)
+    v = f32_conditioning(model, [x], want + 1.0, want)
+    assert v["torch_outside"] > 90 and v["egg_outside"] > 90
+    # A well-conditioned function: PyTorch's float32 passes, egg's error is egg's.
+    v = f32_conditioning(nn.Tanh(), [x], torch.tanh(x) + 1.0, torch.tanh(x))
+    assert v == {"torch_outside": 0, "egg_outside": 100}
 
 
 def test_summary_counts_problems_that_are_not_correct_as_not_fast():

@@ -26,8 +26,9 @@ CHUNK = 1 << 26  # Elements compared at a time: float64 copies of a whole
 def compare(got, want):
     """Compares one set of outputs. Returns a dict: `ok`, the largest
     absolute and relative errors over all outputs (`max_abs`, `max_rel`), and
-    `reason` naming the first output that fails and how. The relative error
-    divides by |PyTorch's value| floored at 1e-6."""
+    `reason` naming the first output that fails and how, and the count of
+    elements `outside` the tolerance. The relative error divides by
+    |PyTorch's value| floored at 1e-6."""
     import torch
     got, want = as_list(got), as_list(want)
     if len(got) != len(want):
@@ -35,6 +36,7 @@ def compare(got, want):
                 "max_abs": None, "max_rel": None}
     worst_abs = worst_rel = 0.0
     reason = None
+    outside = 0
     for i, (g, w) in enumerate(zip(got, want)):
         w = w if isinstance(w, torch.Tensor) else torch.as_tensor(w)
         g = g if isinstance(g, torch.Tensor) else torch.as_tensor(g)
@@ -65,8 +67,10 @@ def compare(got, want):
                 at = int(bad.nonzero()[0])
                 first = (lo + at, gc[at].item(), wc[at].item())
             nbad += count
+        outside += nbad
         if nbad and reason is None:
             at, gv, wv = first
             reason = (f"output {i}: {nbad} of {w.numel()} elements outside atol = rtol = {tol:g} "
                       f"(first at flat index {at}: egg {gv:.6g}, PyTorch {wv:.6g})")
-    return {"ok": reason is None, "reason": reason, "max_abs": worst_abs, "max_rel": worst_rel}
+    return {"ok": reason is None, "reason": reason, "max_abs": worst_abs, "max_rel": worst_rel,
+            "outside": outside}

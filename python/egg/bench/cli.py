@@ -120,7 +120,8 @@ def header(args, rows, argv):
                  f"(bf16 2e-2, integers exact). Beside it, float64: the PyTorch model run in float64 "
                  f"on the GPU (relative L2 error; f32 outputs within 1e-4) and egg-eval's float64 "
                  f"interpreter of the import where it takes at most {args.f64_max_iterations:g} "
-                 f"loop iterations",
+                 f"loop iterations. A wrong row's reason says when PyTorch's own float32 output "
+                 f"also fails the check against the model in float64 (an ill-conditioned problem)",
         "timing": "CUDA events, L2 flushed before each run, median; eager, torch.compile and "
                   "egg timed in one process",
     }
