@@ -213,6 +213,17 @@ class Emitter:
         return name
 
 
+def exact_constant(fresh, value, dtype):
+    """(lines, name) of `value` as a `dtype` constant written in f64 and
+    truncated: the kernels get the same rounded constant (egg-opt folds the
+    truncation), while egg-eval's float64 reference keeps the exact value,
+    as PyTorch does in float64 (a norm's eps of 1e-5; ill-conditioned
+    models such as batch statistics over two values magnify the difference)."""
+    wide, name = fresh("k"), fresh("k")
+    return [f"{wide} = arith.constant {float_literal(value, 'f64')} : f64",
+            f"{name} = arith.truncf {wide} : f64 to {dtype}"], name
+
+
 def float_literal(value, dtype):
     if isinstance(value, float) and math.isnan(value):  # MLIR spells NaN in hex.
         return "0x7FC00000" if dtype == "f32" else ("0x7E00" if dtype == "f16" else "0x7FC0")
@@ -1809,9 +1820,10 @@ class Importer:
                 r = self.e.fresh("t")
                 lines.append(f"{r} = {o} {', '.join(xs)} : {dt}")
                 return r
-            kn, ke = self.e.fresh("k"), self.e.fresh("k")
-            lines += [f"{kn} = arith.constant {float_literal(count, dt)} : {dt}",
-                      f"{ke} = arith.constant {float_literal(eps, dt)} : {dt}"]
+            kn = self.e.fresh("k")
+            lines += [f"{kn} = arith.constant {float_literal(count, dt)} : {dt}"]
+            eps_lines, ke = exact_constant(self.e.fresh, eps, dt)
+            lines += eps_lines
             rs = op("math.rsqrt", op("arith.addf", op("arith.divf", a[2], kn), ke))
             y = op("arith.mulf", op("arith.subf", a[0], a[1]), rs)
             i = 3
@@ -1929,12 +1941,12 @@ class Importer:
             vals = [wide(a[0], dt)] + [wide(a[i + 1], v.dtype)
                                        for i, (v, _) in enumerate(ins[1:])]
             xv, m, var_ = vals[0], vals[1], vals[2]
-            k, d, s, r, y = fresh("k"), fresh("t"), fresh("t"), fresh("t"), fresh("t")
-            lines += [f"{k} = arith.constant {float_literal(eps, 'f32')} : f32",
-                      f"{d} = arith.subf {xv}, {m} : f32",
-                      f"{s} = arith.addf {var_}, {k} : f32",
-                      f"{r} = math.rsqrt {s} : f32",
-                      f"{y} = arith.mulf {d}, {r} : f32"]
+            d, s, r, y = fresh("t"), fresh("t"), fresh("t"), fresh("t")
+            eps_lines, k = exact_constant(fresh, eps, "f32")
+            lines += eps_lines + [f"{d} = arith.subf {xv}, {m} : f32",
+                                  f"{s} = arith.addf {var_}, {k} : f32",
+                                  f"{r} = math.rsqrt {s} : f32",
+                                  f"{y} = arith.mulf {d}, {r} : f32"]
             i = 3
             if weight is not None:
                 w = fresh("t")

@@ -32,9 +32,7 @@ KNOWN_COMPILE_ERRORS = {
 }
 # Imports whose float64 result differs from PyTorch's beyond rounding: open
 # bugs, kept visible here until fixed.
-KNOWN_MISMATCHES = {
-    "24_EfficientNetB2": "up to 2.6e-3 relative on 38 of 48 outputs at the test's small sizes",
-}
+KNOWN_MISMATCHES = {}
 
 
 def small(value):
