@@ -288,8 +288,8 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
       // block's loops.
       auto fitOwner = [&](int64_t want, bool alongM) -> int64_t {
         for (int64_t t = std::min(want, alongM ? bm : bn); t >= 1; --t)
-          if (gemmTiles(*gemm, extents, bm, bn, alongM ? t : 1,
-                        alongM ? 1 : t, partial))
+          if (gemmTiles(*gemm, extents, bm, bn, alongM ? t : 1, alongM ? 1 : t,
+                        partial))
             return t;
         return 1;
       };
