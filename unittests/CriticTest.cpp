@@ -219,7 +219,7 @@ TEST_F(CriticTest, TheFloorOfAProductIsAtTheTensorCoreRate) {
   }
 }
 
-TEST(GemmTiles, PartialTilesOnlyForOneLoopAndAtMostTwiceIt) {
+TEST(GemmTiles, PartialTilesCutTheLoopTheirRangeEndsIn) {
   // Loops 0 (M) and 1 (N) of a plain product, extents 1000 x 4096.
   SmallVector<int64_t> extents = {1000, 4096, 512};
   SmallVector<unsigned> m = {0};
@@ -233,12 +233,28 @@ TEST(GemmTiles, PartialTilesOnlyForOneLoopAndAtMostTwiceIt) {
   EXPECT_EQ(splitRowMajor(m, skinny, 32, /*partial=*/true),
             SmallVector<int64_t>{32});
   EXPECT_FALSE(splitRowMajor(m, skinny, 64, /*partial=*/true).has_value());
-  // A group of several loops (a convolution's n, oh, ow) keeps whole tiles.
+  // A group of several loops (a convolution's n, oh, ow): whole inner
+  // loops and a part of the next, which may be cut (4 of 30 rows), but no
+  // range across a row boundary (64 positions of 30-wide rows).
   SmallVector<int64_t> conv = {1, 30, 30, 64};
   SmallVector<unsigned> group = {0, 1, 2};
   EXPECT_FALSE(splitRowMajor(group, conv, 64, /*partial=*/true).has_value());
   EXPECT_EQ(splitRowMajor(group, conv, 60, /*partial=*/true),
             (SmallVector<int64_t>{1, 2, 30}));
+  EXPECT_FALSE(splitRowMajor(group, conv, 120).has_value());
+  EXPECT_EQ(splitRowMajor(group, conv, 120, /*partial=*/true),
+            (SmallVector<int64_t>{1, 4, 30}));
+  // The largest such range up to a wanted size, and the tiles it takes
+  // (8 along oh, the last holding 2 rows).
+  EXPECT_EQ(fitRowMajor(group, conv, 128, /*partial=*/true), 120);
+  EXPECT_EQ(fitRowMajor(group, conv, 128), 90);
+  EXPECT_EQ(rowMajorTileCount(group, conv, 120, /*partial=*/true), 8);
+  // 508 x 250 outputs of batch 8: 128 of 250 columns, two tiles per row.
+  SmallVector<int64_t> wide = {8, 508, 250, 128};
+  EXPECT_EQ(splitRowMajor(group, wide, 128, /*partial=*/true),
+            (SmallVector<int64_t>{1, 1, 128}));
+  EXPECT_EQ(rowMajorTileCount(group, wide, 128, /*partial=*/true),
+            8 * 508 * 2);
 }
 
 // Search neighbourhoods (enumerateColumnTunings): a cluster is a change of
