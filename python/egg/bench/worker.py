@@ -251,14 +251,10 @@ def f32_conditioning(model, args, got, want):
     float32 (its outputs hang on rounding: batch statistics over two
     values, exponentials of long sums) rather than miscompiled by egg; the
     row stays wrong, as KernelBench's check says."""
-    import copy
     import torch
     from .check import as_list
-    wide = [a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a
-            for a in args]
     try:
-        with torch.no_grad():
-            exact = as_list(copy.deepcopy(model).double()(*wide))
+        exact = in_float64(model, args)
     except Exception as e:  # Out of memory in float64, an op without a float64 kernel.
         return {"error": f"{type(e).__name__}: {e}"[:200]}
     # Rounded to each output's own type, so that the check's tolerance applies.
@@ -266,6 +262,18 @@ def f32_conditioning(model, args, got, want):
              for x, w in zip(exact, as_list(want))]
     return {"torch_outside": compare(want, exact)["outside"],
             "egg_outside": compare(got, exact)["outside"]}
+
+
+def in_float64(model, args):
+    """The outputs (a list) of a float64 copy of `model` on `args`, their
+    floating tensors widened."""
+    import copy
+    import torch
+    from .check import as_list
+    wide = [a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+            for a in args]
+    with torch.no_grad():
+        return as_list(copy.deepcopy(model).double()(*wide))
 
 
 def time_torch_compile(model, inputs, opts, row, cached):
@@ -338,14 +346,11 @@ def f64_torch_check(compiled, model, module, opts, row):
     one more fresh input set: the relative L2 error of each output, against
     a reference that shares nothing with egg's import and costs no CPU
     interpretation at KernelBench's sizes."""
-    import copy
     import torch
     from .check import as_list
     args = build(module, opts.seed + opts.input_sets, inputs_only=True)[1]
-    wide = [a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a
-            for a in args]
+    want = in_float64(model, args)
     with torch.no_grad():
-        want = as_list(copy.deepcopy(model).double()(*wide))
         got = as_list(compiled(*args))
     worst, status = 0.0, "ok"
     for g, w in zip(got, want):
