@@ -301,3 +301,65 @@ TEST(TuningDistance, RowSharedCountsHalfAStepPerRowStep) {
   EXPECT_DOUBLE_EQ(tuningDistance(six, regs), 3);
   EXPECT_DOUBLE_EQ(tuningDistance(half, six), 1);
 }
+
+/// Rows of 65536 that a reduction's producer reads whole: a block per row
+/// is all the structure allows, so 32 rows leave SMs idle whatever the
+/// tiles, and the critic does not object to the expert's own choice.
+TEST(CriticOccupancy, FewRowsReducedByProducersAreNotObjectedTo) {
+  const char *rows = R"mlir(
+  module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200",
+      sm_count = 132, warp_size = 32, max_threads_per_block = 1024,
+      shared_memory_per_block = 232448, registers_per_block = 65536,
+      max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250,
+      fp32_gflops = 51000, tensor_gflops = 790000>} {
+    func.func @g(%a: tensor<32x65536xf32>) -> tensor<32x65536xf32> {
+      %r = egg.kernel @g_k0 ins(%a : tensor<32x65536xf32>) -> tensor<32x65536xf32>
+          attributes {structure = #egg.structure<reduce_row_per_block>} {
+      ^bb0(%x: tensor<32x65536xf32>):
+        %zero = arith.constant 0.0 : f32
+        %e = tensor.empty() : tensor<32xf32>
+        %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+        %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<32x65536xf32>) outs(%f : tensor<32xf32>) {
+        ^bb1(%v: f32, %acc: f32):
+          %y = arith.addf %acc, %v : f32
+          linalg.yield %y : f32
+        } -> tensor<32xf32>
+        %e2 = tensor.empty() : tensor<32x65536xf32>
+        %o = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<32x65536xf32>, tensor<32xf32>) outs(%e2 : tensor<32x65536xf32>) {
+        ^bb1(%v: f32, %m: f32, %out: f32):
+          %y = arith.subf %v, %m : f32
+          linalg.yield %y : f32
+        } -> tensor<32x65536xf32>
+        egg.yield %o : tensor<32x65536xf32>
+      }
+      return %r : tensor<32x65536xf32>
+    }
+  })mlir";
+  DialectRegistry registry;
+  registerToolExtensions(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(rows, &ctx);
+  ASSERT_TRUE(module);
+  KernelOp kernel;
+  module->walk([&](KernelOp k) { kernel = k; });
+  auto target = cast<TargetAttr>((*module)->getAttr("egg.target"));
+  auto tuning = [&](StringRef text) {
+    return cast<TuningAttr>(parseAttribute(text, &ctx));
+  };
+  // A block per row: as many blocks as the structure allows.
+  EXPECT_EQ(llvm::join(critique(kernel, kernel.getStructureAttr(),
+                                tuning("#egg.tuning<threads = [1024], block = "
+                                       "[1, 0], vector = 4>"),
+                                target),
+                       "; "),
+            "");
+  // Four rows a block leave 8 blocks where 32 were possible.
+  EXPECT_NE(llvm::join(critique(kernel, kernel.getStructureAttr(),
+                                tuning("#egg.tuning<threads = [1024], block = "
+                                       "[4, 0], vector = 4>"),
+                                target),
+                       "; ")
+                .find("8 blocks leave most of the 132 SMs idle"),
+            std::string::npos);
+}

@@ -7,6 +7,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::egg;
 
@@ -49,16 +51,23 @@ std::vector<std::string> mlir::egg::critique(KernelOp kernel,
   }
 
   // Occupancy: at least half the SMs busy when the problem allows it.
-  // A product split along K runs a block per tile and slice.
+  // A product split along K runs a block per tile and slice. Judged against
+  // the most blocks the structure allows: a row its producers reduce is
+  // never split between blocks, so a few long rows cannot fill the GPU
+  // whatever the tiles.
   int64_t blocks = structure ? structure.getSplitK() : 1;
-  for (auto [i, pos] : llvm::enumerate(loops->parallelPositions))
+  int64_t mostBlocks = blocks;
+  for (auto [i, pos] : llvm::enumerate(loops->parallelPositions)) {
     if (i < block.size() && block[i] > 0)
       blocks = mulSat(blocks, llvm::divideCeil(loops->extents[pos], block[i]));
+    if (!loops->reducedByProducer[pos])
+      mostBlocks = mulSat(mostBlocks, loops->extents[pos]);
+  }
   int64_t sms = target ? target.getSmCount() : 0;
   int64_t work = 1;
   for (unsigned pos : loops->parallelPositions)
     work = mulSat(work, loops->extents[pos]);
-  if (sms && 2 * blocks < sms && work / threads >= sms)
+  if (sms && 2 * blocks < std::min(sms, mostBlocks) && work / threads >= sms)
     reasons.push_back(llvm::formatv("{0} blocks leave most of the {1} SMs "
                                     "idle: use smaller block tiles",
                                     blocks, sms));

@@ -30,6 +30,19 @@ namespace mlir::egg {
 using namespace mlir;
 using namespace mlir::egg;
 
+/// Fills `agent` with the run's agent (getRunAgent) unless it holds one.
+static LogicalResult holdRunAgent(std::shared_ptr<Agent> &agent, StringRef name,
+                                  StringRef decisionsPath, ModuleOp module) {
+  if (agent)
+    return success();
+  FailureOr<std::shared_ptr<Agent>> runAgent =
+      getRunAgent(name, decisionsPath, module.getContext(), module.getLoc());
+  if (failed(runAgent))
+    return failure();
+  agent = *runAgent;
+  return success();
+}
+
 namespace {
 struct AlgorithmStructurePass
     : public egg::impl::EggAlgorithmStructureBase<AlgorithmStructurePass> {
@@ -37,28 +50,25 @@ struct AlgorithmStructurePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<std::unique_ptr<Agent>> agent =
-        createAgent(agentName, decisionsPath, &getContext(), module.getLoc());
-    if (failed(agent))
+    if (failed(holdRunAgent(agent, agentName, decisionsPath, module)))
       return signalPassFailure();
     WalkResult result = module.walk([&](KernelOp kernel) {
       if (kernel.getStructureAttr() && !overrideExisting)
         return WalkResult::advance();
       SmallVector<StructureAttr> legal = enumerateStructures(kernel);
-      FailureOr<StructureAttr> choice =
-          (*agent)->chooseStructure(kernel, legal);
+      FailureOr<StructureAttr> choice = agent->chooseStructure(kernel, legal);
       if (failed(choice))
         return WalkResult::interrupt();
       if (!llvm::is_contained(legal, *choice)) {
         kernel.emitOpError("agent '")
-            << (*agent)->getName() << "' chose " << *choice
+            << agent->getName() << "' chose " << *choice
             << ", which is not in the legal set for this "
             << stringifyKernelClass(classifyKernel(kernel)) << " kernel: "
             << llvm::join(llvm::map_range(legal, printDecision), ", ");
         return WalkResult::interrupt();
       }
       LLVM_DEBUG(llvm::dbgs() << "[egg-decisions] " << kernel.getSymName()
-                              << ": " << (*agent)->getName() << " chose "
+                              << ": " << agent->getName() << " chose "
                               << *choice << " of " << legal.size() << "\n");
       kernel.setStructureAttr(*choice);
       return succeeded(verify(kernel)) ? WalkResult::advance()
@@ -67,6 +77,10 @@ struct AlgorithmStructurePass
     if (result.wasInterrupted())
       signalPassFailure();
   }
+
+private:
+  /// The run's agent, shared with the other stage pass (getRunAgent).
+  std::shared_ptr<Agent> agent;
 };
 
 struct HardwareTuningPass
@@ -90,9 +104,7 @@ struct HardwareTuningPass
                        "egg-attach-target first");
       return signalPassFailure();
     }
-    FailureOr<std::unique_ptr<Agent>> agent =
-        createAgent(agentName, decisionsPath, &getContext(), module.getLoc());
-    if (failed(agent))
+    if (failed(holdRunAgent(agent, agentName, decisionsPath, module)))
       return signalPassFailure();
     for (KernelOp kernel : undecided) {
       if (!kernel.getStructureAttr()) {
@@ -101,19 +113,23 @@ struct HardwareTuningPass
         return signalPassFailure();
       }
       FailureOr<TuningAttr> choice =
-          (*agent)->chooseTuning(kernel, kernel.getStructureAttr(), target);
+          agent->chooseTuning(kernel, kernel.getStructureAttr(), target);
       if (failed(choice) || failed(checkLowerable(kernel, *choice, [&]() {
             return kernel.emitOpError();
           })))
         return signalPassFailure();
       LLVM_DEBUG(llvm::dbgs()
                  << "[egg-decisions] " << kernel.getSymName() << ": "
-                 << (*agent)->getName() << " chose " << *choice << "\n");
+                 << agent->getName() << " chose " << *choice << "\n");
       kernel.setTuningAttr(*choice);
       if (failed(verify(kernel)))
         return signalPassFailure();
     }
   }
+
+private:
+  /// The run's agent, shared with the other stage pass (getRunAgent).
+  std::shared_ptr<Agent> agent;
 };
 
 struct RecordDecisionsPass

@@ -5,6 +5,8 @@
 #include "egg/Support/Sqlite.h"
 
 #include <ctime>
+#include <map>
+#include <mutex>
 
 using namespace mlir::egg;
 
@@ -59,14 +61,13 @@ void ExchangeLog::record(const std::string &request,
                          const std::string &response, const std::string &error,
                          long status, int attempts, bool cached,
                          const std::string &secret) {
-  std::string key = keyOf(request);
   sqlite::Statement insert(
       impl->db.get(), "INSERT INTO exchanges(time, key, request, response, "
                       "error, status, attempts, cached) VALUES(?1, ?2, ?3, "
                       "?4, ?5, ?6, ?7, ?8)");
   if (insert)
     insert.bind(1, int64_t(std::time(nullptr)))
-        .bind(2, key)
+        .bind(2, keyOf(request))
         .bind(3, scrub(request, secret))
         .bind(4, scrub(response, secret))
         .bind(5, scrub(error, secret))
@@ -74,15 +75,29 @@ void ExchangeLog::record(const std::string &request,
         .bind(7, int64_t(attempts))
         .bind(8, int64_t(cached))
         .run();
-  if (!error.empty() || cached)
-    return;
+}
+
+void ExchangeLog::keep(const std::string &request, const std::string &response,
+                       const std::string &secret) {
   sqlite::Statement cache(impl->db.get(),
                           "INSERT OR REPLACE INTO responses(key, request, "
                           "response, created) VALUES(?1, ?2, ?3, ?4)");
   if (cache)
-    cache.bind(1, key)
+    cache.bind(1, keyOf(request))
         .bind(2, scrub(request, secret))
         .bind(3, scrub(response, secret))
         .bind(4, int64_t(std::time(nullptr)))
         .run();
+}
+
+std::shared_ptr<ExchangeLog> ExchangeLog::acquire(const std::string &path,
+                                                  std::string &error) {
+  static std::mutex mutex;
+  static auto *logs = new std::map<std::string, std::weak_ptr<ExchangeLog>>;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (std::shared_ptr<ExchangeLog> log = (*logs)[path].lock())
+    return log;
+  std::shared_ptr<ExchangeLog> log = open(path, error);
+  (*logs)[path] = log;
+  return log;
 }

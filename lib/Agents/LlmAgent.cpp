@@ -15,6 +15,7 @@
 #include "egg/Agents/Agent.h"
 #include "egg/Agents/Critic.h"
 #include "egg/Agents/Decisions.h"
+#include "egg/Agents/ExchangeLog.h"
 #include "egg/Agents/KernelWork.h"
 #include "egg/Agents/LlmClient.h"
 #include "egg/Agents/Prompt.h"
@@ -42,16 +43,25 @@ namespace {
 class LlmAgent : public Agent {
 public:
   explicit LlmAgent(LlmConfig config)
-      : config(std::move(config)), expert(createExpertAgent()) {}
+      : config(std::move(config)), expert(createExpertAgent()) {
+    // Held for the run, so the cache is opened once and closed cleanly
+    // when the run ends (chat reports a cache that cannot be opened).
+    std::string error;
+    if (!this->config.cachePath.empty())
+      cache = ExchangeLog::acquire(this->config.cachePath, error);
+  }
 
+  /// One line for the whole run: what was asked, what it cost, and how
+  /// many decisions the model made.
   ~LlmAgent() override {
-    if (requests == 0)
+    if (asked == 0)
       return;
     llvm::errs() << llvm::formatv(
         "llm agent: {0} request(s) ({1} from the cache), {2} prompt + {3} "
-        "completion tokens, cost {4:f4}\n",
+        "completion tokens, cost {4:f4}; the model decided {5} of {6} "
+        "choice(s), the expert the rest\n",
         requests, cachedRequests, int64_t(promptTokens),
-        int64_t(completionTokens), cost());
+        int64_t(completionTokens), cost(), answered, asked);
   }
 
   StringRef getName() const override { return "llm"; }
@@ -165,7 +175,7 @@ private:
   std::optional<Prompt>
   render(KernelOp kernel, const std::string &name,
          const std::map<std::string, std::string> &values) {
-    if (networkDown)
+    if (promptsBroken)
       return std::nullopt;
     std::string error;
     std::optional<PromptTemplate> tmpl =
@@ -176,8 +186,8 @@ private:
     if (system)
       user = renderPrompt(tmpl->user, values, error);
     if (!user) {
-      networkDown = true;
-      kernel.emitWarning("llm agent: ")
+      promptsBroken = true;
+      emitWarning(kernel.getLoc(), "llm agent: ")
           << error << "; using the expert's choices for this and later "
           << "kernels";
       return std::nullopt;
@@ -202,43 +212,53 @@ private:
 
   /// Asks until an answer parses as an `AttrT` in `field` and `check`
   /// accepts it (returns why not, or empty): the reasons go back to the
-  /// model twice, then a warning at the kernel and failure. Network
-  /// trouble and spent budgets end the asking for this and later kernels.
+  /// model twice, then a warning at the kernel and failure. An accepted
+  /// answer's conversation is kept in the response cache. Network trouble
+  /// and spent budgets end the network requests for this and later
+  /// kernels, with one warning; the cache still answers what it holds.
   template <typename AttrT>
   FailureOr<AttrT> ask(KernelOp kernel, const Prompt &prompt,
                        const AnswerSchema &schema, StringRef field,
                        std::string &why,
                        function_ref<std::string(AttrT)> check) {
-    if (networkDown)
-      return failure();
+    ++asked;
     std::vector<ChatMessage> messages = {{"user", prompt.user}};
+    /// The requests of this conversation and their answers.
+    std::vector<std::pair<std::vector<ChatMessage>, LlmReply>> exchanges;
     std::string reason;
     for (int round = 0; round < 3; ++round) {
-      if (std::string spent = budgetSpent(); !spent.empty()) {
-        if (!budgetWarned)
-          kernel.emitWarning("llm agent: ")
-              << spent << "; using the expert's choices from here on";
-        budgetWarned = true;
-        return failure();
+      bool offline = networkDown || budgetWarned;
+      if (std::string spent = budgetSpent(prompt.system, messages);
+          !offline && !spent.empty()) {
+        emitWarning(kernel.getLoc(), "llm agent: ")
+            << spent << "; using " << cachedOr() << "from here on";
+        budgetWarned = offline = true;
       }
-      LlmReply reply = chat(config, prompt.system, messages, schema);
+      LlmReply reply = chat(config, prompt.system, messages, schema, offline);
+      if (offline && !reply.ok)
+        return failure(); // Not in the cache: the expert's, already warned.
       ++requests;
       cachedRequests += reply.cached;
       promptTokens += reply.promptTokens;
       completionTokens += reply.completionTokens;
       if (!reply.ok) {
         networkDown = true;
-        kernel.emitWarning("llm agent: ")
-            << reply.error
-            << "; using the expert's choices for this and later kernels";
+        emitWarning(kernel.getLoc(), "llm agent: ")
+            << reply.error << "; using " << cachedOr()
+            << "for this and later kernels";
         return failure();
       }
+      exchanges.emplace_back(messages, reply);
       FailureOr<AttrT> answer =
           parseAnswer<AttrT>(kernel, reply.content, field, why, reason);
       if (succeeded(answer)) {
         reason = check(*answer);
-        if (reason.empty())
+        if (reason.empty()) {
+          for (const auto &[sent, got] : exchanges)
+            keepAnswer(config, prompt.system, sent, schema, got);
+          ++answered;
           return answer;
+        }
       }
       messages.push_back({"assistant", reply.content});
       std::optional<Prompt> retry =
@@ -247,9 +267,15 @@ private:
         return failure();
       messages.push_back({"user", retry->user});
     }
-    kernel.emitWarning("llm agent: three invalid answers (last: ")
+    emitWarning(kernel.getLoc(), "llm agent: three invalid answers (last: ")
         << reason << "); using the expert's " << field;
     return failure();
+  }
+
+  /// Who decides once the network may not be asked.
+  StringRef cachedOr() const {
+    return config.cachePath.empty() ? "the expert's choices "
+                                    : "cached answers or the expert's choices ";
   }
 
   /// The answer's attribute, if it is an `AttrT`.
@@ -342,21 +368,36 @@ private:
            completionTokens * config.completionPricePerMTok / 1e6;
   }
 
-  /// Why no more requests may be sent, or empty.
-  std::string budgetSpent() const {
+  /// Why the request of `system` and `messages` may not be sent, or empty.
+  /// Its prompt is counted ahead at about four characters a token, so a
+  /// budget is not overrun by the request that crosses it.
+  std::string budgetSpent(const std::string &system,
+                          const std::vector<ChatMessage> &messages) const {
+    double next = double(system.size());
+    for (const ChatMessage &m : messages)
+      next += double(m.content.size());
+    next /= 4;
     if (config.maxTokens > 0 &&
-        promptTokens + completionTokens >= config.maxTokens)
-      return llvm::formatv("the token budget of {0} is spent",
-                           int64_t(config.maxTokens));
-    if (config.maxCost > 0 && cost() >= config.maxCost)
-      return llvm::formatv("the cost budget of {0} is spent", config.maxCost);
+        promptTokens + completionTokens + next > config.maxTokens)
+      return llvm::formatv("the token budget of {0} is spent ({1} used, the "
+                           "next request's prompt is about {2})",
+                           int64_t(config.maxTokens),
+                           int64_t(promptTokens + completionTokens),
+                           int64_t(next));
+    if (config.maxCost > 0 &&
+        cost() + next * config.promptPricePerMTok / 1e6 > config.maxCost)
+      return llvm::formatv("the cost budget of {0} is spent ({1:f4} used)",
+                           config.maxCost, cost());
     return "";
   }
 
   LlmConfig config;
   std::unique_ptr<Agent> expert;
-  bool networkDown = false, budgetWarned = false;
+  std::shared_ptr<ExchangeLog> cache;
+  bool networkDown = false, budgetWarned = false, promptsBroken = false;
   int64_t requests = 0, cachedRequests = 0;
+  /// Choices put to the model, and those it made (validated answers).
+  int64_t asked = 0, answered = 0;
   double promptTokens = 0, completionTokens = 0;
 };
 } // namespace

@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ManagedStatic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -197,16 +199,26 @@ std::string LlmConfig::validate() const {
   if (!error.empty())
     return error;
   if (endpoint.empty())
-    return "no endpoint configured (--egg-llm-endpoint or EGG_LLM_ENDPOINT)";
+    return "no endpoint configured (--egg-llm-endpoint / EGG_LLM_ENDPOINT)";
   if (protocol != "openai" && protocol != "anthropic")
-    return "unknown protocol '" + protocol + "': expected openai or anthropic";
+    return "--egg-llm-protocol / EGG_LLM_PROTOCOL: unknown protocol '" +
+           protocol + "', expected openai or anthropic";
   if (output != "schema" && output != "json" && output != "text")
-    return "unknown answer format '" + output +
-           "': expected schema, json or text";
+    return "--egg-llm-output / EGG_LLM_OUTPUT: unknown answer format '" +
+           output + "', expected schema, json or text";
   if (timeoutSeconds <= 0)
-    return "the request timeout must be positive";
-  if (temperature > 2)
-    return "the temperature must be between 0 and 2";
+    return "--egg-llm-timeout / EGG_LLM_TIMEOUT: the request timeout must be "
+           "positive";
+  // The protocols' own ranges: a request outside them is refused (HTTP 400).
+  double maxTemperature = protocol == "anthropic" ? 1 : 2;
+  // As the user wrote it (%g), not in formatv's fixed two decimals.
+  char given[32];
+  std::snprintf(given, sizeof(given), "%g", temperature);
+  if (temperature > maxTemperature)
+    return llvm::formatv("--egg-llm-temperature / EGG_LLM_TEMPERATURE: {0} "
+                         "is outside {1}'s range 0-{2}",
+                         given, protocol, int(maxTemperature))
+        .str();
   return "";
 }
 
@@ -339,7 +351,9 @@ private:
 
 /// Sends the request; a server that answers a schema request with HTTP 400
 /// is asked again without the schema (many local servers support only
-/// json_object).
+/// json_object). Only when that second request is not refused too is the
+/// schema taken for the cause and the endpoint asked without one from then
+/// on: a 400 for another reason (a wrong model name) stays an error.
 static LlmReply sendShaped(const LlmConfig &config, const std::string &system,
                            const std::vector<ChatMessage> &messages,
                            const AnswerSchema &schema, const std::string &key) {
@@ -349,7 +363,12 @@ static LlmReply sendShaped(const LlmConfig &config, const std::string &system,
         config, requestBody(config, system, messages, schema, "schema"), key);
     if (reply.httpStatus != 400)
       return reply;
+    LlmReply plain = send(
+        config, requestBody(config, system, messages, schema, "json"), key);
+    if (plain.httpStatus == 400)
+      return reply;
     SchemaRejections::get().add(config.endpoint);
+    return plain;
   }
   return send(config,
               requestBody(config, system, messages, schema,
@@ -357,48 +376,52 @@ static LlmReply sendShaped(const LlmConfig &config, const std::string &system,
               key);
 }
 
+/// The API key, from the variable the configuration names.
+static std::string apiKey(const LlmConfig &config) {
+  if (!config.keyEnv.empty())
+    if (const char *k = std::getenv(config.keyEnv.c_str()))
+      return k;
+  return "";
+}
+
+/// The response cache's key of a request.
+static std::string requestKey(const LlmConfig &config,
+                              const std::string &system,
+                              const std::vector<ChatMessage> &messages,
+                              const AnswerSchema &schema) {
+  return config.protocol + "\n" +
+         requestBody(config, system, messages, schema, config.output);
+}
+
 LlmReply mlir::egg::chat(const LlmConfig &config, const std::string &system,
                          const std::vector<ChatMessage> &messages,
-                         const AnswerSchema &schema) {
+                         const AnswerSchema &schema, bool offline) {
+  if (offline && config.cachePath.empty()) {
+    LlmReply reply;
+    reply.error = "offline, and no response cache";
+    return reply;
+  }
   if (std::string problem = config.validate(); !problem.empty()) {
     LlmReply reply;
     reply.error = problem;
     return reply;
   }
-  std::string key;
-  if (!config.keyEnv.empty())
-    if (const char *k = std::getenv(config.keyEnv.c_str()))
-      key = k;
+  std::string key = apiKey(config);
   if (config.cachePath.empty())
     return sendShaped(config, system, messages, schema, key);
 
-  // One open database per path for the whole process.
-  // Never destroyed: at exit the SQLite library may already be unloaded,
-  // and every record is committed when it is written.
-  static auto *logs = new std::map<std::string, std::unique_ptr<ExchangeLog>>;
-  static std::mutex logsMutex;
-  ExchangeLog *log;
-  {
-    std::lock_guard<std::mutex> lock(logsMutex);
-    std::unique_ptr<ExchangeLog> &entry = (*logs)[config.cachePath];
-    if (!entry) {
-      std::string error;
-      entry = ExchangeLog::open(config.cachePath, error);
-      if (!entry) {
-        logs->erase(config.cachePath);
-        LlmReply reply;
-        reply.error = "response cache: " + error;
-        return reply;
-      }
-    }
-    log = entry.get();
+  std::string error;
+  std::shared_ptr<ExchangeLog> log =
+      ExchangeLog::acquire(config.cachePath, error);
+  if (!log) {
+    LlmReply reply;
+    reply.error = "response cache: " + error;
+    return reply;
   }
   // Keyed by protocol and the request as first asked (it names the model
   // and holds the schema), not by the endpoint or by a schema fallback: a
   // recorded run replays wherever the endpoint went.
-  std::string cacheKey =
-      config.protocol + "\n" +
-      requestBody(config, system, messages, schema, config.output);
+  std::string cacheKey = requestKey(config, system, messages, schema);
   if (std::optional<std::string> hit = log->lookup(cacheKey)) {
     LlmReply reply;
     reply.ok = true;
@@ -407,10 +430,49 @@ LlmReply mlir::egg::chat(const LlmConfig &config, const std::string &system,
     log->record(cacheKey, *hit, "", 200, 0, /*cached=*/true, key);
     return reply;
   }
+  if (offline) {
+    LlmReply reply;
+    reply.error = "offline, and not in the response cache";
+    return reply;
+  }
   LlmReply reply = sendShaped(config, system, messages, schema, key);
   log->record(cacheKey, reply.content, reply.ok ? "" : reply.error,
               reply.httpStatus, reply.attempts, /*cached=*/false, key);
   return reply;
+}
+
+void mlir::egg::keepAnswer(const LlmConfig &config, const std::string &system,
+                           const std::vector<ChatMessage> &messages,
+                           const AnswerSchema &schema, const LlmReply &reply) {
+  if (config.cachePath.empty() || !reply.ok || reply.cached)
+    return;
+  std::string error;
+  if (std::shared_ptr<ExchangeLog> log =
+          ExchangeLog::acquire(config.cachePath, error))
+    log->keep(requestKey(config, system, messages, schema), reply.content,
+              apiKey(config));
+}
+
+/// ": <the server's message>" from an error body of either protocol
+/// ({"error": {"message": ...}}), bounded and without the key; empty when
+/// the body has none.
+static std::string errorMessage(const std::string &body,
+                                const std::string &key) {
+  llvm::Expected<json::Value> value = mlir::egg::parseJson(body);
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return "";
+  }
+  const json::Object *root = value->getAsObject();
+  const json::Object *error = root ? root->getObject("error") : nullptr;
+  std::optional<llvm::StringRef> message =
+      error ? error->getString("message") : std::nullopt;
+  if (!message || message->empty())
+    return "";
+  std::string text = message->take_front(300).str();
+  for (size_t pos; !key.empty() && (pos = text.find(key)) != std::string::npos;)
+    text.replace(pos, key.size(), "[REDACTED]");
+  return ": " + text;
 }
 
 static LlmReply send(const LlmConfig &config, const std::string &request,
@@ -473,7 +535,8 @@ static LlmReply send(const LlmConfig &config, const std::string &request,
       reply.error = "the endpoint answered HTTP " + std::to_string(status);
       retry = true;
     } else if (status != 200) {
-      reply.error = "the endpoint answered HTTP " + std::to_string(status);
+      reply.error = "the endpoint answered HTTP " + std::to_string(status) +
+                    errorMessage(body.data, key);
     } else if (parseChatResponse(config, body.data, reply)) {
       reply.ok = true;
       reply.error.clear();

@@ -65,6 +65,15 @@ FailureOr<std::unique_ptr<Agent>> createAgent(llvm::StringRef name,
                                               llvm::StringRef decisionsPath,
                                               MLIRContext *ctx, Location loc);
 
+/// The agent of the run in `ctx`: every stage pass asking for the same
+/// agent (name and decisions file) while another still holds it gets the
+/// same one, so an LLM's budgets, request counts and fallback state span
+/// both stages and its summary is printed once, when the run's passes are
+/// destroyed.
+FailureOr<std::shared_ptr<Agent>> getRunAgent(llvm::StringRef name,
+                                              llvm::StringRef decisionsPath,
+                                              MLIRContext *ctx, Location loc);
+
 } // namespace mlir::egg
 
 #endif // EGG_AGENTS_AGENT_H

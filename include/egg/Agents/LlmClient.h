@@ -93,11 +93,18 @@ struct AnswerSchema {
 
 /// Sends `system` and `messages`, asking for an answer of `schema` (none
 /// when its name is empty); retries with backoff on 429/5xx/timeouts.
-/// With a cache configured, a request seen before is answered from it and
-/// every exchange is recorded.
+/// With a cache configured, a request whose answer was kept (keepAnswer) is
+/// answered from it, and every exchange is recorded. `offline` (an
+/// unusable endpoint, a spent budget): the cache only, never the network.
 LlmReply chat(const LlmConfig &config, const std::string &system,
               const std::vector<ChatMessage> &messages,
-              const AnswerSchema &schema = {});
+              const AnswerSchema &schema = {}, bool offline = false);
+
+/// Caches `reply`, the answer chat gave to the same request, once the
+/// caller has parsed and validated it: only accepted answers are replayed.
+void keepAnswer(const LlmConfig &config, const std::string &system,
+                const std::vector<ChatMessage> &messages,
+                const AnswerSchema &schema, const LlmReply &reply);
 
 } // namespace mlir::egg
 

@@ -9,6 +9,8 @@ badutf8, slow, drip (headers at once, then a byte every 0.3 s), tls (an
 https endpoint that speaks plain HTTP), oversized, anthropic, down, dns,
 noschema (HTTP 400 for a
 JSON-schema request, as servers without structured output answer),
+badmodel (HTTP 400 with an error message for every request), secondtry
+(an invalid tuning, then a valid one once the reason comes back),
 structure (stage-1 requests answered with the last structure the schema
 allows), badstructure (a structure outside the legal set).
 With EGG_LLM_CACHE set, also reports whether the cache holds the key.
@@ -41,7 +43,7 @@ EXTRA = sys.argv[4:]
 KEY = "sk-egg-test-0123456789"
 TUNING = "#egg.tuning<threads = [128], block = [1, 512], thread = [1, 4], vector = 4>"
 WHY = "rows of 1024 fit one block in registers"
-state = {"requests": 0, "key": False, "history": False, "schema": 0,
+state = {"prompt_tokens": 0, "requests": 0, "key": False, "history": False, "schema": 0,
          "structure": 0, "stage1why": False, "marker": False}
 
 
@@ -53,12 +55,12 @@ def answer(text, anthropic=False, tool=None):
     if anthropic and tool:  # The forced tool call of structured output.
         return {"content": [{"type": "tool_use", "id": "t1", "name": tool,
                              "input": data}],
-                "usage": {"input_tokens": 100, "output_tokens": 20}}
+                "usage": {"input_tokens": state["prompt_tokens"], "output_tokens": 20}}
     if anthropic:
         return {"content": [{"type": "text", "text": text}],
-                "usage": {"input_tokens": 100, "output_tokens": 20}}
+                "usage": {"input_tokens": state["prompt_tokens"], "output_tokens": 20}}
     return {"choices": [{"message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 20}}
+            "usage": {"prompt_tokens": state["prompt_tokens"], "completion_tokens": 20}}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -86,7 +88,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_response(400)
             self.end_headers()
             return
+        if MODE == "badmodel":  # A 400 that has nothing to do with schemas.
+            payload = json.dumps({"error": {"message": "the model 'test-model' does not exist"}}).encode()
+            self.send_response(400)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+            return
         prompt = str(body.get("system")) + str(body["messages"])
+        # Usage as a tokenizer of about four characters a token reports it.
+        state["prompt_tokens"] = (len(str(body.get("system") or "")) + sum(
+            len(str(m.get("content"))) for m in body["messages"])) // 4
         stage1 = "algorithm-structure stage" in prompt
         state["marker"] = state["marker"] or "CUSTOM-PROMPT-MARKER" in prompt
         state["structure"] += stage1
@@ -140,6 +152,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     time.sleep(0.3)
             except OSError:  # The client gave up, as it should.
                 pass
+            return
+        if MODE == "secondtry":  # Invalid first, then valid once told why.
+            retried = any(m.get("role") == "assistant" for m in body["messages"])
+            text = json.dumps({"tuning": TUNING if retried else "#egg.tuning<threads = [8]>",
+                               "why": "wider blocks"})
+            payload = json.dumps(answer(text, anthropic, tool)).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
             return
         if MODE == "oversized":
             payload = b"x" * (2 << 20)
@@ -213,3 +235,8 @@ if cache:
                       if os.path.exists(p))
     print(f"cache-bytes: {'some' if stored else 'none'}")
     print(f"key-in-cache: {'yes' if KEY.encode() in stored else 'no'}")
+    print(f"cache-wal: {'some' if os.path.exists(cache + '-wal') else 'none'}")
+    import sqlite3
+    with sqlite3.connect(cache) as db:
+        count = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+    print(f"cached-answers: {count}")
