@@ -11,7 +11,8 @@ namespace {
 const std::map<std::string, std::string> kFilled = {
     {"principles", "P"},   {"kernel", "K"}, {"legal", "L"},
     {"proposal", "X"},     {"stage1", "S"}, {"rules", "R"},
-    {"measurements", "M"}, {"reason", "E"}, {"field", "F"}};
+    {"measurements", "M"}, {"reason", "E"}, {"field", "F"},
+    {"answer", "A"}};
 
 TEST(PromptTest, CompiledInTemplatesParseAndRender) {
   std::vector<std::string> names = listPromptTemplates();
@@ -35,8 +36,9 @@ TEST(PromptTest, StageTemplatesCarryTheirParts) {
   std::optional<PromptTemplate> t = loadPromptTemplate("tuning", "", error);
   ASSERT_TRUE(t) << error;
   std::string user = *renderPrompt(t->user, kFilled, error);
-  // The kernel, stage 1's decision, the rules and the expert's proposal.
-  for (const char *part : {"K\nS\nR\n", "proposes: X", "\"tuning\""})
+  // The kernel, stage 1's decision, the rules, the expert's proposal and
+  // the answer's form.
+  for (const char *part : {"K\nS\nR\n", "proposes: X\nA"})
     EXPECT_NE(user.find(part), std::string::npos) << part;
   EXPECT_NE(renderPrompt(t->system, kFilled, error)->find("P"),
             std::string::npos);

@@ -19,6 +19,7 @@
 #include "egg/Agents/KernelWork.h"
 #include "egg/Agents/LlmClient.h"
 #include "egg/Agents/Prompt.h"
+#include "egg/Agents/TuningAnswer.h"
 #include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Analysis/KernelAnalysis.h"
 #include "egg/Dialect/Egg/Transforms/Legality.h"
@@ -117,6 +118,7 @@ public:
                      it->second +
                      "\nPropose a tuning that has not been tried and is "
                      "likely to beat the best so far.";
+    TuningKnobs knobs = describeTuningKnobs(kernel, structure);
     std::optional<Prompt> prompt =
         render(kernel, "tuning",
                {{"principles", kTuningPrinciples},
@@ -124,11 +126,12 @@ public:
                 {"stage1", describeStage1(kernel, structure)},
                 {"rules", describeRules(kernel, structure)},
                 {"proposal", printDecision(*fallback)},
+                {"answer", tuningAnswerFormat(knobs, *fallback)},
                 {"measurements", measurements}});
     if (!prompt)
       return fallback;
     AnswerSchema schema =
-        answerSchema("egg_tuning", "tuning", json::Object{{"type", "string"}});
+        answerSchema("egg_tuning", "tuning", tuningSchema(knobs, *fallback));
     std::string why;
     FailureOr<TuningAttr> answer = ask<TuningAttr>(
         kernel, *prompt, schema, "tuning", why,
@@ -193,6 +196,25 @@ private:
       return std::nullopt;
     }
     return Prompt{*system, *user};
+  }
+
+  /// How the prompt asks for a tuning: as knobs where the request carries
+  /// their schema (which the endpoint enforces), else in the attribute's
+  /// syntax.
+  std::string tuningAnswerFormat(const TuningKnobs &knobs,
+                                 TuningAttr proposal) const {
+    if (config.output == "schema") {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << json::Value(tuningToJson(proposal, knobs));
+      return "Answer with one JSON object: {\"tuning\": {one property per "
+             "knob, as the answer schema lists them; [] for a tile level or "
+             "promotion not used}, \"why\": \"one sentence\"}. The "
+             "proposal in that form: " +
+             text;
+    }
+    return "Answer with one JSON object: {\"tuning\": \"#egg.tuning<...>\", "
+           "\"why\": \"one sentence\"}.";
   }
 
   /// The JSON schema of an answer {"<field>": ..., "why": "..."}.
@@ -411,13 +433,20 @@ Attribute mlir::egg::parseLlmAnswer(KernelOp kernel, StringRef content,
     return {};
   }
   const json::Object *object = value->getAsObject();
+  if (object)
+    why = object->getString("why").value_or("").str();
+  // A tuning as knobs (the schema's form).
+  if (const json::Object *knobs =
+          object && field == "tuning" ? object->getObject(field) : nullptr) {
+    TuningAttr tuning = tuningFromJson(*knobs, kernel.getContext(), reason);
+    return tuning;
+  }
   std::optional<StringRef> text =
       object ? object->getString(field) : std::nullopt;
   if (!text) {
-    reason = ("no \"" + field + "\" string in the answer").str();
+    reason = ("no \"" + field + "\" in the answer").str();
     return {};
   }
-  why = object->getString("why").value_or("").str();
   std::string message;
   ScopedDiagnosticHandler capture(kernel.getContext(), [&](Diagnostic &d) {
     if (message.empty())

@@ -9,7 +9,9 @@ badutf8, slow, drip (headers at once, then a byte every 0.3 s), tls (an
 https endpoint that speaks plain HTTP), oversized, anthropic, down, dns,
 noschema (HTTP 400 for a
 JSON-schema request, as servers without structured output answer),
-badmodel (HTTP 400 with an error message for every request), secondtry
+badmodel (HTTP 400 with an error message for every request), knobs (the
+tuning as an object of knobs, the schema's form), badknob (one knob the
+schema does not have), secondtry
 (an invalid tuning, then a valid one once the reason comes back),
 structure (stage-1 requests answered with the last structure the schema
 allows), badstructure (a structure outside the legal set).
@@ -22,7 +24,7 @@ records whether the API key arrived in the expected header. Output: egg-opt's
 stdout and stderr, then 'requests: N', 'key-header: yes|no',
 'key-leaked: yes|no' (the key must never appear in egg-opt's output),
 'saw-measurements', 'saw-custom-prompt' (CUSTOM-PROMPT-MARKER in a
-request), 'schema-requests: N' (requests that asked for a JSON
+request), 'tuning-knobs: ...' (the knobs of each distinct stage-2 schema), 'schema-requests: N' (requests that asked for a JSON
 schema), 'structure-requests: N' and 'saw-stage1-why' (a stage-2 request
 that carried stage 1's reason).
 """
@@ -43,7 +45,7 @@ EXTRA = sys.argv[4:]
 KEY = "sk-egg-test-0123456789"
 TUNING = "#egg.tuning<threads = [128], block = [1, 512], thread = [1, 4], vector = 4>"
 WHY = "rows of 1024 fit one block in registers"
-state = {"prompt_tokens": 0, "requests": 0, "key": False, "history": False, "schema": 0,
+state = {"knobs": [], "prompt_tokens": 0, "requests": 0, "key": False, "history": False, "schema": 0,
          "structure": 0, "stage1why": False, "marker": False}
 
 
@@ -67,6 +69,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def send_json(self, body, status=200):
+        payload = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
     def do_POST(self):
         state["requests"] += 1
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -89,11 +98,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             return
         if MODE == "badmodel":  # A 400 that has nothing to do with schemas.
-            payload = json.dumps({"error": {"message": "the model 'test-model' does not exist"}}).encode()
-            self.send_response(400)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+            self.send_json({"error": {"message": "the model 'test-model' does not exist"}}, 400)
             return
         prompt = str(body.get("system")) + str(body["messages"])
         # Usage as a tokenizer of about four characters a token reports it.
@@ -110,11 +115,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if MODE == "badstructure":
                 pick = "#egg.structure<gemm_direct>"
             text = json.dumps({"structure": pick, "why": WHY})
-            payload = json.dumps(answer(text, ANTHROPIC, tool)).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+            self.send_json(answer(text, ANTHROPIC, tool))
             return
         if MODE == "http500":
             self.send_response(500)
@@ -153,15 +154,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except OSError:  # The client gave up, as it should.
                 pass
             return
+        tuning_schema = (schema or {}).get("properties", {}).get("tuning")
+        if not stage1 and tuning_schema and tuning_schema.get("type") == "object":
+            knobs = " ".join(sorted(tuning_schema["properties"]))
+            if knobs not in state["knobs"]:
+                state["knobs"].append(knobs)
+        if MODE in ("knobs", "badknob"):  # The tuning as knobs, not syntax.
+            knobs = {"threads": [128], "block": [1, 512], "thread": [1, 4], "vector": 4}
+            if MODE == "badknob":
+                knobs["speed"] = 9
+            text = json.dumps({"tuning": knobs, "why": "wider blocks"})
+            self.send_json(answer(text, anthropic, tool))
+            return
         if MODE == "secondtry":  # Invalid first, then valid once told why.
             retried = any(m.get("role") == "assistant" for m in body["messages"])
             text = json.dumps({"tuning": TUNING if retried else "#egg.tuning<threads = [8]>",
                                "why": "wider blocks"})
-            payload = json.dumps(answer(text, anthropic, tool)).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+            self.send_json(answer(text, anthropic, tool))
             return
         if MODE == "oversized":
             payload = b"x" * (2 << 20)
@@ -229,6 +238,8 @@ print(f"schema-requests: {state['schema']}")
 print(f"structure-requests: {state['structure']}")
 print(f"saw-stage1-why: {'yes' if state['stage1why'] else 'no'}")
 print(f"saw-custom-prompt: {'yes' if state['marker'] else 'no'}")
+for knobs in state["knobs"]:
+    print(f"tuning-knobs: {knobs}")
 cache = os.environ.get("EGG_LLM_CACHE")
 if cache:
     stored = b"".join(open(p, "rb").read() for p in (cache, cache + "-wal")

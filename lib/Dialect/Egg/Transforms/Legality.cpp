@@ -331,3 +331,77 @@ std::string mlir::egg::describeLoweringRules(KernelOp kernel,
          "the innermost thread tile equal to it and 16 bytes at most." +
          gemm;
 }
+
+/// 0, the powers of two up to `largest` (at most 2^16) and `extents`.
+static SmallVector<int64_t> tileValues(ArrayRef<int64_t> extents) {
+  SmallVector<int64_t> values = {0};
+  int64_t largest = extents.empty() ? 1 : *llvm::max_element(extents);
+  for (int64_t v = 1; v <= std::min<int64_t>(largest, 1 << 16); v *= 2)
+    values.push_back(v);
+  values.append(extents.begin(), extents.end());
+  llvm::sort(values);
+  values.erase(llvm::unique(values), values.end());
+  return values;
+}
+
+TuningKnobs mlir::egg::describeTuningKnobs(KernelOp kernel,
+                                           StructureAttr structure) {
+  TuningKnobs knobs;
+  ScopedDiagnosticHandler silence(kernel.getContext(),
+                                  [](Diagnostic &) { return success(); });
+  FailureOr<RootLoops> loops =
+      analyzeRootLoops(kernel, [&]() { return kernel.emitOpError(); });
+  if (failed(loops))
+    return knobs;
+  SmallVector<int64_t> parallel;
+  for (auto [extent, isParallel] : llvm::zip(loops->extents, loops->parallel))
+    if (isParallel)
+      parallel.push_back(extent);
+  bool split = structure && structure.isSplit();
+  knobs.parallelLoops = parallel.size();
+  knobs.tiles = tileValues(parallel);
+  Formulation formulation =
+      structure ? structure.getFormulation() : Formulation::elementwise_flat;
+  if (isCooperativeRow(structure)) {
+    // egg-distribute-rows: a warp or a block per row, vectors along it.
+    knobs.warp = formulation == Formulation::reduce_row_per_warp;
+    knobs.rowShared = formulation == Formulation::reduce_row_per_block;
+    knobs.vectors = {1, 2, 4, 8};
+    return knobs;
+  }
+  if (formulation == Formulation::reduce_two_stage) {
+    // egg-lower-column-reductions: columns in vectors, clusters unsplit.
+    knobs.vectors = {1, 2, 4, 8};
+    knobs.cluster = !split;
+    return knobs;
+  }
+  std::string why;
+  auto anchor = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
+  if (anchor && succeeded(analyzeGemmLoops(anchor, why))) {
+    // egg-lower-shared-gemm (or the generic lowering's plain tiles); K
+    // steps tile the anchor's reduction loops (the root may be an
+    // epilogue without any).
+    SmallVector<int64_t> reduction;
+    for (auto [extent, type] : llvm::zip(anchor.getStaticLoopRanges(),
+                                         anchor.getIteratorTypesArray()))
+      if (type == utils::IteratorType::reduction)
+        reduction.push_back(extent);
+    knobs.reductionLoops = reduction.size();
+    knobs.reductionTiles = tileValues(reduction);
+    knobs.operands = anchor.getNumDpsInputs();
+    knobs.warp = knobs.thread = knobs.padding = knobs.swizzle = true;
+    knobs.copy = knobs.pipeline = knobs.fragmentsAhead = true;
+    knobs.cluster = formulation == Formulation::gemm_direct;
+    knobs.vectors = {1, 2, 4, 8};
+    return knobs;
+  }
+  knobs.thread = true;
+  if (classifyKernel(kernel) == KernelClass::Elementwise)
+    knobs.vectors = {1, 2, 4, 8, 16};
+  // Maps staged through shared memory promote their transposed inputs.
+  if (!transposedInputs(kernel).empty() && anchor) {
+    knobs.operands = anchor.getNumDpsInputs();
+    knobs.padding = true;
+  }
+  return knobs;
+}

@@ -31,6 +31,30 @@ checkLowerable(KernelOp kernel, TuningAttr tuning,
   return checkLowerable(kernel, kernel.getStructureAttr(), tuning, emitError);
 }
 
+/// The `#egg.tuning` knobs the lowering of `kernel` built as `structure`
+/// reads, each with the values it may take on its own (checkLowerable
+/// still judges their combinations). The LLM agent's answer schema is
+/// built from it, so a constrained decoder can only write these knobs and
+/// values; knobs that are off keep the attribute's defaults.
+struct TuningKnobs {
+  /// Entries of `block` (and of `warp` and `thread` when they apply): the
+  /// root op's parallel loops (a split kernel's too: its partial results'
+  /// slice loop takes no entry); and of `reduction`: its reduction loops.
+  unsigned parallelLoops = 0, reductionLoops = 0;
+  /// Operand numbers `shared` and `registers` may name (the anchor's
+  /// inputs); 0 when promotion does not apply.
+  unsigned operands = 0;
+  /// Values tile entries may take (0: untiled): powers of two up to the
+  /// largest loop and the loops' extents; `reduction`'s likewise.
+  SmallVector<int64_t> tiles, reductionTiles;
+  bool warp = false, thread = false, padding = false, swizzle = false,
+       copy = false, pipeline = false, cluster = false, rowShared = false,
+       fragmentsAhead = false;
+  /// `vector` widths the lowering may take ({1} where it takes none).
+  SmallVector<int64_t> vectors = {1};
+};
+TuningKnobs describeTuningKnobs(KernelOp kernel, StructureAttr structure);
+
 /// The rules checkLowerable enforces for `kernel` built as `structure`, in
 /// words, for the LLM agent's prompt: each lowering states them beside its
 /// check, with the same limits (egg/Target/Limits.h).
