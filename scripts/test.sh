@@ -7,8 +7,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${EGG_BUILD_DIR:-$here/build}
 # Chromium: the egg-tune report is tested in a real browser; python3-venv:
-# the Python tests run in a venv.
-EGG_EXTRA_PACKAGES="chromium python3-venv ${EGG_EXTRA_PACKAGES:-}" "$here/scripts/setup.sh" "$build"
+# the Python tests run in a venv; libgomp1: llama.cpp's server (below).
+EGG_EXTRA_PACKAGES="chromium python3-venv libgomp1 ${EGG_EXTRA_PACKAGES:-}" "$here/scripts/setup.sh" "$build"
 cd "$build"
 ctest --output-on-failure -j "${EGG_JOBS:-2}"
 
@@ -18,6 +18,9 @@ venv=$build/python-venv
 if [[ ! -x $venv/bin/python ]]; then
   python3 -m venv "$venv"
 fi
-"$venv/bin/pip" install -q --disable-pip-version-check torch numpy pytest einops
+# xllamacpp and gguf: llama.cpp's server and a tiny model it serves, for
+# the LLM agent's test against a real endpoint (test_llm_server.py).
+"$venv/bin/pip" install -q --disable-pip-version-check torch numpy pytest einops \
+  xllamacpp==2026.10.11549 gguf==0.19.0
 "$venv/bin/pip" install -q --disable-pip-version-check -e "$here/python"
 EGG_TOOLS=$build/bin "$venv/bin/python" -m pytest -q "$here/python/tests"
