@@ -57,6 +57,21 @@ std::string mlir::egg::kernelSignature(KernelOp kernel) {
   return sha256Hex(text).substr(0, 16);
 }
 
+/// A dictionary of strings, integers and dictionaries of them, as JSON.
+static llvm::json::Object toJson(DictionaryAttr dict) {
+  llvm::json::Object object;
+  for (NamedAttribute entry : dict) {
+    Attribute value = entry.getValue();
+    if (auto text = dyn_cast<StringAttr>(value))
+      object[entry.getName().getValue()] = text.getValue();
+    else if (auto number = dyn_cast<IntegerAttr>(value))
+      object[entry.getName().getValue()] = number.getInt();
+    else if (auto nested = dyn_cast<DictionaryAttr>(value))
+      object[entry.getName().getValue()] = toJson(nested);
+  }
+  return object;
+}
+
 LogicalResult mlir::egg::exportDecisions(Operation *op, raw_ostream &os) {
   llvm::json::Array kernels;
   op->walk([&](KernelOp kernel) {
@@ -68,6 +83,13 @@ LogicalResult mlir::egg::exportDecisions(Operation *op, raw_ostream &os) {
       entry["structure"] = printDecision(s);
     if (TuningAttr t = kernel.getTuningAttr())
       entry["tuning"] = printDecision(t);
+    // Who decided each stage and why, where an agent recorded it.
+    if (auto decidedBy = kernel->getAttrOfType<DictionaryAttr>(
+            EggDialect::getDecidedByAttrName()))
+      entry["decided_by"] = toJson(decidedBy);
+    if (auto rationale = kernel->getAttrOfType<DictionaryAttr>(
+            EggDialect::getRationaleAttrName()))
+      entry["rationale"] = toJson(rationale);
     kernels.push_back(std::move(entry));
   });
   llvm::json::Object root{{"format", "egg-decisions"},

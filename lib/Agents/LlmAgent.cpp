@@ -99,6 +99,7 @@ public:
                      ? ""
                      : "not one of the legal structures listed";
         });
+    setDecidedBy(kernel, "structure", succeeded(answer));
     if (failed(answer))
       return fallback;
     setRationale(kernel, "structure", why);
@@ -153,6 +154,7 @@ public:
                      ? ""
                      : "the critic objects: " + llvm::join(objections, "; ");
         });
+    setDecidedBy(kernel, "tuning", succeeded(answer));
     if (failed(answer))
       return fallback;
     setRationale(kernel, "tuning", why);
@@ -166,6 +168,8 @@ public:
 private:
   /// Analyst summaries per kernel (egg-tune), sent with the next request.
   std::map<std::string, std::string> observations;
+  /// The version of each prompt template rendered (by name).
+  std::map<std::string, int> promptVersions;
 
   /// A rendered request: the system text and the first user message.
   struct Prompt {
@@ -184,8 +188,10 @@ private:
     std::optional<PromptTemplate> tmpl =
         loadPromptTemplate(name, config.promptDir, error);
     std::optional<std::string> system, user;
-    if (tmpl)
+    if (tmpl) {
+      promptVersions[name] = tmpl->version;
       system = renderPrompt(tmpl->system, values, error);
+    }
     if (system)
       user = renderPrompt(tmpl->user, values, error);
     if (!user) {
@@ -312,6 +318,32 @@ private:
       return typed;
     reason = ("not an #egg." + field + " attribute").str();
     return failure();
+  }
+
+  /// Records who took `stage`'s decision (egg.decided_by, for the
+  /// decisions file): the model, under its name and the prompt's version,
+  /// or the expert in its place.
+  void setDecidedBy(KernelOp kernel, StringRef stage, bool byModel) const {
+    MLIRContext *ctx = kernel.getContext();
+    Builder b(ctx);
+    NamedAttrList who;
+    if (byModel) {
+      who.set("agent", b.getStringAttr("llm"));
+      who.set("model", b.getStringAttr(config.model));
+      if (auto it = promptVersions.find(stage.str());
+          it != promptVersions.end())
+        who.set("prompt", b.getI64IntegerAttr(it->second));
+    } else {
+      who.set("agent", b.getStringAttr("expert"));
+      who.set("fallback_from", b.getStringAttr("llm"));
+    }
+    NamedAttrList entries;
+    if (auto old = kernel->getAttrOfType<DictionaryAttr>(
+            EggDialect::getDecidedByAttrName()))
+      entries.append(old.getValue());
+    entries.set(stage, who.getDictionary(ctx));
+    kernel->setAttr(EggDialect::getDecidedByAttrName(),
+                    entries.getDictionary(ctx));
   }
 
   /// Keeps the model's reason on the kernel (egg.rationale), where the next

@@ -17,6 +17,11 @@ module attributes {egg.rationale = {structure = 1}} {}
 
 // -----
 
+// expected-error @+1 {{'egg.decided_by' must be a dictionary of dictionaries that each name an agent}}
+module attributes {egg.decided_by = {tuning = {model = "m"}}} {}
+
+// -----
+
 func.func @tuning_without_linalg(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{has a tuning attribute but no tileable op to apply it to}}
   %r = egg.kernel @k ins(%x : tensor<4xf32>) -> tensor<4xf32>

@@ -51,6 +51,17 @@ LogicalResult EggDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a dictionary of strings";
     return success();
   }
+  if (attr.getName() == getDecidedByAttrName()) {
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict || !llvm::all_of(dict, [](NamedAttribute entry) {
+          auto who = dyn_cast<DictionaryAttr>(entry.getValue());
+          return who && isa_and_nonnull<StringAttr>(who.get("agent"));
+        }))
+      return op->emitError() << "'" << getDecidedByAttrName()
+                             << "' must be a dictionary of dictionaries "
+                                "that each name an agent";
+    return success();
+  }
   if (attr.getName() == getAllowTf32AttrName() ||
       attr.getName() == getNoSplitKAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()) || !isa<ModuleOp>(op))

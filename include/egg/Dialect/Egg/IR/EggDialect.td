@@ -44,6 +44,13 @@ def Egg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getRationaleAttrName() {
       return "egg.rationale";
     }
+    /// Name of the kernel attribute where an agent other than the expert
+    /// records who took each decision: a dictionary from stage to a
+    /// dictionary (`agent`, and for an LLM `model`, `prompt` (the template's
+    /// version) or `fallback_from` when the expert decided instead).
+    static constexpr ::llvm::StringLiteral getDecidedByAttrName() {
+      return "egg.decided_by";
+    }
     /// Name of the module's unit attribute by which the user allows f32
     /// products to read their inputs as TF32 on tensor cores.
     static constexpr ::llvm::StringLiteral getAllowTf32AttrName() {
