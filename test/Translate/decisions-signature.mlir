@@ -8,6 +8,9 @@
 // CHECK: "name": "a_k0",
 // CHECK-NEXT: "signature": "[[SIG:[0-9a-f]{16}]]"
 // CHECK: "name": "b_k7",
+// CHECK-NEXT: "rationale": {
+// CHECK-NEXT: "structure": "why"
+// CHECK-NEXT: },
 // CHECK-NEXT: "signature": "[[SIG]]"
 // CHECK: "name": "c_k0",
 // CHECK-NOT: "signature": "[[SIG]]"

@@ -1,18 +1,13 @@
 //===- egg-translate.cpp - Translations out of EGG ------------------------===//
 
+#include "egg/Support/CrashContext.h"
 #include "egg/Translate/Translations.h"
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
-#include "llvm/Support/PrettyStackTrace.h"
 
 int main(int argc, char **argv) {
-  // A crash is a bug: say where to report it, and that MLIR 22's own
-  // parsers have known crashes on malformed input (docs/reliability.md).
-  llvm::setBugReportMsg(
-      "egg: internal error. Please report it with the input that caused it. "
-      "Known: MLIR 22's parsers of linalg.transpose and linalg.broadcast "
-      "crash on a malformed permutation/dimensions list "
-      "(docs/reliability.md).\n");
+  // A crash report says whether a pass or reading the IR crashed.
+  mlir::egg::CrashReporting crashReporting("egg-translate");
   mlir::egg::registerEggTranslations();
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "EGG translation driver\n"));
