@@ -41,3 +41,22 @@ func.func private @big(%out: memref<64xf32>) attributes {egg.tuning = #egg.tunin
   } {mapping = [#gpu.block<x>]}
   return
 }
+
+// -----
+
+// A mapping the tuning cannot hold is reported at the kernel in the input,
+// not inside the pass's own transform script.
+// expected-error @+1 {{the number of required parallel resources (blocks or threads) 32 overflows the number of available resources 16}}
+func.func private @too_few_threads(%in: memref<1024xf32>, %out: memref<1024xf32>) attributes {egg.tuning = #egg.tuning<threads = [16], block = [32], thread = [1]>} {
+  scf.forall (%b) in (32) {
+    %o = affine.apply affine_map<(d0) -> (d0 * 32)>(%b)
+    %sin = memref.subview %in[%o] [32] [1] : memref<1024xf32> to memref<32xf32, strided<[1], offset: ?>>
+    %sout = memref.subview %out[%o] [32] [1] : memref<1024xf32> to memref<32xf32, strided<[1], offset: ?>>
+    scf.forall (%t) in (32) {
+      %a = memref.subview %sin[%t] [1] [1] : memref<32xf32, strided<[1], offset: ?>> to memref<1xf32, strided<[1], offset: ?>>
+      %c = memref.subview %sout[%t] [1] [1] : memref<32xf32, strided<[1], offset: ?>> to memref<1xf32, strided<[1], offset: ?>>
+      memref.copy %a, %c : memref<1xf32, strided<[1], offset: ?>> to memref<1xf32, strided<[1], offset: ?>>
+    } {mapping = [#gpu.thread<x>]}
+  } {mapping = [#gpu.block<x>]}
+  return
+}

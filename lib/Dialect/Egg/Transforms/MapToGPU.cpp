@@ -45,6 +45,7 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
           "transform.named_sequence @__transform_main(%root: "
           "!transform.any_op {transform.readonly}) {\n";
     unsigned n = 0;
+    SmallVector<Location> kernelLocs;
     for (auto func : module.getOps<func::FuncOp>()) {
       auto tuning =
           func->getAttrOfType<TuningAttr>(EggDialect::getTuningAttrName());
@@ -62,6 +63,7 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
           "block_dims = [{2}, {3}, {4}] sync_after_distribute = false : "
           "(!transform.any_op) -> !transform.any_op\n",
           n++, func.getSymName(), dims[0], dims[1], dims[2]);
+      kernelLocs.push_back(func.getLoc());
     }
     os << "transform.yield\n}\n}\n";
     if (n == 0)
@@ -76,6 +78,14 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
     }
     Operation *entry = nullptr;
     transforms->walk([&](transform::NamedSequenceOp seq) { entry = seq; });
+    // The script's diagnostics belong to the kernels it maps (the user's
+    // input), not to the script's own text: its three ops per kernel take
+    // that kernel's location.
+    unsigned i = 0;
+    for (Operation &op :
+         cast<transform::NamedSequenceOp>(entry).getBody().front())
+      if (!isa<transform::YieldOp>(op) && i / 3 < kernelLocs.size())
+        op.setLoc(kernelLocs[i++ / 3]);
     if (failed(transform::applyTransformNamedSequence(
             module, entry, *transforms, transform::TransformOptions())))
       return signalPassFailure();
