@@ -720,3 +720,26 @@ TEST(ReferenceTest, RandomGenericsMatchTheSourceOrder) {
     ASSERT_EQ(out[0].data, want) << src;
   }
 }
+
+/// Reads through mod and divisions (a crop read as `d mod extent`, an
+/// interleave as `d floordiv 2`) are evaluated at each point.
+TEST(ReferenceTest, ModAndFloorDivReads) {
+  const char *src = R"mlir(
+    func.func @f(%x: tensor<2x5xf32>) -> (tensor<2x3xf32>, tensor<2x4xf32>) {
+      %e = tensor.empty() : tensor<2x3xf32>
+      %crop = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1 mod 3)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x5xf32>) outs(%e : tensor<2x3xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        linalg.yield %a : f32
+      } -> tensor<2x3xf32>
+      %e2 = tensor.empty() : tensor<2x4xf32>
+      %half = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1 floordiv 2 + 1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<2x5xf32>) outs(%e2 : tensor<2x4xf32>) {
+      ^bb0(%a: f32, %b: f32):
+        linalg.yield %a : f32
+      } -> tensor<2x4xf32>
+      return %crop, %half : tensor<2x3xf32>, tensor<2x4xf32>
+    })mlir";
+  auto out = runReference(src, {{{2, 5}, {0, 1, 2, 3, 4, 10, 11, 12, 13, 14}}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].data, (std::vector<double>{0, 1, 2, 10, 11, 12}));
+  EXPECT_EQ(out[1].data, (std::vector<double>{1, 1, 2, 2, 11, 11, 12, 12}));
+}

@@ -115,10 +115,75 @@ static std::optional<LinearExpr> linearize(AffineExpr expr, unsigned numDims) {
   return std::nullopt;
 }
 
-/// An operand access: flat offset = base + sum(stride[d] * iv[d]).
+/// The value of `expr` at the loop point `iv`: dims, constants, +, * and
+/// mod, floordiv, ceildiv by a positive constant (affine's semantics:
+/// rounding towards negative infinity, a non-negative remainder).
+static std::optional<int64_t> evaluateIndex(AffineExpr expr,
+                                            ArrayRef<int64_t> iv) {
+  if (auto c = dyn_cast<AffineConstantExpr>(expr))
+    return c.getValue();
+  if (auto d = dyn_cast<AffineDimExpr>(expr))
+    return iv[d.getPosition()];
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin)
+    return std::nullopt;
+  std::optional<int64_t> lhs = evaluateIndex(bin.getLHS(), iv);
+  std::optional<int64_t> rhs = evaluateIndex(bin.getRHS(), iv);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return *lhs + *rhs;
+  case AffineExprKind::Mul:
+    return *lhs * *rhs;
+  case AffineExprKind::Mod:
+    return *rhs > 0 ? std::optional<int64_t>(llvm::mod(*lhs, *rhs))
+                    : std::nullopt;
+  case AffineExprKind::FloorDiv:
+    return *rhs > 0
+               ? std::optional<int64_t>(llvm::divideFloorSigned(*lhs, *rhs))
+               : std::nullopt;
+  case AffineExprKind::CeilDiv:
+    return *rhs > 0 ? std::optional<int64_t>(llvm::divideCeilSigned(*lhs, *rhs))
+                    : std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Whether evaluateIndex takes every result of `map`.
+static bool isEvaluable(AffineMap map) {
+  std::vector<int64_t> zeros(map.getNumDims(), 0);
+  return llvm::all_of(map.getResults(), [&](AffineExpr e) {
+    bool ok = true;
+    e.walk([&](AffineExpr sub) {
+      if (auto bin = dyn_cast<AffineBinaryOpExpr>(sub))
+        if (sub.getKind() != AffineExprKind::Add &&
+            sub.getKind() != AffineExprKind::Mul)
+          ok &= isa<AffineConstantExpr>(bin.getRHS()) &&
+                cast<AffineConstantExpr>(bin.getRHS()).getValue() > 0;
+      ok &= !isa<AffineSymbolExpr>(sub);
+    });
+    return ok && evaluateIndex(e, zeros).has_value();
+  });
+}
+
+/// An operand access: flat offset = base + sum(stride[d] * iv[d]), or, for
+/// a map with mod or divisions (a crop read as `d mod extent`), the map
+/// evaluated at each point (`general`; strides then 0).
 struct Access {
   int64_t base = 0;
   std::vector<int64_t> strides; // Per loop dim.
+  AffineMap general;
+  std::vector<int64_t> shape;
+
+  /// The flat offset of a general access at `iv`.
+  int64_t offsetAt(ArrayRef<int64_t> iv) const {
+    int64_t offset = 0;
+    for (auto [r, e] : llvm::enumerate(general.getResults()))
+      offset = offset * shape[r] + *evaluateIndex(e, iv);
+    return offset;
+  }
 };
 
 static std::optional<Access> compileAccess(AffineMap map,
@@ -128,8 +193,15 @@ static std::optional<Access> compileAccess(AffineMap map,
   int64_t stride = 1;
   for (int64_t r = int64_t(map.getNumResults()) - 1; r >= 0; --r) {
     auto lin = linearize(map.getResult(r), map.getNumDims());
-    if (!lin)
-      return std::nullopt;
+    if (!lin) {
+      if (!isEvaluable(map))
+        return std::nullopt;
+      Access general;
+      general.strides.assign(map.getNumDims(), 0);
+      general.general = map;
+      general.shape.assign(shape.begin(), shape.end());
+      return general;
+    }
     a.base += lin->constant * stride;
     for (unsigned d = 0; d < map.getNumDims(); ++d)
       a.strides[d] += lin->coeffs[d] * stride;
@@ -985,6 +1057,12 @@ private:
     std::optional<MultiplyAdd> mac = multiplyAdd(*program, numInputs);
     if (mac && (operands[mac->lhs].scalar || operands[mac->rhs].scalar))
       mac.reset(); // A scalar input has no data to step through.
+    // Accesses through mod or divisions are evaluated at each point.
+    std::vector<bool> general(operands.size(), false);
+    for (size_t k = 0; k < operands.size(); ++k)
+      general[k] = !operands[k].scalar && operands[k].access.general;
+    if (llvm::is_contained(general, true))
+      mac.reset();
     SmallVector<unsigned> order =
         loopOrder(op, iterators, operands, ranges, mac.has_value());
     // One point of the innermost loop per iteration, the operands' offsets
@@ -1055,7 +1133,9 @@ private:
           if (numLoops > 1)
             iv[inner] = i;
           for (size_t k = 0; k < operands.size(); ++k)
-            if (!operands[k].scalar)
+            if (general[k])
+              slots[k] = operands[k].data[operands[k].access.offsetAt(iv)];
+            else if (!operands[k].scalar)
               slots[k] = operands[k].data[offsets[k] + i * innerStride[k]];
           for (const Instr &in : program->code)
             slots[in.dst] = in.op == Opc::Index ? double(iv[in.pred])
@@ -1064,8 +1144,9 @@ private:
                                 : eval(in, slots.data());
           for (size_t r = 0; r < program->yields.size(); ++r) {
             size_t k = numInputs + r;
-            operands[k].out[offsets[k] + i * innerStride[k]] =
-                slots[program->yields[r]];
+            int64_t at = general[k] ? operands[k].access.offsetAt(iv)
+                                    : offsets[k] + i * innerStride[k];
+            operands[k].out[at] = slots[program->yields[r]];
           }
         }
         return 1;
