@@ -87,7 +87,12 @@ def compile_partitions(fused, names, **options):
     return compiled
 
 
-def egg_backend(gm, example_inputs, **options):
+def egg_backend(gm, example_inputs, options=None, mode=None, **kwargs):
+    """Dynamo's entry point. torch.compile(..., options={...}) hands its
+    options over as one dict: they are egg.compile's keywords (`tune`,
+    `tune_db`, `agent`, `chip`, ...); `mode` is torch.compile's and has no
+    meaning here."""
+    options = {**(options or {}), **kwargs}
     real = [x for x in example_inputs if isinstance(x, torch.Tensor)]
     if len(real) != len(example_inputs) or any(not x.is_cuda for x in real):
         warnings.warn("egg backend: non-tensor or CPU inputs; running this graph with PyTorch")

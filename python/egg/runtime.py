@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from .frontend import import_module
-from .tools import allowing_tf32, compile_mlir
+from .tools import allowing_tf32, compile_mlir, tune_kernels
 
 _TORCH_DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64"}
 
@@ -210,20 +210,42 @@ class CompiledModule:
 
 
 def compile(model, example_inputs, agent="expert", chip="sm_90a", decisions=None, workdir=None,
-            allow_tf32=None):
+            allow_tf32=None, tune=0, tune_db=None, tune_evaluator="auto"):
     """Imports `model`, compiles it with EGG and returns a callable that runs
     the kernels on CUDA tensors (same inputs as `model`, CUDA outputs).
     `allow_tf32`: f32 products (and channels-last f32 convolutions) may
     read their inputs as TF32 on tensor cores; by default as PyTorch's
     `torch.backends.cuda.matmul.allow_tf32` says (off unless the user
-    turned it on)."""
+    turned it on). `tune=N`: egg-tune measures up to N candidates a kernel
+    on the GPU at compile time and the best are compiled, like
+    torch.compile's max-autotune; its records persist in `tune_db`
+    (tools.default_tune_db()), so a kernel met again costs no GPU time.
+    The tuning's figures are on the result's `tuning` attribute."""
     import torch
     if allow_tf32 is None:
         allow_tf32 = bool(torch.backends.cuda.matmul.allow_tf32)
     imported = import_module(model, example_inputs, name="forward")
+    manifest, tuning = compile_imported(imported, workdir, agent=agent, chip=chip,
+                                        decisions=decisions, allow_tf32=allow_tf32, tune=tune,
+                                        tune_db=tune_db, tune_evaluator=tune_evaluator)
+    compiled = CompiledModule(imported, manifest)
+    compiled.tuning = tuning
+    return compiled
+
+
+def compile_imported(imported, workdir=None, agent="expert", chip="sm_90a", decisions=None,
+                     allow_tf32=False, tune=0, tune_db=None, tune_evaluator="auto"):
+    """The manifest of an imported module (no GPU needed): through egg-tune
+    first when `tune` > 0, whose best decisions are then replayed. Returns
+    (manifest path, tools.TuneResult or None)."""
     work = Path(workdir or tempfile.mkdtemp(prefix="egg-"))
     source = work / "forward.mlir"
     work.mkdir(parents=True, exist_ok=True)
     source.write_text(allowing_tf32(imported.mlir) if allow_tf32 else imported.mlir)
+    tuning = None
+    if tune:
+        tuning = tune_kernels(source, work / "tune", tune, chip=chip, db=tune_db,
+                              evaluator=tune_evaluator)
+        agent, decisions = "replay", tuning.decisions
     manifest, _ = compile_mlir(source, work, chip=chip, agent=agent, decisions=decisions)
-    return CompiledModule(imported, manifest)
+    return manifest, tuning

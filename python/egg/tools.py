@@ -1,5 +1,7 @@
-"""Finding and running the EGG tools (egg-opt, egg-translate, egg-eval)."""
+"""Finding and running the EGG tools (egg-opt, egg-translate, egg-eval,
+egg-tune)."""
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -55,3 +57,51 @@ def compile_mlir(mlir_path, out_dir, chip="sm_90a", agent="expert", decisions=No
     if r.returncode != 0:
         raise CompileError(r.stderr.strip())
     return manifest, recorded
+
+
+def default_tune_db():
+    """Where egg-tune's records persist between compiles: $EGG_TUNE_DB, else
+    $XDG_CACHE_HOME/egg/tune.sqlite (~/.cache by default). Records are keyed
+    by what a kernel computes and the chip, so any model that meets the same
+    kernel again reuses its measurements."""
+    if os.environ.get("EGG_TUNE_DB"):
+        return Path(os.environ["EGG_TUNE_DB"])
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "egg" / "tune.sqlite"
+
+
+class TuneResult:
+    """What tune_kernels found: the best decisions and what it cost."""
+
+    def __init__(self, decisions, measured, from_records, failed, seconds, summary):
+        self.decisions = decisions
+        self.measured = measured  # Candidates timed (or estimated) in this run.
+        self.from_records = from_records  # Answered by earlier records.
+        self.failed = failed
+        self.seconds = seconds
+        self.summary = summary  # egg-tune's table.
+
+
+def tune_kernels(mlir_path, out_dir, candidates, chip="sm_90a", db=None, evaluator="auto",
+                 timeout=None):
+    """egg-tune over every kernel of `mlir_path`, at most `candidates` a
+    kernel, with its records in `db` (default_tune_db()): measured on the
+    GPU (or the cost model's estimates where there is none, `evaluator`
+    "auto"), each candidate once ever. Returns a TuneResult; raises
+    CompileError when egg-tune fails."""
+    import time
+    out_dir = Path(out_dir)
+    db = Path(db) if db else default_tune_db()
+    db.parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    r = subprocess.run([find_tool("egg-tune"), str(mlir_path), "-o", str(out_dir),
+                        f"--max-candidates={candidates}", f"--db={db}", f"--chip={chip}",
+                        f"--evaluator={evaluator}"],
+                       capture_output=True, text=True, timeout=timeout)
+    decisions = out_dir / f"{Path(mlir_path).stem}.decisions.json"
+    if r.returncode != 0 or not decisions.is_file():
+        raise CompileError(f"egg-tune failed: {(r.stderr or r.stdout).strip()[-2000:]}")
+    counts = re.search(r"(\d+) measured, (\d+) from records, (\d+) failed", r.stdout)
+    measured, recorded, failed = (int(g) for g in counts.groups()) if counts else (0, 0, 0)
+    return TuneResult(decisions, measured, recorded, failed, time.perf_counter() - start,
+                      r.stdout)
