@@ -251,8 +251,8 @@ private:
                        function_ref<std::string(AttrT)> check) {
     ++asked;
     std::vector<ChatMessage> messages = {{"user", prompt.user}};
-    /// The requests of this conversation and their answers.
-    std::vector<std::pair<std::vector<ChatMessage>, LlmReply>> exchanges;
+    /// This conversation's answers, kept in the cache if one is accepted.
+    std::vector<LlmReply> answers;
     std::string reason;
     for (int round = 0; round < 3; ++round) {
       bool offline = networkDown || budgetWarned;
@@ -276,14 +276,14 @@ private:
             << "for this and later kernels";
         return failure();
       }
-      exchanges.emplace_back(messages, reply);
+      answers.push_back(reply);
       FailureOr<AttrT> answer =
           parseAnswer<AttrT>(kernel, reply.content, field, why, reason);
       if (succeeded(answer)) {
         reason = check(*answer);
         if (reason.empty()) {
-          for (const auto &[sent, got] : exchanges)
-            keepAnswer(config, prompt.system, sent, schema, got);
+          for (const LlmReply &kept : answers)
+            keepAnswer(config, kept);
           ++answered;
           return answer;
         }
@@ -337,29 +337,27 @@ private:
       who.set("agent", b.getStringAttr("expert"));
       who.set("fallback_from", b.getStringAttr("llm"));
     }
-    NamedAttrList entries;
-    if (auto old = kernel->getAttrOfType<DictionaryAttr>(
-            EggDialect::getDecidedByAttrName()))
-      entries.append(old.getValue());
-    entries.set(stage, who.getDictionary(ctx));
-    kernel->setAttr(EggDialect::getDecidedByAttrName(),
-                    entries.getDictionary(ctx));
+    setStageEntry(kernel, EggDialect::getDecidedByAttrName(), stage,
+                  who.getDictionary(ctx));
   }
 
   /// Keeps the model's reason on the kernel (egg.rationale), where the next
   /// stage's request and the user read it.
   static void setRationale(KernelOp kernel, StringRef stage, StringRef why) {
-    if (why.empty())
-      return;
-    MLIRContext *ctx = kernel.getContext();
-    NamedAttrList entries;
-    if (auto old = kernel->getAttrOfType<DictionaryAttr>(
-            EggDialect::getRationaleAttrName()))
-      entries.append(old.getValue());
     // Bounded: a rambling model does not bloat the IR.
-    entries.set(stage, StringAttr::get(ctx, why.take_front(500)));
-    kernel->setAttr(EggDialect::getRationaleAttrName(),
-                    entries.getDictionary(ctx));
+    if (!why.empty())
+      setStageEntry(kernel, EggDialect::getRationaleAttrName(), stage,
+                    StringAttr::get(kernel.getContext(), why.take_front(500)));
+  }
+
+  /// Sets `stage`'s entry of the kernel's dictionary attribute `name`.
+  static void setStageEntry(KernelOp kernel, StringRef name, StringRef stage,
+                            Attribute value) {
+    NamedAttrList entries;
+    if (auto old = kernel->getAttrOfType<DictionaryAttr>(name))
+      entries.append(old.getValue());
+    entries.set(stage, value);
+    kernel->setAttr(name, entries.getDictionary(kernel.getContext()));
   }
 
   /// The kernel as the model sees it: ops, shapes and types, the least

@@ -436,21 +436,20 @@ LlmReply mlir::egg::chat(const LlmConfig &config, const std::string &system,
     return reply;
   }
   LlmReply reply = sendShaped(config, system, messages, schema, key);
+  reply.cacheKey = cacheKey;
   log->record(cacheKey, reply.content, reply.ok ? "" : reply.error,
               reply.httpStatus, reply.attempts, /*cached=*/false, key);
   return reply;
 }
 
-void mlir::egg::keepAnswer(const LlmConfig &config, const std::string &system,
-                           const std::vector<ChatMessage> &messages,
-                           const AnswerSchema &schema, const LlmReply &reply) {
-  if (config.cachePath.empty() || !reply.ok || reply.cached)
+void mlir::egg::keepAnswer(const LlmConfig &config, const LlmReply &reply) {
+  if (config.cachePath.empty() || reply.cacheKey.empty() || !reply.ok ||
+      reply.cached)
     return;
   std::string error;
   if (std::shared_ptr<ExchangeLog> log =
           ExchangeLog::acquire(config.cachePath, error))
-    log->keep(requestKey(config, system, messages, schema), reply.content,
-              apiKey(config));
+    log->keep(reply.cacheKey, reply.content, apiKey(config));
 }
 
 /// ": <the server's message>" from an error body of either protocol

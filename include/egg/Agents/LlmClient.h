@@ -76,6 +76,8 @@ struct LlmReply {
   long httpStatus = 0;
   int attempts = 0;
   bool cached = false; ///< Answered from the response cache, no network.
+  /// The request's key in the response cache (empty without a cache).
+  std::string cacheKey;
   double promptTokens = 0, completionTokens = 0; ///< As the endpoint says.
 };
 
@@ -100,11 +102,9 @@ LlmReply chat(const LlmConfig &config, const std::string &system,
               const std::vector<ChatMessage> &messages,
               const AnswerSchema &schema = {}, bool offline = false);
 
-/// Caches `reply`, the answer chat gave to the same request, once the
-/// caller has parsed and validated it: only accepted answers are replayed.
-void keepAnswer(const LlmConfig &config, const std::string &system,
-                const std::vector<ChatMessage> &messages,
-                const AnswerSchema &schema, const LlmReply &reply);
+/// Caches `reply`, an answer chat gave, once the caller has parsed and
+/// validated it: only accepted answers are replayed.
+void keepAnswer(const LlmConfig &config, const LlmReply &reply);
 
 } // namespace mlir::egg
 
