@@ -19,8 +19,9 @@ if [[ ! -x $venv/bin/python ]]; then
   python3 -m venv "$venv"
 fi
 # xllamacpp and gguf: llama.cpp's server and a tiny model it serves, for
-# the LLM agent's test against a real endpoint (test_llm_server.py).
+# the LLM agent's test against a real endpoint (test_llm_server.py); Ray:
+# egg-tune and egg.bench on a local cluster (test_cluster.py).
 "$venv/bin/pip" install -q --disable-pip-version-check torch numpy pytest einops \
-  xllamacpp==2026.10.11549 gguf==0.19.0
+  xllamacpp==2026.10.11549 gguf==0.19.0 ray==2.52.1
 "$venv/bin/pip" install -q --disable-pip-version-check -e "$here/python"
 EGG_TOOLS=$build/bin "$venv/bin/python" -m pytest -q "$here/python/tests"

@@ -134,12 +134,30 @@ LogicalResult Tuner::analyze() {
   return success();
 }
 
+std::optional<std::string> mlir::egg::tune::describeDevice(StringRef info,
+                                                           int64_t &count) {
+  llvm::Expected<json::Value> parsed = mlir::egg::parseJson(info);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return std::nullopt;
+  }
+  const json::Object *obj = parsed->getAsObject();
+  if (!obj || !obj->getString("name"))
+    return std::nullopt;
+  count = egg::jsonInteger(*obj, "count").value_or(1);
+  return llvm::formatv("{0} (cc {1})", *obj->getString("name"),
+                       obj->getString("compute_capability").value_or("?"))
+      .str();
+}
+
 LogicalResult Tuner::setUpEvaluator() {
   if (opt.evaluator != "gpu" && opt.evaluator != "model" &&
       opt.evaluator != "auto") {
     llvm::errs() << "egg-tune: unknown --evaluator=" << opt.evaluator << "\n";
     return failure();
   }
+  if (!opt.cluster.empty())
+    return setUpCluster();
   if (opt.evaluator != "model") {
     evalPath = opt.evalTool;
     if (evalPath.empty()) {
@@ -165,18 +183,12 @@ LogicalResult Tuner::setUpEvaluator() {
         info = (*b)->getBuffer().str();
       llvm::sys::fs::remove(out);
     }
-    llvm::Expected<json::Value> parsed = mlir::egg::parseJson(info);
-    const json::Object *obj = parsed ? parsed->getAsObject() : nullptr;
-    if (!parsed)
-      llvm::consumeError(parsed.takeError());
-    if (obj && obj->getString("name")) {
+    int64_t count = 1;
+    if (std::optional<std::string> name = describeDevice(info, count)) {
       onGpu = true;
-      device = llvm::formatv("{0} (cc {1})", *obj->getString("name"),
-                             obj->getString("compute_capability").value_or("?"))
-                   .str();
+      device = *name;
       // At least one GPU, and no count that does not fit an unsigned.
-      int64_t count = std::clamp<int64_t>(
-          egg::jsonInteger(*obj, "count").value_or(1), 1, 1 << 16);
+      count = std::clamp<int64_t>(count, 1, 1 << 16);
       numGpus =
           opt.gpus ? std::min<unsigned>(opt.gpus, count) : unsigned(count);
       numGpus = std::max(1u, numGpus);
@@ -234,10 +246,7 @@ void Tuner::estimate(Candidate &c) {
           .str();
 }
 
-void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
-  std::string manifest = c.dir + "/manifest.json";
-  std::string result = c.dir + "/eval.json", log = c.dir + "/eval.log";
-  llvm::sys::fs::remove(result);
+std::vector<std::string> Tuner::evalOptions() {
   bool withBaseline;
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -245,14 +254,21 @@ void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
     firstEvaluation = false;
   }
   std::vector<std::string> args = {
-      evalPath,
-      manifest,
-      "--source=" + opt.inputPath,
-      "--json=" + result,
       "--trials=" + std::to_string(opt.trials),
       llvm::formatv("--timeout={0}", opt.kernelTimeout).str(),
       withBaseline ? "--baseline=true" : "--baseline=false"};
   args.insert(args.end(), opt.evalArgs.begin(), opt.evalArgs.end());
+  return args;
+}
+
+void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
+  std::string manifest = c.dir + "/manifest.json";
+  std::string result = c.dir + "/eval.json", log = c.dir + "/eval.log";
+  llvm::sys::fs::remove(result);
+  std::vector<std::string> args = {
+      evalPath, manifest, "--source=" + opt.inputPath, "--json=" + result};
+  for (std::string &a : evalOptions())
+    args.push_back(std::move(a));
   SmallVector<StringRef> argRefs(args.begin(), args.end());
   // The GPU this worker owns; everything else of the environment passes.
   std::vector<std::string> env;
@@ -270,12 +286,19 @@ void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
   bool crashed = false;
   int rc = runWithTimeout(evalPath, argRefs, envRefs, redirects,
                           opt.evalTimeout, message, crashed);
-  c.record.estimate = false;
   auto buffer = llvm::MemoryBuffer::getFile(result);
+  readEvalResult(c, rc, message,
+                 buffer
+                     ? std::optional<std::string>((*buffer)->getBuffer().str())
+                     : std::nullopt);
+}
+
+void Tuner::readEvalResult(Candidate &c, int rc, StringRef message,
+                           std::optional<std::string> text) {
+  c.record.estimate = false;
   llvm::Expected<json::Value> parsed =
-      buffer
-          ? mlir::egg::parseJson((*buffer)->getBuffer())
-          : llvm::Expected<json::Value>(llvm::createStringError("no result"));
+      text ? mlir::egg::parseJson(*text)
+           : llvm::Expected<json::Value>(llvm::createStringError("no result"));
   const json::Object *obj = parsed ? parsed->getAsObject() : nullptr;
   if (!parsed)
     llvm::consumeError(parsed.takeError());
@@ -287,7 +310,7 @@ void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
             .str();
     return;
   }
-  c.record.result = (*buffer)->getBuffer().str();
+  c.record.result = *text;
   c.record.status = obj->getString("status").value_or("error").str();
   if (auto reason = obj->getString("reason"))
     c.record.diagnostics = reason->str();
@@ -321,6 +344,64 @@ void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
     if (auto peak = roof->getNumber("peak_gflops"))
       peakGflops = *peak;
   }
+}
+
+/// Compiles on this host's threads and times on its GPUs (or estimates),
+/// recording each candidate as its result is known.
+void Tuner::evaluateHere(ArrayRef<Candidate *> todo,
+                         llvm::function_ref<void(Candidate &)> recordOne) {
+  // 2. Compile in parallel, each in its own context.
+  {
+    unsigned threads =
+        opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
+    for (Candidate *c : todo)
+      pool.async([c, this] {
+        CompileResult r =
+            compileCandidate(opt, source, c->dir + "/decisions.json");
+        c->record.compileStatus = r.ok ? "ok" : "error";
+        c->record.diagnostics = r.diagnostics;
+        c->manifestText = r.manifest;
+        if (!r.ok)
+          c->record.status = "compile-error";
+      });
+    pool.wait();
+  }
+  SmallVector<Candidate *> compiled;
+  for (Candidate *c : todo) {
+    std::string error;
+    if (c->record.compileStatus == "ok" &&
+        !writeFile(c->dir + "/manifest.json", c->manifestText, error)) {
+      c->record.compileStatus = "error";
+      c->record.status = "compile-error";
+      c->record.diagnostics = error;
+    }
+    if (c->record.compileStatus == "ok")
+      compiled.push_back(c);
+  }
+
+  // 3. Evaluate: one worker per GPU, or the cost model here.
+  if (onGpu) {
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> workers;
+    for (unsigned g = 0; g < numGpus; ++g)
+      workers.emplace_back([&, g] {
+        for (size_t i; (i = next++) < compiled.size();) {
+          evaluateOnGpu(*compiled[i], g);
+          recordOne(*compiled[i]);
+        }
+      });
+    for (std::thread &w : workers)
+      w.join();
+  } else {
+    for (Candidate *c : compiled) {
+      estimate(*c);
+      recordOne(*c);
+    }
+  }
+  for (Candidate *c : todo)
+    if (c->record.compileStatus != "ok")
+      recordOne(*c);
 }
 
 void Tuner::evaluate(std::vector<Candidate> &batch) {
@@ -357,37 +438,6 @@ void Tuner::evaluate(std::vector<Candidate> &batch) {
     todo.push_back(&c);
   }
 
-  // 2. Compile in parallel, each in its own context.
-  {
-    unsigned threads =
-        opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
-    for (Candidate *c : todo)
-      pool.async([c, this] {
-        CompileResult r =
-            compileCandidate(opt, source, c->dir + "/decisions.json");
-        c->record.compileStatus = r.ok ? "ok" : "error";
-        c->record.diagnostics = r.diagnostics;
-        c->manifestText = r.manifest;
-        if (!r.ok)
-          c->record.status = "compile-error";
-      });
-    pool.wait();
-  }
-  SmallVector<Candidate *> compiled;
-  for (Candidate *c : todo) {
-    std::string error;
-    if (c->record.compileStatus == "ok" &&
-        !writeFile(c->dir + "/manifest.json", c->manifestText, error)) {
-      c->record.compileStatus = "error";
-      c->record.status = "compile-error";
-      c->record.diagnostics = error;
-    }
-    if (c->record.compileStatus == "ok")
-      compiled.push_back(c);
-  }
-
-  // 3. Evaluate: one worker per GPU, or the cost model here.
   auto recordOne = [&](Candidate &c) {
     std::string error;
     std::lock_guard<std::mutex> lock(mutex);
@@ -397,27 +447,10 @@ void Tuner::evaluate(std::vector<Candidate> &batch) {
     if (!c.record.usable())
       ++failedCount;
   };
-  if (onGpu) {
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> workers;
-    for (unsigned g = 0; g < numGpus; ++g)
-      workers.emplace_back([&, g] {
-        for (size_t i; (i = next++) < compiled.size();) {
-          evaluateOnGpu(*compiled[i], g);
-          recordOne(*compiled[i]);
-        }
-      });
-    for (std::thread &w : workers)
-      w.join();
-  } else {
-    for (Candidate *c : compiled) {
-      estimate(*c);
-      recordOne(*c);
-    }
-  }
-  for (Candidate *c : todo)
-    if (c->record.compileStatus != "ok")
-      recordOne(*c);
+  if (cluster)
+    evaluateOnCluster(todo, recordOne);
+  else
+    evaluateHere(todo, recordOne);
 
   for (Candidate &c : batch) {
     KernelInfo &k = kernels[c.kernel];
@@ -451,11 +484,13 @@ void Tuner::evaluate(std::vector<Candidate> &batch) {
 
 void Tuner::tuneKernel(size_t index) {
   KernelInfo &k = kernels[index];
+  // A round keeps every compile thread busy, or every GPU of a cluster.
   unsigned batch =
       opt.batchSize
           ? opt.batchSize
-          : std::max(4u,
-                     opt.jobs ? opt.jobs : std::thread::hardware_concurrency());
+          : std::max({4u,
+                      opt.jobs ? opt.jobs : std::thread::hardware_concurrency(),
+                      cluster ? numGpus : 0u});
   llvm::DenseSet<Attribute> tried;
   auto makeCandidate = [&](StructureAttr s, TuningAttr t, StringRef who,
                            int64_t stage, int64_t round) {
@@ -481,6 +516,8 @@ void Tuner::tuneKernel(size_t index) {
   }
   progress(index, "stage 1");
   evaluate(stage1);
+  if (!clusterLost.empty())
+    return;
   k.initialRecord = stage1.front().record;
   if (k.bestRecord.kernelMs < 0) {
     // Nothing usable: keep the expert's choice and say so.
@@ -550,6 +587,8 @@ void Tuner::tuneKernel(size_t index) {
     }
     progress(index, llvm::formatv("stage 2 round {0}", round).str());
     evaluate(round2);
+    if (!clusterLost.empty())
+      return;
     bool improved = k.bestRecord.kernelMs < before * (1.0 - opt.minGain);
     if (!improved && opt.agentName != "search")
       break;
@@ -601,17 +640,28 @@ int Tuner::run() {
   if (!opt.quiet && !opt.jsonLines)
     llvm::errs() << "egg-tune: " << kernels.size() << " kernel(s), agent "
                  << opt.agentName << ", "
-                 << (onGpu ? "measuring on " + device + " (" +
-                                 std::to_string(numGpus) + " GPU(s))"
-                           : "no GPU: cost-model ESTIMATES (" + device + ")")
+                 << (onGpu
+                         ? "measuring on " + device + " (" +
+                               (cluster ? clusterSize
+                                        : std::to_string(numGpus) + " GPU(s)") +
+                               ")"
+                         : "no GPU: cost-model ESTIMATES (" + device + ")" +
+                               (cluster ? ", compiling on " + clusterSize : ""))
                  << ", records " << records << "\n";
   event(json::Object{{"event", "start"},
                      {"kernels", int64_t(kernels.size())},
                      {"device", device},
                      {"estimate", !onGpu},
                      {"records", records}});
-  for (size_t k = 0; k < kernels.size(); ++k)
+  for (size_t k = 0; k < kernels.size() && clusterLost.empty(); ++k)
     tuneKernel(k);
+  if (!clusterLost.empty()) {
+    llvm::errs() << "egg-tune: the cluster cannot be used any more: "
+                 << clusterLost << "\negg-tune: what was measured is in "
+                 << records << "; run again to resume\n";
+    db->finishRun(runId, "failed");
+    return 1;
+  }
   int rc = finish();
   db->finishRun(runId, rc == 0 ? "done" : "failed");
   return rc;

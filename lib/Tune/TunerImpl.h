@@ -1,15 +1,17 @@
 //===- TunerImpl.h - egg-tune's loop, inside lib/Tune -----------*- C++ -*-===//
 //
-// The Tuner behind runTuner (Tuner.h), in three files: Tuner.cpp sets up
+// The Tuner behind runTuner (Tuner.h), in four files: Tuner.cpp sets up
 // and runs the stage-1/stage-2 rounds, TunerOutput.cpp writes progress,
 // the decisions file, the bundle and the report, TuneProcesses.cpp compiles
-// candidates and runs egg-eval with a deadline.
+// candidates and runs egg-eval with a deadline, TunerCluster.cpp hands
+// candidates to a Ray cluster instead (--cluster).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef EGG_TUNE_TUNERIMPL_H
 #define EGG_TUNE_TUNERIMPL_H
 
+#include "ClusterClient.h"
 #include "egg/Agents/Agent.h"
 #include "egg/Agents/KernelWork.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
@@ -22,6 +24,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
@@ -49,6 +52,10 @@ int runWithTimeout(StringRef program, ArrayRef<StringRef> args,
                    ArrayRef<StringRef> env,
                    ArrayRef<std::optional<StringRef>> redirects, double seconds,
                    std::string &message, bool &crashed);
+
+/// "<name> (cc <major.minor>)" from egg-eval's --device-info JSON, with
+/// `count` its GPUs; nullopt where it names no GPU.
+std::optional<std::string> describeDevice(StringRef info, int64_t &count);
 
 struct Decision {
   StructureAttr structure;
@@ -101,7 +108,20 @@ private:
   // The loop.
   void tuneKernel(size_t k);
   void evaluate(std::vector<Candidate> &batch);
+  void evaluateHere(ArrayRef<Candidate *> todo,
+                    llvm::function_ref<void(Candidate &)> recordOne);
   void evaluateOnGpu(Candidate &c, unsigned gpu);
+  /// egg-eval's options after the manifest, source and result paths (the
+  /// first evaluation of a run also times the baselines).
+  std::vector<std::string> evalOptions();
+  /// Fills `c.record` from egg-eval's exit status and its JSON result.
+  void readEvalResult(Candidate &c, int rc, StringRef message,
+                      std::optional<std::string> text);
+  // On a cluster (TunerCluster.cpp).
+  LogicalResult setUpCluster();
+  void evaluateOnCluster(ArrayRef<Candidate *> todo,
+                         llvm::function_ref<void(Candidate &)> recordOne);
+  void readClusterResult(Candidate &c, const json::Object &message);
   void estimate(Candidate &c);
   /// The decisions file with every kernel at its best so far, kernel `k`
   /// (if any) at `d` instead.
@@ -152,6 +172,11 @@ private:
   bool onGpu = false;
   std::string device, evalPath;
   unsigned numGpus = 1;
+  std::unique_ptr<ClusterClient> cluster;
+  /// Why the cluster can no longer be used; the run stops, its records kept.
+  std::string clusterLost;
+  int64_t nextRequest = 0;
+  std::string clusterSize;
   bool firstEvaluation = true;
   std::mutex mutex; // Guards the database and the counters below.
   int64_t measured = 0, cached = 0, failedCount = 0;

@@ -123,10 +123,14 @@ double Tuner::functionMs(bool initial, const KernelInfo &owner,
     return -1;
   if (measured)
     *measured = bundle.manifest;
-  if (onGpu)
+  if (onGpu && cluster) {
+    c.decisionsText = decisionsFor(std::nullopt);
+    evaluateOnCluster({&c}, [](Candidate &) {});
+  } else if (onGpu) {
     evaluateOnGpu(c, 0);
-  else
+  } else {
     estimate(c);
+  }
   return c.record.usable() ? c.record.functionMs : -1;
 }
 

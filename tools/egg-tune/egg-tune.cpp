@@ -23,6 +23,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 
+#include <cstdlib>
+
 namespace cl = llvm::cl;
 
 static cl::OptionCategory tuneCategory("egg-tune options");
@@ -107,6 +109,23 @@ static cl::opt<std::string> baselinesPath(
 static cl::opt<std::string> cudaPath("cuda-path",
                                      cl::desc("CUDA toolkit with libdevice"),
                                      cl::init(""), cl::cat(tuneCategory));
+static cl::opt<std::string> clusterSpec(
+    "cluster",
+    cl::desc("Compile candidates as CPU tasks and time them as one-GPU tasks "
+             "on a Ray cluster: ray (RAY_ADDRESS, else a local one), "
+             "ray:auto or ray:ADDRESS (docs/cluster.md)"),
+    cl::init(""), cl::cat(tuneCategory));
+static cl::opt<std::string> clusterPython(
+    "cluster-python",
+    cl::desc("Python with Ray and the egg package, for --cluster (default: "
+             "$EGG_PYTHON, else python3)"),
+    cl::init(""), cl::cat(tuneCategory));
+static cl::opt<std::string>
+    bundlePath("bundle",
+               cl::desc("Static tool archive shipped to the cluster's workers "
+                        "(scripts/build-bundle.sh; default: $EGG_BUNDLE; "
+                        "without one, workers run the tools this host finds)"),
+               cl::init(""), cl::cat(tuneCategory));
 static cl::opt<bool> quiet("quiet", cl::desc("No progress lines"),
                            cl::init(false), cl::cat(tuneCategory));
 static cl::opt<bool>
@@ -145,5 +164,10 @@ int main(int argc, char **argv) {
   options.cudaPath = cudaPath;
   options.quiet = quiet;
   options.jsonLines = jsonLines;
+  options.cluster = clusterSpec;
+  options.clusterPython = clusterPython;
+  options.bundle = bundlePath.empty() && std::getenv("EGG_BUNDLE")
+                       ? std::getenv("EGG_BUNDLE")
+                       : bundlePath.getValue();
   return mlir::egg::runTuner(options);
 }

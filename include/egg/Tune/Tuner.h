@@ -31,6 +31,9 @@ struct TuneOptions {
   std::vector<std::string> evalArgs;
   std::string baselinesPath, cudaPath;
   bool quiet = false, jsonLines = false;
+  /// `ray[:ADDRESS]`: compile and time on a Ray cluster (TunerCluster.cpp);
+  /// empty: on this host.
+  std::string cluster, clusterPython, bundle;
 };
 
 /// Runs the loop; the process exit status (0 when the outputs were written).

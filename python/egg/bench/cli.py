@@ -64,6 +64,11 @@ def parse_args(argv):
     ap.add_argument("--problem-timeout", type=float, default=300,
                     help="seconds before a problem counts as hung")
     ap.add_argument("--gpus", type=int, default=None, help="GPUs to use (default: all visible)")
+    ap.add_argument("--cluster", metavar="ray[:ADDRESS]",
+                    help="run the problems on a Ray cluster, one GPU task each (docs/cluster.md)")
+    ap.add_argument("--bundle", default=os.environ.get("EGG_BUNDLE"),
+                    help="static tool archive shipped to the cluster's workers "
+                         "(scripts/build-bundle.sh; default: $EGG_BUNDLE)")
     ap.add_argument("--rerun", nargs="*", default=[], choices=report.STATUSES[:-1],
                     help="run again the problems stored with these statuses")
     ap.add_argument("--report-only", action="store_true",
@@ -86,7 +91,8 @@ def git_commit():
 # Options that steer a run (where it keeps its rows, how long it goes on)
 # but do not change what a row means: left out of the command in a table.
 RUN_CONTROL = {"--out": 1, "--markdown": 1, "--compile-cache": 1, "--budget-minutes": 1,
-               "--problem-timeout": 1, "--gpus": 1, "--report-only": 0, "--rerun": None}
+               "--problem-timeout": 1, "--gpus": 1,
+               "--cluster": 1, "--bundle": 1, "--report-only": 0, "--rerun": None}
 
 
 def shown_command(argv):
@@ -142,8 +148,19 @@ def main(argv=None):
                        f64_max_iterations=args.f64_max_iterations,
                        timing_budget_ms=args.timing_budget_ms)
         cache = CompileCache(args.compile_cache or out / "torch-compile-cache.json")
-        left = driver.run(paths, opts, results, cache, driver.visible_gpus(args.gpus),
-                          args.budget_minutes * 60, args.problem_timeout, tuple(args.rerun))
+        if args.cluster:
+            from ..cluster import ClusterError
+            from . import on_cluster
+            try:
+                left = on_cluster.run(paths, opts, results, cache, args.cluster, args.bundle,
+                                      args.budget_minutes * 60, args.problem_timeout,
+                                      tuple(args.rerun))
+            except ClusterError as e:
+                raise SystemExit(f"python -m egg.bench: {e}")
+        else:
+            left = driver.run(paths, opts, results, cache, driver.visible_gpus(args.gpus),
+                              args.budget_minutes * 60, args.problem_timeout,
+                              tuple(args.rerun))
     rows = []
     for p in paths:
         row = results.rows.get(problem_key(p))
