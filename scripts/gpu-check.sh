@@ -45,6 +45,34 @@ if [[ ${EGG_GPU_CHECK:-all} == tests ]]; then
   exit 0
 fi
 
+# EGG_GPU_CHECK=cluster: egg-tune on a local Ray cluster of this host's
+# GPUs beside the same run without one (docs/cluster.md); needs Ray in the
+# host's Python. Decisions should match (timing noise may swap near-ties).
+if [[ ${EGG_GPU_CHECK:-all} == cluster ]]; then
+  if ! python3 -c "import ray" 2>/dev/null; then
+    echo "SKIP: Ray is not installed on this host"; exit 0
+  fi
+  bundle=$PWD/.bundle/egg-tools-linux-x86_64.tar.xz
+  for n in ${EGG_CLUSTER_EXAMPLES:-gemm_bias_relu softmax}; do
+    for where in local cluster; do
+      extra=()
+      [[ $where == cluster ]] && extra=(--cluster=ray "--bundle=$bundle")
+      echo "== egg-tune $n ($where)"
+      start=$(date +%s.%N)
+      EGG_PYTHON=python3 PYTHONPATH=$PWD/python:${PYTHONPATH:-} "$bin/egg-tune" \
+        "examples/$n.mlir" -o "$out/cluster/$n-$where" --agent=search --max-candidates=12 \
+        --evaluator=gpu "${extra[@]}" 2>&1 | tail -3
+      echo "wall: $(echo "$(date +%s.%N) - $start" | bc) s"
+    done
+    if cmp -s "$out/cluster/$n-local/$n.decisions.json" "$out/cluster/$n-cluster/$n.decisions.json"; then
+      echo "decisions: same"
+    else
+      echo "decisions: differ"
+    fi
+  done
+  exit 0
+fi
+
 # EGG_GPU_CHECK=examples: steps 1-3 only (compile, check and time every
 # example), for a quick check of a lowering change.
 # EGG_GPU_CHECK=tune: only the egg-tune runs (expert and search agents on a
