@@ -8,8 +8,11 @@
 #include "egg/Eval/Check.h"
 #include "egg/Eval/Manifest.h"
 #include "egg/Eval/Reference.h"
+#include "egg/Eval/ReferenceCache.h"
 #include "egg/Support/Json.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -742,4 +745,84 @@ TEST(ReferenceTest, ModAndFloorDivReads) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].data, (std::vector<double>{0, 1, 2, 10, 11, 12}));
   EXPECT_EQ(out[1].data, (std::vector<double>{1, 1, 2, 2, 11, 11, 12, 12}));
+}
+
+namespace {
+/// A reference that counts its evaluations and answers arg0 + 1.
+class CountingReference : public Reference {
+public:
+  explicit CountingReference(int &runs) : runs(runs) {}
+  const std::vector<std::vector<int64_t>> &argShapes() const override {
+    return shapes;
+  }
+  const std::vector<ElementType> &argTypes() const override { return types; }
+  const std::vector<std::vector<int64_t>> &resultShapes() const override {
+    return shapes;
+  }
+  const std::vector<ElementType> &resultTypes() const override { return types; }
+  double iterations() const override { return 3; }
+  double flops() const override { return 3; }
+  std::optional<Contraction> contraction() const override {
+    return std::nullopt;
+  }
+  llvm::Expected<std::vector<RefTensor>> run(const std::vector<RefTensor> &args,
+                                             unsigned) override {
+    ++runs;
+    RefTensor out = args[0];
+    for (double &v : out.data)
+      v += 1;
+    return std::vector<RefTensor>{out};
+  }
+
+private:
+  int &runs;
+  std::vector<std::vector<int64_t>> shapes{{3}};
+  std::vector<ElementType> types{ElementType::F32};
+};
+} // namespace
+
+TEST(ReferenceCacheTest, SameSourceAndInputsRunOnceAcrossProcesses) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("egg-refcache", dir));
+  int runs = 0;
+  std::vector<RefTensor> a{{{3}, {1, 2, 3}}}, b{{{3}, {1, 2, 4}}};
+  auto make = [&](llvm::StringRef source) {
+    return CachedReference(std::make_unique<CountingReference>(runs), dir,
+                           source, "f");
+  };
+  {
+    CachedReference first = make("source one");
+    auto out = first.run(a, 1);
+    ASSERT_TRUE(bool(out));
+    EXPECT_EQ((*out)[0].data, (std::vector<double>{2, 3, 4}));
+    EXPECT_EQ(first.misses(), 1);
+  }
+  // Another evaluation (as another egg-eval process would make) finds it.
+  CachedReference second = make("source one");
+  auto again = second.run(a, 1);
+  ASSERT_TRUE(bool(again));
+  EXPECT_EQ((*again)[0].data, (std::vector<double>{2, 3, 4}));
+  EXPECT_EQ((*again)[0].shape, (std::vector<int64_t>{3}));
+  EXPECT_EQ(second.hits(), 1);
+  EXPECT_EQ(runs, 1);
+  // Other inputs, or another source, are evaluated.
+  ASSERT_TRUE(bool(second.run(b, 1)));
+  CachedReference other = make("source two");
+  ASSERT_TRUE(bool(other.run(a, 1)));
+  EXPECT_EQ(runs, 3);
+  // A damaged entry is evaluated again, never trusted.
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::StringRef(it->path()).ends_with(".f64")) {
+      llvm::raw_fd_ostream os(it->path(), ec);
+      os << "short";
+    }
+  CachedReference damaged = make("source one");
+  auto fresh = damaged.run(a, 1);
+  ASSERT_TRUE(bool(fresh));
+  EXPECT_EQ((*fresh)[0].data, (std::vector<double>{2, 3, 4}));
+  EXPECT_EQ(damaged.misses(), 1);
+  EXPECT_EQ(runs, 4);
+  llvm::sys::fs::remove_directories(dir);
 }

@@ -257,6 +257,16 @@ std::vector<std::string> Tuner::evalOptions() {
       "--trials=" + std::to_string(opt.trials),
       llvm::formatv("--timeout={0}", opt.kernelTimeout).str(),
       withBaseline ? "--baseline=true" : "--baseline=false"};
+  // Every candidate is checked on the same inputs: the float64 reference
+  // runs once a trial for the run, not once a candidate.
+  if (llvm::none_of(opt.evalArgs, [](const std::string &a) {
+        return StringRef(a).starts_with("--reference-cache");
+      })) {
+    SmallString<256> dir(opt.outDir);
+    llvm::sys::fs::make_absolute(dir);
+    llvm::sys::path::append(dir, "reference-cache");
+    args.push_back(("--reference-cache=" + dir).str());
+  }
   args.insert(args.end(), opt.evalArgs.begin(), opt.evalArgs.end());
   return args;
 }

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Evaluation.h"
+#include "egg/Eval/ReferenceCache.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -108,6 +109,11 @@ static cl::opt<double> maxReferenceIterations(
     cl::desc("Refuse sources whose float64 reference takes more loop "
              "iterations than this per trial (it runs on the CPU)"),
     cl::init(1e11), cl::cat(evalCategory));
+static cl::opt<std::string> referenceCache(
+    "reference-cache",
+    cl::desc("Keep the float64 reference's results in DIR and reuse them for "
+             "the same source and inputs (egg-tune passes one per run)"),
+    cl::value_desc("DIR"), cl::init(""), cl::cat(evalCategory));
 static cl::opt<unsigned>
     cpuThreads("cpu-threads",
                cl::desc("CPU threads for the reference (0: all)"), cl::init(0),
@@ -253,9 +259,17 @@ int main(int argc, char **argv) {
   unsigned threads = cpuThreads
                          ? cpuThreads.getValue()
                          : std::max(1u, std::thread::hardware_concurrency());
-  auto reference = Reference::create(readFile(sourcePath), function->name);
+  std::string sourceText = readFile(sourcePath);
+  auto reference = Reference::create(sourceText, function->name);
   if (!reference)
     report.finish("error", llvm::toString(reference.takeError()), 3);
+  CachedReference *cached = nullptr;
+  if (!referenceCache.empty()) {
+    auto wrapped = std::make_unique<CachedReference>(
+        std::move(*reference), referenceCache, sourceText, function->name);
+    cached = wrapped.get();
+    *reference = std::move(wrapped);
+  }
   // --trials=0 times without checking: the reference is only read for the
   // signature and the roofline's flop count, never run, so its size does
   // not matter.
@@ -299,6 +313,11 @@ int main(int argc, char **argv) {
   evaluation.allocateBuffers();
   evaluation.bindArguments();
   evaluation.checkTrials();
+  if (cached)
+    report.root["reference_cache"] =
+        json::Object{{"dir", referenceCache.getValue()},
+                     {"hits", cached->hits()},
+                     {"misses", cached->misses()}};
   evaluation.uploadTimingInputs();
   evaluation.prepareTiming();
   evaluation.measureCeilings();
