@@ -8,6 +8,7 @@
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Legality.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
+#include "egg/Eval/Reference.h"
 #include "egg/Pipelines/Pipelines.h"
 #include "egg/Support/Hash.h"
 #include "egg/Support/Json.h"
@@ -150,6 +151,111 @@ std::optional<std::string> mlir::egg::tune::describeDevice(StringRef info,
       .str();
 }
 
+std::string Tuner::referenceCacheDir() const {
+  SmallString<256> dir(opt.outDir);
+  llvm::sys::fs::make_absolute(dir);
+  llvm::sys::path::append(dir, "reference-cache");
+  return dir.str().str();
+}
+
+/// Loop iterations above which the float64 reference (egg-eval's CPU
+/// interpreter, some 1e9 a second) is not run even once a trial per run:
+/// candidates are then checked against the expert's kernels instead.
+static constexpr double kInterpretedIterations = 2e9;
+
+LogicalResult Tuner::chooseCheck() {
+  if (opt.check != "auto" && opt.check != "reference" &&
+      opt.check != "expert") {
+    llvm::errs() << "egg-tune: unknown --check=" << opt.check
+                 << " (auto, reference or expert)\n";
+    return failure();
+  }
+  if (!onGpu)
+    return success();
+  auto reference = eval::Reference::create(source, "");
+  if (reference)
+    referenceIterations = (*reference)->iterations();
+  else
+    llvm::consumeError(reference.takeError());
+  expertCheck =
+      opt.check == "expert" ||
+      (opt.check == "auto" && referenceIterations > kInterpretedIterations);
+  if (expertCheck && cluster) {
+    // The kept reference lives on one host's disk.
+    if (opt.check == "expert") {
+      llvm::errs() << "egg-tune: --check=expert is not supported with "
+                      "--cluster yet\n";
+      return failure();
+    }
+    expertCheck = false;
+  }
+  return success();
+}
+
+void Tuner::seedReference() {
+  referenceSeeded = true;
+  // The bundle with every kernel at the expert's decisions.
+  SmallVector<Decision> saved;
+  for (KernelInfo &k : kernels) {
+    saved.push_back(k.best);
+    k.best = k.initial;
+  }
+  std::string decisions = decisionsFor(std::nullopt);
+  for (auto [k, best] : llvm::zip(kernels, saved)) {
+    k.best = best;
+    k.op.setStructureAttr(best.structure);
+    k.op.setTuningAttr(best.tuning);
+  }
+  std::string dir = opt.outDir + "/reference-seed", error;
+  llvm::sys::fs::create_directories(dir);
+  auto giveUp = [&](const std::string &why) {
+    expertCheck = false;
+    llvm::errs() << "egg-tune: warning: the expert's kernels cannot stand in "
+                    "for the reference ("
+                 << why
+                 << "): candidates are checked against the float64 "
+                    "reference\n";
+  };
+  if (!writeFile(dir + "/decisions.json", decisions, error))
+    return giveUp(error);
+  CompileResult bundle = compileCandidate(opt, source, dir + "/decisions.json");
+  if (!bundle.ok)
+    return giveUp("they do not compile");
+  if (!writeFile(dir + "/manifest.json", bundle.manifest, error))
+    return giveUp(error);
+  std::vector<std::string> args = {evalPath,
+                                   dir + "/manifest.json",
+                                   "--source=" + opt.inputPath,
+                                   "--json=" + dir + "/eval.json",
+                                   "--trials=" + std::to_string(opt.trials),
+                                   "--timing=false",
+                                   "--reference=kernels",
+                                   "--reference-cache=" + referenceCacheDir()};
+  // The candidates' own options (a seed) draw the same inputs.
+  args.insert(args.end(), opt.evalArgs.begin(), opt.evalArgs.end());
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  std::vector<std::string> env = evalEnvironment(0);
+  SmallVector<StringRef> envRefs(env.begin(), env.end());
+  std::string log = dir + "/eval.log", message;
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                          StringRef(log)};
+  bool crashed = false;
+  int rc = runWithTimeout(evalPath, argRefs, envRefs, redirects,
+                          opt.evalTimeout, message, crashed);
+  auto result = llvm::MemoryBuffer::getFile(dir + "/eval.json");
+  llvm::Expected<json::Value> parsed =
+      result ? mlir::egg::parseJson((*result)->getBuffer())
+             : llvm::Expected<json::Value>(llvm::createStringError("none"));
+  const json::Object *obj = parsed ? parsed->getAsObject() : nullptr;
+  if (!parsed)
+    llvm::consumeError(parsed.takeError());
+  if (!obj || obj->getString("status") != StringRef("ok"))
+    return giveUp(llvm::formatv("egg-eval ended with status {0}: {1}", rc,
+                                obj ? obj->getString("reason").value_or("")
+                                    : StringRef(message))
+                      .str());
+}
+
 LogicalResult Tuner::setUpEvaluator() {
   if (opt.evaluator != "gpu" && opt.evaluator != "model" &&
       opt.evaluator != "auto") {
@@ -157,7 +263,7 @@ LogicalResult Tuner::setUpEvaluator() {
     return failure();
   }
   if (!opt.cluster.empty())
-    return setUpCluster();
+    return failure(failed(setUpCluster()) || failed(chooseCheck()));
   if (opt.evaluator != "model") {
     evalPath = opt.evalTool;
     if (evalPath.empty()) {
@@ -202,7 +308,7 @@ LogicalResult Tuner::setUpEvaluator() {
   }
   if (!onGpu)
     device = "model:" + opt.chip + " (" + target.getName().str() + ")";
-  return success();
+  return chooseCheck();
 }
 
 std::string Tuner::decisionsFor(std::optional<size_t> k, const Decision &d) {
@@ -261,14 +367,23 @@ std::vector<std::string> Tuner::evalOptions() {
   // runs once a trial for the run, not once a candidate.
   if (llvm::none_of(opt.evalArgs, [](const std::string &a) {
         return StringRef(a).starts_with("--reference-cache");
-      })) {
-    SmallString<256> dir(opt.outDir);
-    llvm::sys::fs::make_absolute(dir);
-    llvm::sys::path::append(dir, "reference-cache");
-    args.push_back(("--reference-cache=" + dir).str());
-  }
+      }))
+    args.push_back("--reference-cache=" + referenceCacheDir());
   args.insert(args.end(), opt.evalArgs.begin(), opt.evalArgs.end());
   return args;
+}
+
+std::vector<std::string> Tuner::evalEnvironment(unsigned gpu) const {
+  // The GPU this worker owns; everything else of the environment passes.
+  std::vector<std::string> env;
+  for (char **e = environ; e && *e; ++e)
+    if (!StringRef(*e).starts_with("CUDA_VISIBLE_DEVICES="))
+      env.push_back(*e);
+  if (numGpus > 1)
+    env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(gpu));
+  else if (const char *v = std::getenv("CUDA_VISIBLE_DEVICES"))
+    env.push_back(std::string("CUDA_VISIBLE_DEVICES=") + v);
+  return env;
 }
 
 void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
@@ -280,15 +395,7 @@ void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
   for (std::string &a : evalOptions())
     args.push_back(std::move(a));
   SmallVector<StringRef> argRefs(args.begin(), args.end());
-  // The GPU this worker owns; everything else of the environment passes.
-  std::vector<std::string> env;
-  for (char **e = environ; e && *e; ++e)
-    if (!StringRef(*e).starts_with("CUDA_VISIBLE_DEVICES="))
-      env.push_back(*e);
-  if (numGpus > 1)
-    env.push_back("CUDA_VISIBLE_DEVICES=" + std::to_string(gpu));
-  else if (const char *v = std::getenv("CUDA_VISIBLE_DEVICES"))
-    env.push_back(std::string("CUDA_VISIBLE_DEVICES=") + v);
+  std::vector<std::string> env = evalEnvironment(gpu);
   SmallVector<StringRef> envRefs(env.begin(), env.end());
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
                                           StringRef(log)};
@@ -447,6 +554,8 @@ void Tuner::evaluate(std::vector<Candidate> &batch) {
     }
     todo.push_back(&c);
   }
+  if (expertCheck && !referenceSeeded && !todo.empty())
+    seedReference();
 
   auto recordOne = [&](Candidate &c) {
     std::string error;

@@ -105,18 +105,27 @@ private:
   // Set-up.
   LogicalResult analyze();
   LogicalResult setUpEvaluator();
+  /// --check: whether candidates are checked against the expert's kernels.
+  LogicalResult chooseCheck();
   // The loop.
   void tuneKernel(size_t k);
   void evaluate(std::vector<Candidate> &batch);
   void evaluateHere(ArrayRef<Candidate *> todo,
                     llvm::function_ref<void(Candidate &)> recordOne);
   void evaluateOnGpu(Candidate &c, unsigned gpu);
+  /// egg-eval's environment on GPU `gpu` of this host.
+  std::vector<std::string> evalEnvironment(unsigned gpu) const;
   /// egg-eval's options after the manifest, source and result paths (the
   /// first evaluation of a run also times the baselines).
   std::vector<std::string> evalOptions();
   /// Fills `c.record` from egg-eval's exit status and its JSON result.
   void readEvalResult(Candidate &c, int rc, StringRef message,
                       std::optional<std::string> text);
+  /// Where egg-eval keeps the float64 references of this run.
+  std::string referenceCacheDir() const;
+  /// With the expert's check: its kernels' outputs become the reference
+  /// every candidate is checked against, once per run.
+  void seedReference();
   // On a cluster (TunerCluster.cpp).
   LogicalResult setUpCluster();
   void evaluateOnCluster(ArrayRef<Candidate *> todo,
@@ -177,6 +186,10 @@ private:
   std::string clusterLost;
   int64_t nextRequest = 0;
   std::string clusterSize;
+  /// Candidates are checked against the expert's kernels instead of the
+  /// float64 reference (--check; too large to interpret even once a run).
+  bool expertCheck = false, referenceSeeded = false;
+  double referenceIterations = 0;
   bool firstEvaluation = true;
   std::mutex mutex; // Guards the database and the counters below.
   int64_t measured = 0, cached = 0, failedCount = 0;

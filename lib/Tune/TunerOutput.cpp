@@ -216,6 +216,11 @@ int Tuner::finish() {
       {"agent", opt.agentName},
       {"device", device},
       {"estimate", !onGpu},
+      // What a candidate's outputs were checked against.
+      {"check", !onGpu        ? "none (estimates)"
+                : expertCheck ? "the expert's kernels (egg-eval "
+                                "--reference=kernels)"
+                              : "the float64 reference"},
       {"candidates_measured", measured},
       {"candidates_cached", cached},
       {"candidates_failed", failedCount},

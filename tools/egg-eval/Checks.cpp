@@ -60,6 +60,25 @@ bool anyNonFinite(const std::vector<RefTensor> &tensors) {
 }
 } // namespace
 
+std::vector<RefTensor>
+Evaluation::kernelOutputs(const std::vector<RefTensor> &args) {
+  for (auto [k, id] : llvm::enumerate(inputs)) {
+    const Buffer &b = function->buffers[id];
+    std::vector<uint8_t> bytes = encode(args[k].data, b.elementType);
+    check(cu.cuMemcpyHtoD(ptrs[id], bytes.data(), b.bytes), "upload");
+  }
+  check(cu.cuCtxSynchronize(), "upload");
+  runOnce("reference run");
+  std::vector<RefTensor> out;
+  for (int64_t id : outputs) {
+    const Buffer &b = function->buffers[id];
+    std::vector<uint8_t> bytes(b.bytes);
+    check(cu.cuMemcpyDtoH(bytes.data(), ptrs[id], b.bytes), "download");
+    out.push_back({b.shape, decode(bytes, b.elementType)});
+  }
+  return out;
+}
+
 void Evaluation::checkTrials() {
   half = false;
   for (const Buffer &b : function->buffers)
@@ -96,6 +115,28 @@ void Evaluation::checkTrials() {
     // function's domain (a negative variance under a square root), the
     // trial draws again from uniform(0.5,2) rather than fail every kernel.
     draw(/*positive=*/false);
+    if (opts.keepReference) {
+      // The kernels are the reference: kept for later runs, not judged.
+      std::vector<RefTensor> out = kernelOutputs(args);
+      if (anyNonFinite(out))
+        report.finish("error",
+                      llvm::formatv("trial {0}: the kernels' output is not "
+                                    "finite and cannot serve as a reference",
+                                    t),
+                      3);
+      opts.keepReference(args, out);
+      if (t == 0) {
+        timingDistribution = distribution;
+        timingInputs.clear();
+        for (auto [k, id] : llvm::enumerate(inputs))
+          timingInputs.push_back(
+              encode(args[k].data, function->buffers[id].elementType));
+      }
+      trialReports.push_back(json::Object{{"trial", int64_t(t)},
+                                          {"distribution", distribution},
+                                          {"kept_as_reference", true}});
+      continue;
+    }
     auto computed = reference.run(args, threads);
     if (!computed)
       report.finish("error", llvm::toString(computed.takeError()), 3);

@@ -87,6 +87,12 @@ struct EvalOptions {
   bool baseline = false;
   std::string ceilings;
   bool useNcu = false, cudaGraph = false;
+  /// --reference=kernels: each trial's reference is this manifest's own
+  /// output, handed to `keepReference` (the reference cache) so later
+  /// evaluations check against it; nothing is judged in this run.
+  std::function<void(const std::vector<RefTensor> &,
+                     const std::vector<RefTensor> &)>
+      keepReference;
 };
 
 class Evaluation {
@@ -120,6 +126,8 @@ public:
   void collectCounters(const char *argv0);
 
 private:
+  /// This manifest's outputs for `args` (uploaded, run, downloaded).
+  std::vector<RefTensor> kernelOutputs(const std::vector<RefTensor> &args);
   void check(CUresult r, const char *what);
   CUresult flushL2(int64_t r);
   CUdeviceptr encodeTensorMap(const KernelArg &arg);

@@ -114,6 +114,13 @@ static cl::opt<std::string> referenceCache(
     cl::desc("Keep the float64 reference's results in DIR and reuse them for "
              "the same source and inputs (egg-tune passes one per run)"),
     cl::value_desc("DIR"), cl::init(""), cl::cat(evalCategory));
+static cl::opt<std::string> referenceSource(
+    "reference",
+    cl::desc("interpreter (default): check against the float64 reference; "
+             "kernels: keep this manifest's outputs in --reference-cache as "
+             "the reference later runs check against (egg-tune, for sources "
+             "too large to interpret once per run)"),
+    cl::init("interpreter"), cl::cat(evalCategory));
 static cl::opt<unsigned>
     cpuThreads("cpu-threads",
                cl::desc("CPU threads for the reference (0: all)"), cl::init(0),
@@ -270,10 +277,22 @@ int main(int argc, char **argv) {
     cached = wrapped.get();
     *reference = std::move(wrapped);
   }
+  bool kernelsAsReference = referenceSource == "kernels";
+  if (!kernelsAsReference && referenceSource != "interpreter")
+    report.finish("error",
+                  "--reference=" + referenceSource +
+                      ": expected interpreter or kernels",
+                  3);
+  if (kernelsAsReference && referenceCache.empty())
+    report.finish("error",
+                  "--reference=kernels keeps the kernels' outputs in "
+                  "--reference-cache, which is not given",
+                  3);
   // --trials=0 times without checking: the reference is only read for the
   // signature and the roofline's flop count, never run, so its size does
-  // not matter.
-  if (trials > 0 && (*reference)->iterations() > maxReferenceIterations)
+  // not matter; neither does it where the kernels stand in for it.
+  if (trials > 0 && !kernelsAsReference &&
+      (*reference)->iterations() > maxReferenceIterations)
     report.finish(
         "error",
         llvm::formatv("the float64 reference needs {0:e} loop iterations per "
@@ -306,6 +325,13 @@ int main(int argc, char **argv) {
                   3);
 
   EvalOptions options = evalOptions();
+  if (kernelsAsReference) {
+    options.keepReference = [cached](const std::vector<RefTensor> &args,
+                                     const std::vector<RefTensor> &results) {
+      cached->keep(args, results);
+    };
+    report.root["reference"] = "kernels (kept in --reference-cache)";
+  }
   Evaluation evaluation(report, options, *manifest, *function, **reference,
                         threads);
   evaluation.setUpDevice();

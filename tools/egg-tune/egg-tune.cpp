@@ -126,6 +126,13 @@ static cl::opt<std::string>
                         "(scripts/build-bundle.sh; default: $EGG_BUNDLE; "
                         "without one, workers run the tools this host finds)"),
                cl::init(""), cl::cat(tuneCategory));
+static cl::opt<std::string> checkAgainst(
+    "check",
+    cl::desc("What candidates' outputs are checked against: reference (the "
+             "float64 interpretation of the input, once a trial per run), "
+             "expert (the expert's kernels' outputs, for inputs too large "
+             "to interpret) or auto (expert above 2e9 loop iterations)"),
+    cl::init("auto"), cl::cat(tuneCategory));
 static cl::opt<bool> quiet("quiet", cl::desc("No progress lines"),
                            cl::init(false), cl::cat(tuneCategory));
 static cl::opt<bool>
@@ -164,6 +171,7 @@ int main(int argc, char **argv) {
   options.cudaPath = cudaPath;
   options.quiet = quiet;
   options.jsonLines = jsonLines;
+  options.check = checkAgainst;
   options.cluster = clusterSpec;
   options.clusterPython = clusterPython;
   options.bundle = bundlePath.empty() && std::getenv("EGG_BUNDLE")

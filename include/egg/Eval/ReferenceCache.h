@@ -54,6 +54,13 @@ public:
   llvm::Expected<std::vector<RefTensor>> run(const std::vector<RefTensor> &args,
                                              unsigned threads) override;
 
+  /// Keeps `results` as the evaluation of `args` (where something other
+  /// than the interpreter stands in for it: egg-eval --reference=kernels).
+  void keep(const std::vector<RefTensor> &args,
+            const std::vector<RefTensor> &results) {
+    store(keyFor(args), results);
+  }
+
   /// Evaluations served from the folder, and evaluations run, so far.
   int64_t hits() const { return hitCount; }
   int64_t misses() const { return missCount; }

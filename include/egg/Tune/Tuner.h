@@ -34,6 +34,9 @@ struct TuneOptions {
   /// `ray[:ADDRESS]`: compile and time on a Ray cluster (TunerCluster.cpp);
   /// empty: on this host.
   std::string cluster, clusterPython, bundle;
+  /// What candidates are checked against: auto, reference (float64) or
+  /// expert (the expert's kernels' outputs).
+  std::string check = "auto";
 };
 
 /// Runs the loop; the process exit status (0 when the outputs were written).

@@ -7,6 +7,7 @@ def report(outdir):
     r = json.load(open(f"{outdir}/report.json"))
     print("format:", r["format"], r["version"])
     print("estimate:", r["estimate"])
+    print("check:", r.get("check"))
     print("replay_identical:", r["replay_identical"])
     f = r["function"]
     print("function improved or equal:", f["best_ms"] <= f["initial_ms"])

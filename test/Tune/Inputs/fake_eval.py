@@ -18,6 +18,9 @@ if "--device-info" in args:
                       "sm_count": 132, "count": 1}))
     sys.exit(0)
 manifest = next(a for a in args if not a.startswith("--"))
+if os.environ.get("FAKE_EVAL_ARGS_LOG"):
+    with open(os.environ["FAKE_EVAL_ARGS_LOG"], "a") as log:
+        log.write(" ".join(a for a in args if a.startswith("--")) + "\n")
 out = next(a.split("=", 1)[1] for a in args if a.startswith("--json="))
 text = open(manifest).read()
 digest = hashlib.sha256(text.encode()).hexdigest()
