@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "egg/Eval/Check.h"
+#include "egg/Eval/Inputs.h"
 #include "egg/Eval/Manifest.h"
 #include "egg/Eval/Reference.h"
 #include "egg/Eval/ReferenceCache.h"
@@ -825,4 +826,34 @@ TEST(ReferenceCacheTest, SameSourceAndInputsRunOnceAcrossProcesses) {
   EXPECT_EQ(damaged.misses(), 1);
   EXPECT_EQ(runs, 4);
   llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(InputsTest, ValuesDependOnTheSeedNotOnTheThreads) {
+  // More than one chunk (2^20 values), with a partial last one.
+  const int64_t n = (int64_t(1) << 21) + 12345;
+  std::string name;
+  std::mt19937_64 a(7), b(7);
+  std::vector<double> one = drawInputs(n, 0, a, name, 1);
+  std::vector<double> many = drawInputs(n, 0, b, name, 8);
+  EXPECT_EQ(name, "normal(0,1)");
+  EXPECT_EQ(one, many);
+  double sum = 0, squares = 0;
+  for (double x : one)
+    sum += x, squares += x * x;
+  EXPECT_NEAR(sum / double(n), 0.0, 0.01);
+  EXPECT_NEAR(squares / double(n), 1.0, 0.01);
+  // Chunks draw different values, and the next draw differs from this one.
+  EXPECT_NE(std::vector<double>(one.begin(), one.begin() + 64),
+            std::vector<double>(one.begin() + (1 << 20),
+                                one.begin() + (1 << 20) + 64));
+  std::vector<double> next = drawInputs(64, 0, a, name, 1);
+  EXPECT_NE(next, std::vector<double>(one.begin(), one.begin() + 64));
+  // Each trial's distribution, and the positive fallback's range.
+  std::mt19937_64 c(1);
+  std::vector<double> wide = drawInputs(100000, 2, c, name, 4);
+  EXPECT_EQ(name, "uniform(-8,8)");
+  EXPECT_TRUE(llvm::all_of(wide, [](double x) { return x >= -8 && x < 8; }));
+  std::vector<double> positive = drawPositiveInputs(100000, c, 4);
+  EXPECT_TRUE(
+      llvm::all_of(positive, [](double x) { return x >= 0.5 && x < 2; }));
 }

@@ -4,6 +4,7 @@
 #include "Evaluation.h"
 
 #include "egg/Eval/Check.h"
+#include "egg/Eval/Inputs.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -12,47 +13,6 @@ using namespace mlir::egg::eval;
 namespace json = llvm::json;
 
 namespace {
-/// Input values of trial `t`: each trial draws from another distribution
-/// (docs/egg-eval.md), so a kernel must be right for all of them.
-std::vector<double> drawInputs(int64_t n, unsigned t, std::mt19937_64 &rng,
-                               std::string &name) {
-  std::vector<double> v(n);
-  auto fill = [&](const char *label, auto distribution) {
-    name = label;
-    for (double &x : v)
-      x = distribution(rng);
-  };
-  switch (t % 5) {
-  case 0:
-    fill("normal(0,1)", std::normal_distribution<double>(0, 1));
-    break;
-  case 1:
-    fill("uniform(-1,1)", std::uniform_real_distribution<double>(-1, 1));
-    break;
-  case 2:
-    fill("uniform(-8,8)", std::uniform_real_distribution<double>(-8, 8));
-    break;
-  case 3:
-    fill("normal(1,3)", std::normal_distribution<double>(1, 3));
-    break;
-  default:
-    fill("uniform(0,1)", std::uniform_real_distribution<double>(0, 1));
-    break;
-  }
-  return v;
-}
-
-/// Inputs inside the domain of functions that take square roots, logarithms
-/// or divisions of their inputs (a batch norm's variance), for a trial whose
-/// own distribution gave a non-finite reference.
-std::vector<double> drawPositiveInputs(int64_t n, std::mt19937_64 &rng) {
-  std::vector<double> v(n);
-  std::uniform_real_distribution<double> distribution(0.5, 2);
-  for (double &x : v)
-    x = distribution(rng);
-  return v;
-}
-
 bool anyNonFinite(const std::vector<RefTensor> &tensors) {
   return llvm::any_of(tensors, [](const RefTensor &r) {
     return llvm::any_of(r.data, [](double x) { return !std::isfinite(x); });
@@ -106,8 +66,9 @@ void Evaluation::checkTrials() {
       for (int64_t id : inputs) {
         const Buffer &b = function->buffers[id];
         std::vector<double> values =
-            positive ? drawPositiveInputs(b.numElements(), rng)
-                     : drawInputs(b.numElements(), t, rng, distribution);
+            positive
+                ? drawPositiveInputs(b.numElements(), rng, threads)
+                : drawInputs(b.numElements(), t, rng, distribution, threads);
         args.push_back({b.shape, roundTo(values, b.elementType)});
       }
     };
@@ -244,9 +205,9 @@ void Evaluation::uploadTimingInputs() {
     if (opts.trials == 0) {
       for (int64_t id : inputs) {
         const Buffer &b = function->buffers[id];
-        timingInputs.push_back(
-            encode(drawInputs(b.numElements(), 0, rng, timingDistribution),
-                   b.elementType));
+        timingInputs.push_back(encode(
+            drawInputs(b.numElements(), 0, rng, timingDistribution, threads),
+            b.elementType));
       }
     }
     for (auto [k, bytes] : llvm::enumerate(timingInputs)) {
