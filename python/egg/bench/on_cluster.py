@@ -38,12 +38,7 @@ def run(paths, opts, results, cache, spec, bundle, budget_s, problem_timeout, re
         pending = {}  # ref -> (path, attempt)
 
         def submit(path, attempt=1, avoid=None):
-            task = remote
-            others = [n for n in session.gpu_nodes() if n != avoid]
-            if avoid and others:
-                from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-                task = remote.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
-                    node_id=others[0], soft=True))
+            task = session.elsewhere(remote, avoid)
             digest = file_digest(path)
             entries = {k: v for k, v in cache.entries.items() if k.startswith(digest + "|")}
             ref = task.remote(problem_key(path), Path(path).read_text(), asdict(opts), entries,

@@ -79,6 +79,17 @@ class Session:
         return [n["NodeID"] for n in self.ray.nodes()
                 if n.get("Alive") and n.get("Resources", {}).get("GPU", 0) > 0]
 
+    def elsewhere(self, task, avoid):
+        """`task` placed on another node with GPUs than `avoid` where there
+        is one (a soft preference: Ray runs it anywhere if that node is
+        busy or gone)."""
+        others = [n for n in self.gpu_nodes() if n != avoid]
+        if not avoid or not others:
+            return task
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+        return task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
+            node_id=others[0], soft=True))
+
     def close(self):
         """Disconnects (and stops the cluster this session started)."""
         if self.ray.is_initialized():

@@ -1,6 +1,5 @@
 """What runs on the workers. Plain functions: session.remote() wraps them as
 Ray tasks with their resources (compiling holds a CPU, timing a GPU)."""
-import json
 import os
 import signal
 import subprocess

@@ -82,12 +82,7 @@ class Server:
         if not s.get("evaluate"):
             self.pending[compiled] = (request, attempt, compiled)
             return
-        task = self.time_task
-        others = [n for n in self.session.gpu_nodes() if n != avoid]
-        if avoid and others:
-            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-            task = task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
-                node_id=others[0], soft=True))
+        task = self.session.elsewhere(self.time_task, avoid)
         timed = task.remote(self.source, s["source_name"], compiled, s.get("eval_tool", ""),
                             request.get("eval_args", []), s.get("eval_timeout", 600))
         self.pending[timed] = (request, attempt, compiled)
