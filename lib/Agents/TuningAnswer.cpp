@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 using namespace mlir::egg;
@@ -176,30 +177,33 @@ TuningAttr mlir::egg::tuningFromJson(const json::Object &object,
   for (const auto &entry : object)
     names.push_back(entry.first);
   llvm::sort(names);
+  // Each knob's setter, by its name in the answer.
+  using ListKnob = TuningBuilder &(TuningBuilder::*)(ArrayRef<int64_t>);
+  using IntegerKnob = TuningBuilder &(TuningBuilder::*)(int64_t);
+  static const llvm::StringMap<ListKnob> listKnobs = {
+      {"threads", &TuningBuilder::threads},
+      {"block", &TuningBuilder::block},
+      {"warp", &TuningBuilder::warp},
+      {"thread", &TuningBuilder::thread},
+      {"reduction", &TuningBuilder::reduction},
+      {"shared", &TuningBuilder::shared},
+      {"registers", &TuningBuilder::registers}};
+  static const llvm::StringMap<IntegerKnob> integerKnobs = {
+      {"padding", &TuningBuilder::padding},
+      {"vector", &TuningBuilder::vector},
+      {"pipeline", &TuningBuilder::pipeline},
+      {"cluster", &TuningBuilder::cluster},
+      {"row_shared", &TuningBuilder::rowShared},
+      {"fragments_ahead", &TuningBuilder::fragmentsAhead}};
   for (StringRef name : names) {
     const json::Value &value = *object.get(name);
     SmallVector<int64_t> values;
     int64_t number = 0;
     std::optional<StringRef> text = value.getAsString();
-    if (name == "threads" || name == "block" || name == "warp" ||
-        name == "thread" || name == "reduction" || name == "shared" ||
-        name == "registers") {
+    if (auto knob = listKnobs.find(name); knob != listKnobs.end()) {
       if (!list(name, value, values))
         return {};
-      if (name == "threads")
-        builder.threads(values);
-      else if (name == "block")
-        builder.block(values);
-      else if (name == "warp")
-        builder.warp(values);
-      else if (name == "thread")
-        builder.thread(values);
-      else if (name == "reduction")
-        builder.reduction(values);
-      else if (name == "shared")
-        builder.shared(values);
-      else
-        builder.registers(values);
+      (builder.*knob->second)(values);
     } else if (name == "swizzle") {
       std::optional<Swizzle> s = text ? symbolizeSwizzle(*text) : std::nullopt;
       if (!s) {
@@ -215,23 +219,11 @@ TuningAttr mlir::egg::tuningFromJson(const json::Object &object,
         return {};
       }
       builder.copy(*c);
-    } else if (name == "padding" || name == "vector" || name == "pipeline" ||
-               name == "cluster" || name == "row_shared" ||
-               name == "fragments_ahead") {
+    } else if (auto knob = integerKnobs.find(name);
+               knob != integerKnobs.end()) {
       if (!integer(name, value, number))
         return {};
-      if (name == "padding")
-        builder.padding(number);
-      else if (name == "vector")
-        builder.vector(number);
-      else if (name == "pipeline")
-        builder.pipeline(number);
-      else if (name == "cluster")
-        builder.cluster(number);
-      else if (name == "row_shared")
-        builder.rowShared(number);
-      else
-        builder.fragmentsAhead(number);
+      (builder.*knob->second)(number);
     } else {
       reason = ("unknown knob \"" + name + "\"").str();
       return {};

@@ -223,36 +223,22 @@ void Tuner::seedReference() {
     return giveUp("they do not compile");
   if (!writeFile(dir + "/manifest.json", bundle.manifest, error))
     return giveUp(error);
-  std::vector<std::string> args = {evalPath,
-                                   dir + "/manifest.json",
-                                   "--source=" + opt.inputPath,
-                                   "--json=" + dir + "/eval.json",
-                                   "--trials=" + std::to_string(opt.trials),
-                                   "--timing=false",
-                                   "--reference=kernels",
-                                   "--reference-cache=" + referenceCacheDir()};
+  std::vector<std::string> options = {
+      "--trials=" + std::to_string(opt.trials), "--timing=false",
+      "--reference=kernels", "--reference-cache=" + referenceCacheDir()};
   // The candidates' own options (a seed) draw the same inputs.
-  args.insert(args.end(), opt.evalArgs.begin(), opt.evalArgs.end());
-  SmallVector<StringRef> argRefs(args.begin(), args.end());
-  std::vector<std::string> env = evalEnvironment(0);
-  SmallVector<StringRef> envRefs(env.begin(), env.end());
-  std::string log = dir + "/eval.log", message;
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
-                                          StringRef(log)};
-  bool crashed = false;
-  int rc = runWithTimeout(evalPath, argRefs, envRefs, redirects,
-                          opt.evalTimeout, message, crashed);
-  auto result = llvm::MemoryBuffer::getFile(dir + "/eval.json");
+  options.insert(options.end(), opt.evalArgs.begin(), opt.evalArgs.end());
+  EvalRun run = runEval(dir, options, 0);
   llvm::Expected<json::Value> parsed =
-      result ? mlir::egg::parseJson((*result)->getBuffer())
-             : llvm::Expected<json::Value>(llvm::createStringError("none"));
+      run.result ? mlir::egg::parseJson(*run.result)
+                 : llvm::Expected<json::Value>(llvm::createStringError("none"));
   const json::Object *obj = parsed ? parsed->getAsObject() : nullptr;
   if (!parsed)
     llvm::consumeError(parsed.takeError());
   if (!obj || obj->getString("status") != StringRef("ok"))
-    return giveUp(llvm::formatv("egg-eval ended with status {0}: {1}", rc,
+    return giveUp(llvm::formatv("egg-eval ended with status {0}: {1}", run.rc,
                                 obj ? obj->getString("reason").value_or("")
-                                    : StringRef(message))
+                                    : StringRef(run.message))
                       .str());
 }
 
@@ -386,28 +372,31 @@ std::vector<std::string> Tuner::evalEnvironment(unsigned gpu) const {
   return env;
 }
 
-void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
-  std::string manifest = c.dir + "/manifest.json";
-  std::string result = c.dir + "/eval.json", log = c.dir + "/eval.log";
+Tuner::EvalRun Tuner::runEval(const std::string &dir,
+                              ArrayRef<std::string> options, unsigned gpu) {
+  std::string result = dir + "/eval.json", log = dir + "/eval.log";
   llvm::sys::fs::remove(result);
-  std::vector<std::string> args = {
-      evalPath, manifest, "--source=" + opt.inputPath, "--json=" + result};
-  for (std::string &a : evalOptions())
-    args.push_back(std::move(a));
+  std::vector<std::string> args = {evalPath, dir + "/manifest.json",
+                                   "--source=" + opt.inputPath,
+                                   "--json=" + result};
+  args.insert(args.end(), options.begin(), options.end());
   SmallVector<StringRef> argRefs(args.begin(), args.end());
   std::vector<std::string> env = evalEnvironment(gpu);
   SmallVector<StringRef> envRefs(env.begin(), env.end());
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
                                           StringRef(log)};
-  std::string message;
+  EvalRun run;
   bool crashed = false;
-  int rc = runWithTimeout(evalPath, argRefs, envRefs, redirects,
-                          opt.evalTimeout, message, crashed);
-  auto buffer = llvm::MemoryBuffer::getFile(result);
-  readEvalResult(c, rc, message,
-                 buffer
-                     ? std::optional<std::string>((*buffer)->getBuffer().str())
-                     : std::nullopt);
+  run.rc = runWithTimeout(evalPath, argRefs, envRefs, redirects,
+                          opt.evalTimeout, run.message, crashed);
+  if (auto buffer = llvm::MemoryBuffer::getFile(result))
+    run.result = (*buffer)->getBuffer().str();
+  return run;
+}
+
+void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
+  EvalRun run = runEval(c.dir, evalOptions(), gpu);
+  readEvalResult(c, run.rc, run.message, std::move(run.result));
 }
 
 void Tuner::readEvalResult(Candidate &c, int rc, StringRef message,

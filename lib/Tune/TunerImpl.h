@@ -113,6 +113,16 @@ private:
   void evaluateHere(ArrayRef<Candidate *> todo,
                     llvm::function_ref<void(Candidate &)> recordOne);
   void evaluateOnGpu(Candidate &c, unsigned gpu);
+  /// egg-eval on `dir`/manifest.json with `options`, on GPU `gpu` of this
+  /// host: its exit status, its message and its JSON result (eval.json in
+  /// `dir`, the log beside it).
+  struct EvalRun {
+    int rc = -1;
+    std::string message;
+    std::optional<std::string> result;
+  };
+  EvalRun runEval(const std::string &dir, ArrayRef<std::string> options,
+                  unsigned gpu);
   /// egg-eval's environment on GPU `gpu` of this host.
   std::vector<std::string> evalEnvironment(unsigned gpu) const;
   /// egg-eval's options after the manifest, source and result paths (the

@@ -39,24 +39,34 @@ def compile_mlir(mlir_path, out_dir, chip="sm_90a", agent="expert", decisions=No
     """egg-opt --egg-pipeline then egg-translate: returns (manifest path,
     decisions path). Raises CompileError with egg-opt's diagnostics, and
     subprocess.TimeoutExpired where a tool runs past `timeout` seconds."""
+    recorded = Path(out_dir) / f"{Path(mlir_path).stem}.decisions.json"
+    options = f"chip={chip} agent={agent} record={recorded}"
+    if decisions:
+        options += f" decisions={decisions}"
+    manifest, _ = run_pipeline(mlir_path, out_dir, options, timeout)
+    return manifest, recorded
+
+
+def run_pipeline(mlir_path, out_dir, options, timeout=None):
+    """egg-opt --egg-pipeline=`options`, then egg-translate: returns (manifest
+    path, the tools' diagnostics, warnings included). Raises CompileError
+    with egg-opt's or egg-translate's diagnostics, and
+    subprocess.TimeoutExpired where a tool runs past `timeout` seconds."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = Path(mlir_path).stem
     gpu = out_dir / f"{stem}.gpu.mlir"
-    recorded = out_dir / f"{stem}.decisions.json"
-    options = f"chip={chip} agent={agent} record={recorded}"
-    if decisions:
-        options += f" decisions={decisions}"
     r = subprocess.run([find_tool("egg-opt"), str(mlir_path), f"--egg-pipeline={options}",
                         "-o", str(gpu)], capture_output=True, text=True, timeout=timeout)
     if r.returncode != 0:
         raise CompileError(r.stderr.strip())
+    diagnostics = r.stderr
     manifest = out_dir / f"{stem}.manifest.json"
     r = subprocess.run([find_tool("egg-translate"), "--egg-to-manifest", str(gpu),
                         "-o", str(manifest)], capture_output=True, text=True, timeout=timeout)
     if r.returncode != 0:
-        raise CompileError(r.stderr.strip())
-    return manifest, recorded
+        raise CompileError((diagnostics + r.stderr).strip())
+    return manifest, diagnostics + r.stderr
 
 
 def default_tune_db():

@@ -23,7 +23,8 @@ def compile_candidate(source, source_name, decisions, pipeline, timeout):
     {ok, diagnostics, manifest, node, tools}."""
     inject_fault("compile")
     tools = use_shipped_tools()
-    from ..tools import find_tool
+    from ..tools import CompileError, run_pipeline
+    result = {"ok": False, "diagnostics": "", "manifest": "", "node": node(), "tools": tools}
     with tempfile.TemporaryDirectory(prefix="egg-compile-") as work:
         work = Path(work)
         src = work / source_name
@@ -31,27 +32,18 @@ def compile_candidate(source, source_name, decisions, pipeline, timeout):
         (work / "decisions.json").write_text(decisions)
         options = " ".join(f"{k}={v}" for k, v in pipeline.items() if v != "")
         options += f" agent=replay decisions={work / 'decisions.json'}"
-        result = {"ok": False, "diagnostics": "", "manifest": "", "node": node(), "tools": tools}
         try:
-            opt = subprocess.run([find_tool("egg-opt"), str(src), f"--egg-pipeline={options}",
-                                  "-o", str(work / "gpu.mlir")],
-                                 capture_output=True, text=True, timeout=timeout)
-            result["diagnostics"] = opt.stderr
-            if opt.returncode != 0:
-                return result
-            tr = subprocess.run([find_tool("egg-translate"), "--egg-to-manifest",
-                                 str(work / "gpu.mlir"), "-o", str(work / "manifest.json")],
-                                capture_output=True, text=True, timeout=timeout)
-            result["diagnostics"] += tr.stderr
-            if tr.returncode != 0:
-                return result
+            manifest, result["diagnostics"] = run_pipeline(src, work / "out", options, timeout)
+        except CompileError as e:
+            result["diagnostics"] = str(e)
+            return result
         except subprocess.TimeoutExpired as e:
-            result["diagnostics"] += f"{Path(e.cmd[0]).name} ran past {timeout:g} s"
+            result["diagnostics"] = f"{Path(e.cmd[0]).name} ran past {timeout:g} s"
             return result
         except FileNotFoundError as e:
-            result["diagnostics"] += str(e)
+            result["diagnostics"] = str(e)
             return result
-        result["manifest"] = (work / "manifest.json").read_text()
+        result["manifest"] = manifest.read_text()
         result["ok"] = True
         return result
 
