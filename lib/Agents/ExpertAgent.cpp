@@ -182,7 +182,8 @@ TuningAttr ExpertAgent::tuningUnder(KernelOp kernel, StructureAttr structure,
 
 FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel,
                                           StructureAttr structure,
-                                          TargetAttr target, int64_t vector) {
+                                          TargetAttr target, int64_t vector,
+                                          bool spreadOverGrid) {
   auto emitError = [&]() { return kernel.emitOpError(); };
   FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
   if (failed(loops))
@@ -292,6 +293,18 @@ FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel,
         thread[p] = 1;
       }
 
+  // Loops no thread takes are spread over the grid, a block per index,
+  // instead of being walked by every thread: an 8-loop copy (the phase
+  // interleave of a strided transposed convolution) otherwise ran 2048
+  // threads over 64 MB (principle 6 of tuning.md).
+  bool spread = false;
+  if (spreadOverGrid)
+    for (size_t p = 0; p < numParallel; ++p)
+      if (!locked(p) && !block[p] && extents[p] > 1) {
+        block[p] = 1;
+        spread = true;
+      }
+
   // At least two blocks per SM when the problem allows: shrink the
   // innermost block tile while it keeps 32 elements (a warp of threads
   // when each thread takes one, or one vector each).
@@ -384,6 +397,18 @@ FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel,
           .thread(thread)
           .vector(vector)
           .getChecked(function_ref<InFlightDiagnostic()>(emitError));
+  if (spread) {
+    ScopedDiagnosticHandler quiet(kernel.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    if (!tuning ||
+        failed(checkLowerable(kernel, structure, tuning, emitError))) {
+      EXPERT_TRACE(kernel, "untiled loops stay serial: the grid cannot "
+                           "take them");
+      return choose(kernel, structure, target, vector,
+                    /*spreadOverGrid=*/false);
+    }
+    return tuning;
+  }
   if (!tuning || failed(checkLowerable(kernel, structure, tuning, emitError)))
     return failure();
   return tuning;

@@ -144,8 +144,13 @@ private:
   /// per block, or for a block per row about four vectors per thread.
   FailureOr<TuningAttr> chooseRow(KernelOp kernel, StructureAttr structure);
 
+  /// Maps and loop nests each thread runs (principles 3 to 7 of
+  /// tuning.md): up to three loops take the block's threads; the others
+  /// take the grid, a block per index, or where the grid cannot take them,
+  /// run serially in every thread.
   FailureOr<TuningAttr> choose(KernelOp kernel, StructureAttr structure,
-                               TargetAttr target, int64_t vector);
+                               TargetAttr target, int64_t vector,
+                               bool spreadOverGrid = true);
 };
 
 } // namespace mlir::egg::expert

@@ -238,6 +238,15 @@ def float_literal(value, dtype):
     return text
 
 
+def phase_blocks(q):
+    """The phase convolution's extent for q output blocks: q rounded up to
+    a multiple of 8 where that adds at most 1/16, so that the kernels' tiles
+    divide it (q = 257, a prime, left one thread per row); the crop drops
+    the blocks past the output."""
+    rounded = -(-q // 8) * 8
+    return rounded if (rounded - q) * 16 <= q else q
+
+
 def block_diagonal(t, groups):
     """A grouped transposed convolution's weight [C, F/G, K..] as the dense
     [C, F, K..] one: group g's input channels feed only its F/G outputs."""
@@ -1639,6 +1648,7 @@ class Importer:
         for i in range(spatial):
             s, p, d, k_n = stride[i], padding[i], dilation[i], kernel[i]
             q_n, i_n = -(-out_shape[2 + i] // s), x.shape[2 + i]  # Whole phase blocks.
+            q_n = phase_blocks(q_n)
             # (phase, tap, input offset) of every tap of every phase.
             dim_taps = [(r, k, (r + p - k * d) // s) for r in range(s) for k in range(k_n)
                         if (r + p - k * d) % s == 0]

@@ -411,9 +411,12 @@ func.func @padded_direct(%x: tensor<4x32x32x32xf32>, %w: tensor<64x32x3x3xf32>) 
 // -----
 
 // Four tiled loops, none spanning its whole extent (which would be left
-// untiled).
+// untiled): the block loop takes linear dimensions, the innermost first.
+// CHECK-LABEL: func.func private @k
+// CHECK: scf.forall
+// CHECK: mapping = [#gpu.thread<x>]
+// CHECK: mapping = [#gpu.block<linear_dim_3>, #gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]
 func.func @four_block_loops(%x: tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32> {
-  // expected-error @+1 {{block tile tiles 4 loops but a grid has 3 dimensions}}
   %r = egg.kernel @k ins(%x : tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32>
       attributes {structure = #egg.structure<elementwise_flat>,
                   tuning = #egg.tuning<threads = [32], block = [1, 1, 1, 32], thread = [0, 0, 0, 1]>} {
@@ -423,6 +426,22 @@ func.func @four_block_loops(%x: tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32> {
     egg.yield %n : tensor<2x2x2x64xf32>
   }
   return %r : tensor<2x2x2x64xf32>
+}
+
+// -----
+
+// A linear block index splits into at most ten loops.
+func.func @eleven_block_loops(%x: tensor<2x2x2x2x2x2x2x2x2x2x2x64xf32>) -> tensor<2x2x2x2x2x2x2x2x2x2x2x64xf32> {
+  // expected-error @+1 {{block tile tiles 12 loops but a linear grid index spreads at most 10}}
+  %r = egg.kernel @k ins(%x : tensor<2x2x2x2x2x2x2x2x2x2x2x64xf32>) -> tensor<2x2x2x2x2x2x2x2x2x2x2x64xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [32], block = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 32], thread = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]>} {
+  ^bb0(%a: tensor<2x2x2x2x2x2x2x2x2x2x2x64xf32>):
+    %e = tensor.empty() : tensor<2x2x2x2x2x2x2x2x2x2x2x64xf32>
+    %n = linalg.exp ins(%a : tensor<2x2x2x2x2x2x2x2x2x2x2x64xf32>) outs(%e : tensor<2x2x2x2x2x2x2x2x2x2x2x64xf32>) -> tensor<2x2x2x2x2x2x2x2x2x2x2x64xf32>
+    egg.yield %n : tensor<2x2x2x2x2x2x2x2x2x2x2x64xf32>
+  }
+  return %r : tensor<2x2x2x2x2x2x2x2x2x2x2x64xf32>
 }
 
 // -----

@@ -325,11 +325,11 @@ func.func @skinny_m16(%a: tensor<16x4096xbf16>, %b: tensor<4096x4096xbf16>, %c: 
 
 // -----
 
-// An FCHW weight transposed to FHWC: the 3x3 window's loops give their grid
-// places to the 128 filters (beside the innermost 64 channels), which every
-// thread would otherwise walk serially; the window's column loop stays whole.
+// An FCHW weight transposed to FHWC: the 3x3 window's loops give their
+// thread places to the 128 filters (beside the innermost 64 channels); the
+// window's column loop takes the grid, a block per index.
 // CHECK-LABEL: func.func @weight_to_fhwc
-// CHECK: tuning = #egg.tuning<threads = [32, 3, 2], block = [2, 3, 0, 32], thread = [1, 1, 0, 1]>
+// CHECK: tuning = #egg.tuning<threads = [32, 3, 2], block = [2, 3, 1, 32], thread = [1, 1, 0, 1]>
 func.func @weight_to_fhwc(%w: tensor<128x64x3x3xf16>) -> tensor<128x3x3x64xf16> {
   %e = tensor.empty() : tensor<128x3x3x64xf16>
   %r = linalg.transpose ins(%w : tensor<128x64x3x3xf16>) outs(%e : tensor<128x3x3x64xf16>) permutation = [0, 2, 3, 1]
@@ -338,13 +338,12 @@ func.func @weight_to_fhwc(%w: tensor<128x64x3x3xf16>) -> tensor<128x3x3x64xf16> 
 
 // -----
 
-// A 5-D direct convolution: a grid tiles three loops, and a thread keeps
-// its accumulators for every iteration of the two it walks. Untiled N and
-// C (16 x 256 f32, 16 KB) would pass the per-thread limit (8 KB), so the
-// channel loop is tiled instead of the depth loop (N x D: 1 KB).
-// CHECK-LABEL: func.func @conv3d_direct
-// CHECK: structure = #egg.structure<conv_direct>, tuning = #egg.tuning<threads = [32, 16], block = [0, 1, 0, 16, 32], thread = [0, 1, 0, 1, 1]>
-func.func @conv3d_direct(%x: tensor<16x16x18x34x34xf32>, %w: tensor<256x16x3x3x3xf32>) -> tensor<16x256x16x32x32xf32> {
+// A 3-D convolution: an implicit GEMM whose block tile leaves four loops
+// to the grid (n, d and h of the output positions, and the filters), which
+// a linear block index takes (tuning.md, principle 6).
+// CHECK-LABEL: func.func @conv3d
+// CHECK: structure = #egg.structure<conv_implicit_gemm>, tuning = #egg.tuning<threads = [16, 8], block = [1, 64, 1, 4, 32], thread = [1, 8, 1, 1, 8], reduction = [16], shared = [0, 1], padding = 4, copy = cp_async, pipeline = 2, fragments_ahead = 1>
+func.func @conv3d(%x: tensor<16x16x18x34x34xf32>, %w: tensor<256x16x3x3x3xf32>) -> tensor<16x256x16x32x32xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x256x16x32x32xf32>
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x256x16x32x32xf32>) -> tensor<16x256x16x32x32xf32>

@@ -60,3 +60,23 @@ func.func private @too_few_threads(%in: memref<1024xf32>, %out: memref<1024xf32>
   } {mapping = [#gpu.block<x>]}
   return
 }
+
+// -----
+
+// A block loop of more than three linear dimensions: every block on the
+// grid's x (2 x 3 x 5 x 7 = 210), the loops' indices split back from it.
+// CHECK-LABEL: func.func private @linear_grid
+// CHECK-DAG: %[[C210:.*]] = arith.constant 210 : index
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C210]], %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads
+// CHECK: %[[BX:.*]] = gpu.block_id  x
+// CHECK: affine.apply #{{.*}}()[%[[BX]]
+// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %thread_id_x]
+func.func private @linear_grid(%in: memref<2x3x5x7x32xf32>, %out: memref<2x3x5x7x32xf32>) attributes {egg.tuning = #egg.tuning<threads = [32], block = [1, 1, 1, 1, 32], thread = [0, 0, 0, 0, 1]>} {
+  scf.forall (%a, %b, %c, %d) in (2, 3, 5, 7) {
+    scf.forall (%t) in (32) {
+      %v = memref.load %in[%a, %b, %c, %d, %t] : memref<2x3x5x7x32xf32>
+      memref.store %v, %out[%a, %b, %c, %d, %t] : memref<2x3x5x7x32xf32>
+    } {mapping = [#gpu.thread<x>]}
+  } {mapping = [#gpu.block<linear_dim_3>, #gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
+  return
+}

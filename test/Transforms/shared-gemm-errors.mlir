@@ -633,20 +633,30 @@ func.func @conv_nchw_vector(%a: tensor<1x32x6x35xf32>, %b: tensor<64x32x3x4xf32>
 }
 // -----
 
-// Block tiles that leave n, oh, ow and f all split: four grid loops.
-func.func @conv_grid(%a: tensor<2x6x34x32xf32>, %b: tensor<3x3x32x64xf32>) -> tensor<2x4x32x64xf32> {
-  // expected-error @+1 {{the block tile leaves 4 loops to the grid, which has 3 dimensions}}
-  %r = egg.kernel @k ins(%a, %b : tensor<2x6x34x32xf32>, tensor<3x3x32x64xf32>) -> tensor<2x4x32x64xf32>
-      attributes {structure = #egg.structure<conv_implicit_gemm>,
-                  tuning = #egg.tuning<threads = [8, 4], block = [1, 1, 16, 32], thread = [1, 1, 4, 4], reduction = [16], shared = [0, 1], vector = 4>} {
-  ^bb0(%x: tensor<2x6x34x32xf32>, %y: tensor<3x3x32x64xf32>):
+// A batched product of nine batch loops: eleven loops to the grid, past
+// the ten a linear block index spreads.
+#a = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11) -> (d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d11)>
+#b = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11) -> (d0, d1, d2, d3, d4, d5, d6, d7, d8, d11, d10)>
+#c = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11) -> (d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10)>
+func.func @grid_loops(%a: tensor<2x2x2x2x2x2x2x2x2x32x16xf32>, %b: tensor<2x2x2x2x2x2x2x2x2x16x32xf32>) -> tensor<2x2x2x2x2x2x2x2x2x32x32xf32> {
+  // expected-error @+1 {{the block tile leaves 11 loops to the grid, which spreads at most 10}}
+  %r = egg.kernel @k ins(%a, %b : tensor<2x2x2x2x2x2x2x2x2x32x16xf32>, tensor<2x2x2x2x2x2x2x2x2x16x32xf32>) -> tensor<2x2x2x2x2x2x2x2x2x32x32xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [4, 4], block = [1, 1, 1, 1, 1, 1, 1, 1, 1, 16, 16], thread = [1, 1, 1, 1, 1, 1, 1, 1, 1, 4, 4], reduction = [16], shared = [0, 1]>} {
+  ^bb0(%x: tensor<2x2x2x2x2x2x2x2x2x32x16xf32>, %y: tensor<2x2x2x2x2x2x2x2x2x16x32xf32>):
     %zero = arith.constant 0.0 : f32
-    %e = tensor.empty() : tensor<2x4x32x64xf32>
-    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x32x64xf32>) -> tensor<2x4x32x64xf32>
-    %c = linalg.conv_2d_nhwc_hwcf ins(%x, %y : tensor<2x6x34x32xf32>, tensor<3x3x32x64xf32>) outs(%f : tensor<2x4x32x64xf32>) -> tensor<2x4x32x64xf32>
-    egg.yield %c : tensor<2x4x32x64xf32>
+    %e = tensor.empty() : tensor<2x2x2x2x2x2x2x2x2x32x32xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2x2x2x2x2x2x2x2x32x32xf32>) -> tensor<2x2x2x2x2x2x2x2x2x32x32xf32>
+    %c = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+        ins(%x, %y : tensor<2x2x2x2x2x2x2x2x2x32x16xf32>, tensor<2x2x2x2x2x2x2x2x2x16x32xf32>) outs(%f : tensor<2x2x2x2x2x2x2x2x2x32x32xf32>) {
+    ^bb0(%u: f32, %v: f32, %acc: f32):
+      %m = arith.mulf %u, %v : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<2x2x2x2x2x2x2x2x2x32x32xf32>
+    egg.yield %c : tensor<2x2x2x2x2x2x2x2x2x32x32xf32>
   }
-  return %r : tensor<2x4x32x64xf32>
+  return %r : tensor<2x2x2x2x2x2x2x2x2x32x32xf32>
 }
 
 // -----

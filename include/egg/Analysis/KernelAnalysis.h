@@ -104,6 +104,11 @@ bool rootRunsOverResult(const RootLoops &root, linalg::LinalgOp op);
 SmallVector<bool> tiledLoops(const RootLoops &loops, ArrayRef<int64_t> extents,
                              ArrayRef<int64_t> perParallel);
 
+/// The most block loops one kernel spreads over the grid: more than three
+/// take a linear block index, delinearized by upstream's GPU mapping into
+/// at most ten loops (#gpu.block<linear_dim_0> to <linear_dim_9>).
+inline constexpr int64_t kMaxLinearGridLoops = 10;
+
 /// Threads per block that the tile lists imply, in x, y, z order (innermost
 /// tiled loop on x).
 SmallVector<int64_t> impliedThreads(const RootLoops &loops,

@@ -46,12 +46,17 @@ enum class Level { Blocks, Warps, Threads };
 } // namespace
 
 /// Mapping attributes for `numLoops` tiled loops of `level`, the innermost
-/// on x (consecutive threads touch consecutive elements).
+/// on x (consecutive threads touch consecutive elements). More than three
+/// block loops take linear dimensions, the innermost first: one block index
+/// on x that egg-map-to-gpu's grid covers and the mapping delinearizes.
 static SmallVector<Attribute> mappingFor(MLIRContext *ctx, unsigned numLoops,
                                          Level level) {
   SmallVector<Attribute> mapping;
+  bool linear = level == Level::Blocks && numLoops > 3;
   for (unsigned i = 0; i < numLoops; ++i) {
-    auto dim = static_cast<gpu::MappingId>(numLoops - 1 - i);
+    auto dim = static_cast<gpu::MappingId>(
+        (linear ? static_cast<unsigned>(gpu::MappingId::LinearDim0) : 0) +
+        numLoops - 1 - i);
     switch (level) {
     case Level::Blocks:
       mapping.push_back(gpu::GPUBlockMappingAttr::get(ctx, dim));

@@ -266,14 +266,23 @@ mlir::egg::checkLowerable(KernelOp kernel, StructureAttr structure,
   }
   // Tiles spanning their whole loop are left untiled when more than three
   // loops are tiled: a 4-D map (a channels-last pad) then still fits the
-  // grid and the block.
+  // grid and the block. Up to three block loops take the grid's x, y and z,
+  // innermost first; more take one linear block index on x, delinearized
+  // in the kernel (kMaxLinearGridLoops at most).
   SmallVector<bool> blockTiled = tiledLoops(*loops, loops->extents, block);
   int64_t blockLoops = llvm::count(blockTiled, true);
-  // Grid dimensions take the tiled loops innermost first (x, y, z).
-  for (size_t p = blockTiled.size(), dim = 0; p-- > 0 && dim < 3;) {
+  if (blockLoops > kMaxLinearGridLoops)
+    return emitError() << "block tile tiles " << blockLoops
+                       << " loops but a linear grid index spreads at most "
+                       << kMaxLinearGridLoops;
+  int64_t linearBlocks = 1;
+  for (size_t p = blockTiled.size(), dim = 0; p-- > 0;) {
     if (!blockTiled[p])
       continue;
     int64_t blocks = loops->extents[loops->parallelPositions[p]] / block[p];
+    linearBlocks = mulSat(linearBlocks, blocks);
+    if (blockLoops > 3)
+      continue;
     if (blocks > kMaxGridDims[dim])
       return emitError() << "loop " << loops->parallelPositions[p] << " takes "
                          << blocks << " blocks but grid dimension " << dim
@@ -281,11 +290,12 @@ mlir::egg::checkLowerable(KernelOp kernel, StructureAttr structure,
                          << ": choose a larger block tile";
     ++dim;
   }
+  if (blockLoops > 3 && linearBlocks > kMaxGridDims[0])
+    return emitError() << "the block tile makes " << linearBlocks
+                       << " blocks but a linear grid holds at most "
+                       << kMaxGridDims[0] << ": choose larger block tiles";
   int64_t threadLoops =
       llvm::count(tiledLoops(*loops, blockExtents, thread), true);
-  if (blockLoops > 3)
-    return emitError() << "block tile tiles " << blockLoops
-                       << " loops but a grid has 3 dimensions";
   if (threadLoops > 3)
     return emitError() << "thread tile tiles " << threadLoops
                        << " loops but a block has 3 dimensions";

@@ -217,9 +217,12 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
     blockOf[d] = b;
     gridLoops += b < extents[d];
   }
-  if (gridLoops > 3)
+  // More than three grid loops take a linear block index (tuning.md,
+  // principle 6).
+  if (gridLoops > kMaxLinearGridLoops)
     return emitError() << "the block tile leaves " << gridLoops
-                       << " loops to the grid, which has 3 dimensions";
+                       << " loops to the grid, which spreads at most "
+                       << kMaxLinearGridLoops;
   // A group of several loops (a convolution's) numbers its positions
   // row-major: a block's (and an owner's) positions must be one contiguous
   // range of that numbering, i.e. whole inner loops and a part of one.

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
@@ -32,6 +33,29 @@ namespace mlir::egg {
 
 using namespace mlir;
 using namespace mlir::egg;
+
+/// The grid of a kernel whose block loop takes linear dimensions (more than
+/// three loops, egg-apply-schedule): all its blocks on x, as upstream's
+/// mapping needs them stated. Empty for a 3-D block loop, whose grid the
+/// mapping derives itself.
+static std::string linearGrid(func::FuncOp func) {
+  std::optional<int64_t> blocks;
+  func.walk([&](scf::ForallOp forall) {
+    std::optional<ArrayAttr> mapping = forall.getMapping();
+    if (!mapping || mapping->empty())
+      return;
+    auto block = dyn_cast<gpu::GPUBlockMappingAttr>((*mapping)[0]);
+    if (!block || !block.isLinearMapping())
+      return;
+    int64_t n = 1;
+    for (OpFoldResult bound : forall.getMixedUpperBound())
+      n *= getConstantIntValue(bound).value_or(0);
+    blocks = n;
+  });
+  if (!blocks)
+    return "";
+  return llvm::formatv(" grid_dims = [{0}, 1, 1]", *blocks).str();
+}
 
 namespace {
 struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
@@ -58,11 +82,12 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
           "attributes {{sym_name = \"{1}\"} in %root : (!transform.any_op) -> "
           "!transform.any_op\n"
           "%l{0} = transform.gpu.map_forall_to_blocks %f{0} "
-          "generate_gpu_launch : (!transform.any_op) -> !transform.any_op\n"
+          "generate_gpu_launch{5} : (!transform.any_op) -> "
+          "!transform.any_op\n"
           "%t{0} = transform.gpu.map_nested_forall_to_threads %l{0} "
           "block_dims = [{2}, {3}, {4}] sync_after_distribute = false : "
           "(!transform.any_op) -> !transform.any_op\n",
-          n++, func.getSymName(), dims[0], dims[1], dims[2]);
+          n++, func.getSymName(), dims[0], dims[1], dims[2], linearGrid(func));
       kernelLocs.push_back(func.getLoc());
     }
     os << "transform.yield\n}\n}\n";
