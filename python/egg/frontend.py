@@ -1871,17 +1871,45 @@ class Importer:
         if any(d not in x.phys for d in range(rank)):
             x = self.materialize(x)  # Every loop needs an operand that indexes it.
         count = math.prod(x.shape[d] for d in dims)
-        mean = self.elementwise_plain(self.reduce(x, dims, "sum"), count, "divf")
-        iters = ["reduction" if i in dims else "parallel" for i in range(rank)]
+        # Reduced dims with a kept one after them (batch norm's N beside H
+        # and W, around C): each statistic sums the trailing reduced dims
+        # first, as one row (a view of x with them collapsed) that lanes
+        # share, then the rest over those partial sums. One reduction over
+        # both would leave every thread a whole row of its own.
+        inner = []
+        for d in reversed(range(rank)):
+            if d not in dims:
+                break
+            inner.insert(0, d)
+        outer = [d for d in dims if d not in inner]
+        staged = bool(inner) and math.prod(x.shape[d] for d in outer) > 1
+        if staged:
+            lead = rank - len(inner)  # x's dims before the inner ones.
+            src = self.reshape(node, x, x.shape[:lead] + (math.prod(x.shape[lead:]),))
+            first, after = [lead], outer
+        else:
+            src, first, after = x, dims, []
+        src_rank = len(src.shape)
+
+        def total(v):
+            part = self.reduce(v, first, "sum")
+            return self.reduce(part, after, "sum") if after else part
+        mean = self.elementwise_plain(total(src), count, "divf")
 
         def var_body(a):
             d, q, r = self.e.fresh("t"), self.e.fresh("t"), self.e.fresh("t")
             return [f"{d} = arith.subf {a[0]}, {a[1]} : {dt}", f"{q} = arith.mulf {d}, {d} : {dt}",
                     f"{r} = arith.addf {q}, {a[2]} : {dt}"], r
-        sq = self.e.generic(rank, iters, [(x, list(range(rank))), (mean, kept)], mean.shape, dt,
-                            affine_map(rank, [f"d{i}" for i in kept]), var_body,
-                            init=self.e.filled(mean.shape, dt, 0.0))
-        ins = [(x, list(range(rank))), (mean, kept), (self.plain(sq, mean.shape, dt), kept)]
+        sq_dims = [i for i in range(src_rank) if i not in first]
+        sq_shape = tuple(src.shape[i] for i in sq_dims)
+        iters = ["reduction" if i in first else "parallel" for i in range(src_rank)]
+        sq = self.e.generic(src_rank, iters, [(src, list(range(src_rank))), (mean, kept)],
+                            sq_shape, dt, affine_map(src_rank, [f"d{i}" for i in sq_dims]),
+                            var_body, init=self.e.filled(sq_shape, dt, 0.0))
+        sq = self.plain(sq, sq_shape, dt)
+        if after:
+            sq = self.reduce(sq, after, "sum")
+        ins = [(x, list(range(rank))), (mean, kept), (sq, kept)]
         ins += [v for v in (weight, bias) if v[0] is not None]
 
         body = self.normalized_body(dt, count, eps, weight[0] is not None, bias[0] is not None)

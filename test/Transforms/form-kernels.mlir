@@ -328,3 +328,44 @@ func.func @divide_by_whole_sum(%x: tensor<64x256xf32>, %row: tensor<1x16384xf32>
   } -> tensor<64x256xf32>
   return %d : tensor<64x256xf32>
 }
+
+// -----
+
+// A map that spreads a reduction's results over loops the reduction never
+// walked (batch statistics summed over N, read across N, H and W) is no row
+// epilogue: it is a kernel of its own. The scale of the sums, a map over
+// the reduction's own results, stays in its kernel.
+// CHECK-LABEL: func.func @batch_stats_broadcast
+// CHECK: %[[S:.*]] = egg.kernel @batch_stats_broadcast_k0
+// CHECK:   linalg.generic
+// CHECK-SAME: iterator_types = ["reduction", "parallel"]
+// CHECK:   linalg.generic
+// CHECK-SAME: iterator_types = ["parallel"]
+// CHECK:   egg.yield
+// CHECK: egg.kernel @batch_stats_broadcast_k1 ins(%{{.*}}, %[[S]] :
+// CHECK:   linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel"]
+// NOFUSE-LABEL: func.func @batch_stats_broadcast
+func.func @batch_stats_broadcast(%part: tensor<8x16xf32>, %x: tensor<8x16x64xf32>) -> tensor<8x16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %k = arith.constant 8.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%part : tensor<8x16xf32>) outs(%f : tensor<16xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %a, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%s : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.divf %a, %k : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %ex = tensor.empty() : tensor<8x16x64xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %m : tensor<8x16x64xf32>, tensor<16xf32>) outs(%ex : tensor<8x16x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.subf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<8x16x64xf32>
+  return %y : tensor<8x16x64xf32>
+}

@@ -2,7 +2,8 @@
 //
 // The default fusion rules of the expert (docs/principles/fusion.md):
 //  * an elementwise consumer joins the kernel of its producer (epilogues and
-//    elementwise chains);
+//    elementwise chains), except a map that spreads a reduction's results
+//    over loops the reduction never walked;
 //  * a reduction joins the kernel of a producing reduction over the same rows
 //    (normalisations and decomposed softmax stay one kernel);
 //  * a group without a reduction/contraction whose results all feed one other
@@ -17,6 +18,7 @@
 #include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
+#include "egg/Support/Saturating.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -99,6 +101,21 @@ static bool reducesToOneValue(Operation *op) {
     if (it == utils::IteratorType::parallel && range != 1)
       return false;
   return true;
+}
+
+/// The number of iterations of a linalg op's loop nest with static ranges
+/// (saturating); 0 when it has none or they are dynamic.
+static int64_t iterationCount(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return 0;
+  int64_t count = 1;
+  for (int64_t range : linalgOp.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(range))
+      return 0;
+    count = mulSat(count, range);
+  }
+  return count;
 }
 
 /// Values an op reads: its operands and the values its regions capture.
@@ -207,6 +224,15 @@ public:
             continue;
         } else if (!anchors(op).empty() && !producerAnchors.empty()) {
           continue; // Already holds an anchor: one contraction per kernel.
+        } else if (llvm::any_of(producerAnchors, [&](Operation *a) {
+                     return !rowSpace(a).empty() &&
+                            iterationCount(op) > iterationCount(a);
+                   })) {
+          // A map that spreads a reduction's results over loops the
+          // reduction never walked (batch norm's statistics over N, read
+          // across N, H and W) is no row epilogue: fused, every thread
+          // would walk those loops for its row alone.
+          continue;
         } else if (llvm::any_of(producerAnchors, reducesToOneValue)) {
           // One row: its epilogue would run in the one block that reduces
           // it, and a map over a tensor that reads the value (x / |x|)
