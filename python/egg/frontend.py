@@ -1882,10 +1882,13 @@ class Importer:
                 break
             inner.insert(0, d)
         outer = [d for d in dims if d not in inner]
-        staged = bool(inner) and math.prod(x.shape[d] for d in outer) > 1
+        staged = math.prod(x.shape[d] for d in inner) > 1 and \
+            math.prod(x.shape[d] for d in outer) > 1
         if staged:
             lead = rank - len(inner)  # x's dims before the inner ones.
             src = self.reshape(node, x, x.shape[:lead] + (math.prod(x.shape[lead:]),))
+            if any(d not in src.phys for d in range(len(src.shape))):
+                src = self.materialize(src)  # Every loop needs an operand that indexes it.
             first, after = [lead], outer
         else:
             src, first, after = x, dims, []
