@@ -430,6 +430,22 @@ func.func @four_block_loops(%x: tensor<2x2x2x64xf32>) -> tensor<2x2x2x64xf32> {
 
 // -----
 
+// A linear grid holds at most 2^31 - 1 blocks.
+func.func @too_many_blocks(%x: tensor<2048x2048x1024x2xf32>) -> tensor<2048x2048x1024x2xf32> {
+  // expected-error @+1 {{the block tile makes 8589934592 blocks but a linear grid holds at most 2147483647: choose larger block tiles}}
+  %r = egg.kernel @k ins(%x : tensor<2048x2048x1024x2xf32>) -> tensor<2048x2048x1024x2xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [1], block = [1, 1, 1, 1], thread = [0, 0, 0, 1]>} {
+  ^bb0(%a: tensor<2048x2048x1024x2xf32>):
+    %e = tensor.empty() : tensor<2048x2048x1024x2xf32>
+    %n = linalg.exp ins(%a : tensor<2048x2048x1024x2xf32>) outs(%e : tensor<2048x2048x1024x2xf32>) -> tensor<2048x2048x1024x2xf32>
+    egg.yield %n : tensor<2048x2048x1024x2xf32>
+  }
+  return %r : tensor<2048x2048x1024x2xf32>
+}
+
+// -----
+
 // A linear block index splits into at most ten loops.
 func.func @eleven_block_loops(%x: tensor<2x2x2x2x2x2x2x2x2x2x2x64xf32>) -> tensor<2x2x2x2x2x2x2x2x2x2x2x64xf32> {
   // expected-error @+1 {{block tile tiles 12 loops but a linear grid index spreads at most 10}}
