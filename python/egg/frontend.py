@@ -1894,10 +1894,9 @@ class Importer:
             src, first, after = x, dims, []
         src_rank = len(src.shape)
 
-        def total(v):
-            part = self.reduce(v, first, "sum")
+        def rest(part):  # A staged statistic's second stage.
             return self.reduce(part, after, "sum") if after else part
-        mean = self.elementwise_plain(total(src), count, "divf")
+        mean = self.elementwise_plain(rest(self.reduce(src, first, "sum")), count, "divf")
 
         def var_body(a):
             d, q, r = self.e.fresh("t"), self.e.fresh("t"), self.e.fresh("t")
@@ -1909,9 +1908,7 @@ class Importer:
         sq = self.e.generic(src_rank, iters, [(src, list(range(src_rank))), (mean, kept)],
                             sq_shape, dt, affine_map(src_rank, [f"d{i}" for i in sq_dims]),
                             var_body, init=self.e.filled(sq_shape, dt, 0.0))
-        sq = self.plain(sq, sq_shape, dt)
-        if after:
-            sq = self.reduce(sq, after, "sum")
+        sq = rest(self.plain(sq, sq_shape, dt))
         ins = [(x, list(range(rank))), (mean, kept), (sq, kept)]
         ins += [v for v in (weight, bias) if v[0] is not None]
 
