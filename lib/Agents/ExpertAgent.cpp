@@ -204,8 +204,17 @@ FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel,
   // in every thread: an FCHW weight transposed to FHWC (128 x 64 x 3 x 3)
   // took 6 blocks of 96 threads, each walking all 128 filters (0.055 ms
   // on the H200, twice its convolution).
+  // The loop along the result's contiguous dimension takes x, and the
+  // thread loops come from the loops before it (threads map in loop
+  // order); loops after it take the grid. A named op whose loops are not in
+  // its result's order (depthwise_conv_2d_nchw_chw: n, oh, ow, c) otherwise
+  // put consecutive threads on channels, a plane apart in memory.
+  size_t top = numParallel;
+  if (std::optional<size_t> fast = resultContiguousLoop(kernel, *loops);
+      fast && !locked(*fast))
+    top = *fast + 1;
   SmallVector<size_t> tiled, rest;
-  for (size_t p = numParallel; p-- > 0;)
+  for (size_t p = top; p-- > 0;)
     if (!locked(p))
       (tiled.size() < 3 ? tiled : rest).push_back(p);
   for (size_t q : rest) {
@@ -232,7 +241,7 @@ FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel,
   };
   while (tiled.size() > 1 && untiledBytes() > kMaxPrivateBytes) {
     std::optional<size_t> longest;
-    for (size_t p = 0; p < numParallel; ++p)
+    for (size_t p = 0; p < top; ++p)
       if (!locked(p) && !llvm::is_contained(tiled, p) &&
           (!longest || extents[p] > extents[*longest]))
         longest = p;

@@ -227,6 +227,22 @@ mlir::egg::analyzeRootLoops(KernelOp kernel,
   return loops;
 }
 
+std::optional<size_t> mlir::egg::resultContiguousLoop(KernelOp kernel,
+                                                      const RootLoops &loops) {
+  auto root = dyn_cast_or_null<linalg::LinalgOp>(kernel.getRootOp());
+  if (!root || root.getNumDpsInits() == 0 ||
+      root.getNumLoops() != loops.extents.size())
+    return std::nullopt;
+  std::optional<unsigned> fast =
+      contiguousLoop(root.getMatchingIndexingMap(root.getDpsInitOperand(0)));
+  if (!fast)
+    return std::nullopt;
+  auto it = llvm::find(loops.parallelPositions, *fast);
+  if (it == loops.parallelPositions.end())
+    return std::nullopt;
+  return size_t(it - loops.parallelPositions.begin());
+}
+
 SmallVector<bool> mlir::egg::tiledLoops(const RootLoops &loops,
                                         ArrayRef<int64_t> extents,
                                         ArrayRef<int64_t> perParallel) {

@@ -95,6 +95,11 @@ analyzeRootLoops(KernelOp kernel, function_ref<InFlightDiagnostic()> emitError);
 /// over its result in its order).
 bool rootRunsOverResult(const RootLoops &root, linalg::LinalgOp op);
 
+/// The parallel loop (by index into the tile lists) along which the root's
+/// first result is contiguous (its innermost dimension), if one is.
+std::optional<size_t> resultContiguousLoop(KernelOp kernel,
+                                           const RootLoops &loops);
+
 /// Which parallel loops (by index into `perParallel`) a tile list tiles over
 /// loops of `extents` (by loop position): those with a non-zero tile, except
 /// that with more than three, tiles spanning their whole loop are left
