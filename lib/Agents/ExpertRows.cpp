@@ -89,7 +89,12 @@ FailureOr<TuningAttr> ExpertAgent::chooseColumns(KernelOp kernel,
   int64_t tx = 32;
   while (tx > 1 && (last % (tx * v) != 0 || tx * v > last))
     tx /= 2;
-  while (tx > 8 && mulSat(outer, last / (tx * v)) < 2 * target.getSmCount())
+  // Odd column counts (4095) take the largest divisor up to 32 instead
+  // of one column per block, whose lanes each read a column alone.
+  if (tx < 8)
+    tx = std::max(tx, largestDivisorAtMost(last / v, 32));
+  while (tx > 8 && tx % 2 == 0 &&
+         mulSat(outer, last / (tx * v)) < 2 * target.getSmCount())
     tx /= 2;
   int64_t rows = 1;
   while (tx * rows * 2 <= 512 && rows * 2 <= extents[*reduced])
