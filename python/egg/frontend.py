@@ -67,6 +67,16 @@ class Value:
         return self.phys == list(range(len(self.shape))) and self.phys_shape == self.shape
 
 
+def unit_dims_only(v):
+    """Whether the view v holds its physical tensor's elements in order, only
+    size-1 dims added or removed (no transpose, no broadcast)."""
+    held = [l for l in v.phys if l is not None]
+    return (held == sorted(set(held))
+            and all(v.shape[l] == 1 for l in range(len(v.shape)) if l not in held)
+            and all(v.phys_shape[p] == (1 if l is None else v.shape[l])
+                    for p, l in enumerate(v.phys)))
+
+
 @dataclass
 class ImportedModule:
     mlir: str
@@ -317,6 +327,7 @@ class Importer:
         self.constants = {}  # Number arguments, by placeholder: their traced values.
         self.boolean_inputs = set()  # Boolean tensor arguments, passed as float32.
         self.integer_inputs = set()  # Integer tensor arguments, passed as float32.
+        self.arguments = set()  # SSA names of the function's tensor arguments.
         # Nodes computed from integer or boolean buffers and constants when
         # the module is compiled (fold_integer_work): name -> the tensor, an
         # argument of its own.
@@ -350,7 +361,13 @@ class Importer:
         return tuple(int(d) for d in node.meta["val"].shape)
 
     def materialize(self, v):
-        """The view laid out as a tensor of its logical shape."""
+        """The view laid out as a tensor of its logical shape. A function
+        argument seen with size-1 dims added or removed is reshaped instead:
+        a view of the argument, where a copy would be a kernel of its own
+        (a copy of a computed tensor joins its producer's kernel)."""
+        if not v.is_plain() and v.name in self.arguments and v.shape and \
+                v.phys_shape and unit_dims_only(v):
+            return self.view_reshape(self.plain(v.name, v.phys_shape, v.dtype), v.shape)
         return self.relayout(v, list(range(len(v.shape))))
 
     def relayout(self, v, order):
@@ -1369,8 +1386,15 @@ class Importer:
             m = dict(zip(logical_in, logical_out))
             return Value(v.name, v.phys_shape, tuple(shape), v.dtype,
                          [m.get(l) if l is not None else None for l in v.phys])
-        # Otherwise collapse to 1-D and expand: contiguous data only.
-        src = self.materialize(v)
+        # Otherwise collapse to 1-D and expand: contiguous data only (a view
+        # holding its tensor's elements in order is that tensor reshaped).
+        if v.phys_shape and unit_dims_only(v):
+            return self.view_reshape(self.plain(v.name, v.phys_shape, v.dtype), shape)
+        return self.view_reshape(self.materialize(v), shape)
+
+    def view_reshape(self, src, shape):
+        """The plain tensor src, its elements in order, seen with `shape`
+        (collapsed to 1-D and expanded: views, no copy)."""
         flat, out = self.e.fresh("r"), self.e.fresh("r")
         n = math.prod(shape)
         self.e.emit(f"{flat} = tensor.collapse_shape {src.name} [[{', '.join(str(i) for i in range(len(src.shape)))}]] : "
@@ -1871,11 +1895,12 @@ class Importer:
         if any(d not in x.phys for d in range(rank)):
             x = self.materialize(x)  # Every loop needs an operand that indexes it.
         count = math.prod(x.shape[d] for d in dims)
-        # Reduced dims with a kept one after them (batch norm's N beside H
-        # and W, around C): each statistic sums the trailing reduced dims
-        # first, as one row (a view of x with them collapsed) that lanes
-        # share, then the rest over those partial sums. One reduction over
-        # both would leave every thread a whole row of its own.
+        # The trailing reduced dims are summed as one row (a view of x with
+        # them collapsed) that lanes share: egg-distribute-rows takes rows of
+        # one loop (a group norm's [C/G, D, H, W] row would leave every
+        # thread a whole row of its own). Reduced dims with a kept one after
+        # them (batch norm's N beside H and W, around C) are summed after,
+        # over those partial sums.
         inner = []
         for d in reversed(range(rank)):
             if d not in dims:
@@ -1884,7 +1909,7 @@ class Importer:
         outer = [d for d in dims if d not in inner]
         staged = math.prod(x.shape[d] for d in inner) > 1 and \
             math.prod(x.shape[d] for d in outer) > 1
-        if staged:
+        if staged or len(inner) > 1:
             lead = rank - len(inner)  # x's dims before the inner ones.
             src = self.reshape(node, x, x.shape[:lead] + (math.prod(x.shape[lead:]),))
             if any(d not in src.phys for d in range(len(src.shape))):
@@ -2169,6 +2194,7 @@ class Importer:
                 continue
             dtype, shape = self.dtype_of(node), self.shape_of(node)
             self.values[node.name] = self.plain(f"%{sanitize(node.name)}", shape, dtype)
+            self.arguments.add(f"%{sanitize(node.name)}")
             if str(node.meta["val"].dtype) in INTEGER_DTYPES:
                 self.integer_inputs.add(node.name)
         results = None

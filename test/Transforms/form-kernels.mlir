@@ -200,6 +200,37 @@ func.func @relu_pad_conv(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> te
 
 // -----
 
+// A ReLU before a padded max pooling: the -inf pad joins the pooling (a
+// direct loop nest, whose gather selects -inf at the border), and the ReLU,
+// whose result the gather reads directly, stays apart. Two kernels.
+// CHECK-LABEL: func.func @relu_pad_max_pool
+// CHECK: %[[R:.*]] = egg.kernel @relu_pad_max_pool_k0
+// CHECK:   linalg.max
+// CHECK-NOT: tensor.pad
+// CHECK: egg.kernel @relu_pad_max_pool_k1 ins({{.*}}%[[R]]
+// CHECK:   tensor.pad
+// CHECK-NOT: egg.kernel
+// CHECK:   linalg.pooling_nchw_max
+// CHECK-NOT: egg.kernel
+func.func @relu_pad_max_pool(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x4x8x8xf32>
+  %zeros = linalg.fill ins(%z : f32) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %r = linalg.max ins(%x, %zeros : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) outs(%e : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x4x8x8xf32> to tensor<1x4x10x10xf32>
+  %e2 = tensor.empty() : tensor<1x4x8x8xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %m = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%p, %window : tensor<1x4x10x10xf32>, tensor<3x3xf32>) outs(%f : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %m : tensor<1x4x8x8xf32>
+}
+
+// -----
+
 // A pad with another value than zero (copies zero-fill only) stays a kernel
 // of its own.
 // CHECK-LABEL: func.func @one_pad_conv

@@ -9,7 +9,8 @@
 //  * a group without a reduction/contraction whose results all feed one other
 //    kernel joins it (prologues: fills, scales, masks), except before a
 //    product's inputs;
-//  * a zero pad of a convolution's image joins the convolution;
+//  * a zero pad of a convolution's image joins the convolution, a pad of
+//    any value a pooling's or depthwise convolution's image;
 // and every merge keeps the group convex (no path leaves it and comes back),
 // so the partition can always be scheduled.
 //
@@ -305,7 +306,10 @@ public:
   /// lowering can take joins that convolution's kernel: an implicit GEMM's
   /// copies then read the unpadded input and zero-fill the border
   /// (egg.padded_view), and a direct convolution gathers through it, so the
-  /// padded tensor is never written (docs/principles/fusion.md).
+  /// padded tensor is never written (docs/principles/fusion.md). A pad of
+  /// any value read by a window reduction that is no product (pooling,
+  /// depthwise convolution) joins it the same way: those run as direct loop
+  /// nests, whose gather selects the pad value at the border.
   void fusePadsIntoConvolutions() {
     for (Operation *op : ops) {
       auto pad = dyn_cast<tensor::PadOp>(op);
@@ -313,17 +317,24 @@ public:
           !pad.getLow().empty() || !pad.getHigh().empty())
         continue;
       Value padValue = pad.getConstantPaddingValue();
-      if (!padValue || !matchPattern(padValue, m_PosZeroFloat()))
+      if (!padValue)
         continue;
       OpOperand &use = *pad.getResult().getUses().begin();
       auto conv = dyn_cast<linalg::LinalgOp>(use.getOwner());
       if (!conv || conv->getBlock() != &block ||
-          !linalg::isaConvolutionOpInterface(conv) || !isProduct(conv) ||
-          !conv.isDpsInput(&use))
+          !linalg::isaConvolutionOpInterface(conv) || !conv.isDpsInput(&use))
         continue;
       AffineMap map = conv.getMatchingIndexingMap(&use);
       if (map.isProjectedPermutation())
         continue; // Not the image (read through oh * s + kh).
+      // A window reduction that is no product (pooling, depthwise) runs as a
+      // direct loop nest, which gathers through a pad of any value.
+      if (!isProduct(conv)) {
+        tryMerge(conv, op);
+        continue;
+      }
+      if (!matchPattern(padValue, m_PosZeroFloat()))
+        continue;
       // A padded innermost dimension read as a loop of its own (channels
       // padded to a multiple of 8) would limit the copies to single
       // elements (no tensor cores): that pad stays a kernel. NCHW images,
@@ -340,16 +351,21 @@ public:
   /// Prologue fusion, in reverse program order: a group without an anchor
   /// whose results all feed one other group joins it. Other pads stay
   /// kernels of their own: a padded tile fused into a thread loop would be
-  /// materialised per block; and a pad kernel takes no prologue, since its
-  /// gather reads its source directly (a ReLU before a padded convolution
-  /// stays apart, or joins its own producer).
+  /// materialised per block; and what produces a pad's source does not
+  /// join the pad's kernel, since the pad's gather reads its source directly
+  /// (a ReLU before a padded pooling stays apart, or joins its own
+  /// producer).
   void fuseIntoConsumers() {
     auto hasPad = [&](Operation *group) {
       return llvm::any_of(members(group),
                           [](Operation *m) { return isa<tensor::PadOp>(m); });
     };
-    auto isPadKernel = [&](Operation *group) {
-      return hasPad(group) && anchors(group).empty();
+    auto feedsPadOf = [&](Operation *group, Operation *consumer) {
+      return llvm::any_of(members(consumer), [&](Operation *m) {
+        auto pad = dyn_cast<tensor::PadOp>(m);
+        Operation *source = pad ? pad.getSource().getDefiningOp() : nullptr;
+        return source && classes.contains(source) && sameGroup(source, group);
+      });
     };
     for (Operation *op : llvm::reverse(ops)) {
       if (!anchors(op).empty() || hasPad(op) || feedsProductInput(op))
@@ -369,7 +385,7 @@ public:
             single = false;
           consumer = top;
         }
-      if (single && consumer && !isPadKernel(consumer))
+      if (single && consumer && !feedsPadOf(op, consumer))
         tryMerge(consumer, op);
     }
   }
