@@ -67,6 +67,28 @@ class Value:
         return self.phys == list(range(len(self.shape))) and self.phys_shape == self.shape
 
 
+# Column statistics are summed in parts where their columns alone would
+# give fewer threads than this (rows cut into parts of at least
+# MIN_PART_ROWS, as for TWO_STAGE_ELEMENTS).
+COLUMN_THREADS = 1 << 16
+MIN_PART_ROWS = 64
+MIN_PARTS = 4  # Fewer would not pay for the launches the parts add.
+
+
+def column_parts(rows, columns):
+    """Parts to cut `rows` into for column sums over `columns` columns: the
+    fewest that divide rows and give COLUMN_THREADS parts x columns, or
+    else the most that leave parts of MIN_PART_ROWS rows; 1 where the
+    columns alone give threads enough or the parts would be few."""
+    if columns >= COLUMN_THREADS:
+        return 1
+    want, most = -(-COLUMN_THREADS // columns), rows // MIN_PART_ROWS
+    for p in list(range(want, most + 1)) + list(range(min(want, most), 1, -1)):
+        if rows % p == 0:
+            return p if p >= MIN_PARTS else 1
+    return 1
+
+
 def unit_dims_only(v):
     """Whether the view v holds its physical tensor's elements in order, only
     size-1 dims added or removed (no transpose, no broadcast)."""
@@ -1895,12 +1917,13 @@ class Importer:
         if any(d not in x.phys for d in range(rank)):
             x = self.materialize(x)  # Every loop needs an operand that indexes it.
         count = math.prod(x.shape[d] for d in dims)
-        # The trailing reduced dims are summed as one row (a view of x with
-        # them collapsed) that lanes share: egg-distribute-rows takes rows of
-        # one loop (a group norm's [C/G, D, H, W] row would leave every
-        # thread a whole row of its own). Reduced dims with a kept one after
-        # them (batch norm's N beside H and W, around C) are summed after,
-        # over those partial sums.
+        # Reduced dims with a kept one after them (batch norm's N beside H
+        # and W, around C): each statistic sums the trailing reduced dims
+        # first, as one row (a view of x with them collapsed) that lanes
+        # share, then the rest over those partial sums. One reduction over
+        # both would leave every thread a whole row of its own. (Trailing
+        # reduced dims alone stay apart: the normalising map shares the
+        # statistics' kernel and must walk the same row.)
         inner = []
         for d in reversed(range(rank)):
             if d not in dims:
@@ -1909,18 +1932,35 @@ class Importer:
         outer = [d for d in dims if d not in inner]
         staged = math.prod(x.shape[d] for d in inner) > 1 and \
             math.prod(x.shape[d] for d in outer) > 1
-        if staged or len(inner) > 1:
+        # Column statistics (the leading dims reduced, as a BatchNorm1d over
+        # [N, K]): one thread a column would leave the GPU nearly idle where
+        # the columns are few, so the rows are cut into parts summed apart
+        # (a view [parts, N / parts, K]), then the parts' sums added.
+        columns = math.prod(x.shape[d] for d in kept)
+        parts = column_parts(count, columns) if dims == list(range(len(dims))) else 1
+        src_kept = kept
+        if staged:
             lead = rank - len(inner)  # x's dims before the inner ones.
             src = self.reshape(node, x, x.shape[:lead] + (math.prod(x.shape[lead:]),))
             if any(d not in src.phys for d in range(len(src.shape))):
                 src = self.materialize(src)  # Every loop needs an operand that indexes it.
             first, after = [lead], outer
+        elif parts > 1:
+            src = self.reshape(node, x, (parts, count // parts, columns))
+            if any(d not in src.phys for d in range(3)):
+                src = self.materialize(src)
+            first, after, src_kept = [1], [0], [2]
         else:
             src, first, after = x, dims, []
         src_rank = len(src.shape)
 
-        def rest(part):  # A staged statistic's second stage.
-            return self.reduce(part, after, "sum") if after else part
+        def rest(part):  # A staged statistic's second stage, seen as kept.
+            if not after:
+                return part
+            total = self.reduce(part, after, "sum")
+            if src_kept is kept:
+                return total
+            return self.reshape(node, total, tuple(x.shape[d] for d in kept))
         mean = self.elementwise_plain(rest(self.reduce(src, first, "sum")), count, "divf")
 
         def var_body(a):
@@ -1930,7 +1970,9 @@ class Importer:
         sq_dims = [i for i in range(src_rank) if i not in first]
         sq_shape = tuple(src.shape[i] for i in sq_dims)
         iters = ["reduction" if i in first else "parallel" for i in range(src_rank)]
-        sq = self.e.generic(src_rank, iters, [(src, list(range(src_rank))), (mean, kept)],
+        mean_in_src = mean if src_kept is kept else \
+            self.reshape(node, mean, tuple(src.shape[d] for d in src_kept))
+        sq = self.e.generic(src_rank, iters, [(src, list(range(src_rank))), (mean_in_src, src_kept)],
                             sq_shape, dt, affine_map(src_rank, [f"d{i}" for i in sq_dims]),
                             var_body, init=self.e.filled(sq_shape, dt, 0.0))
         sq = rest(self.plain(sq, sq_shape, dt))
