@@ -233,6 +233,37 @@ func.func @vector_row_operand(%x: tensor<64x32xf32>, %d: tensor<64xf32>) -> tens
 
 // -----
 
+// The same for an input an elementwise producer reads (it fuses into the
+// root's body): a bias of one element added before a swish.
+func.func @vector_producer_scalar(%x: tensor<64x32xf32>, %b: tensor<1xf32>) -> tensor<64x32xf32> {
+  // expected-error @+1 {{operand 1 is one element per thread (the innermost loop does not index it): vector accesses need it read along that loop}}
+  %r = egg.kernel @k ins(%x, %b : tensor<64x32xf32>, tensor<1xf32>) -> tensor<64x32xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [8, 8], block = [8, 32], thread = [1, 4], vector = 4>} {
+  ^bb0(%a: tensor<64x32xf32>, %c: tensor<1xf32>):
+    %e = tensor.empty() : tensor<64x32xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%a, %c : tensor<64x32xf32>, tensor<1xf32>) outs(%e : tensor<64x32xf32>) {
+    ^bb0(%in: f32, %s: f32, %o: f32):
+      %m = arith.addf %in, %s : f32
+      linalg.yield %m : f32
+    } -> tensor<64x32xf32>
+    %h = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%g : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) {
+    ^bb0(%in: f32, %o: f32):
+      %n = arith.negf %in : f32
+      %x2 = math.exp %n : f32
+      linalg.yield %x2 : f32
+    } -> tensor<64x32xf32>
+    egg.yield %h : tensor<64x32xf32>
+  }
+  return %r : tensor<64x32xf32>
+}
+
+// -----
+
 // A grid holds at most 65535 blocks along y.
 func.func @grid_too_tall(%x: tensor<140000x64xf32>) -> tensor<140000x64xf32> {
   // expected-error @+1 {{loop 0 takes 140000 blocks but grid dimension 1 holds at most 65535: choose a larger block tile}}

@@ -141,21 +141,24 @@ checkVectorizable(KernelOp kernel, const RootLoops &loops,
   if (gathers)
     return emitError() << "vector accesses do not apply to gathers, or to "
                           "pads with other ops in their kernel";
-  for (OpOperand &operand : root->getOpOperands()) {
+  // Every operand the fused loop nest reads: the root's, and the kernel
+  // inputs its elementwise producers read (they fuse into the root's body
+  // with the same loops).
+  auto checkOperand = [&](linalg::LinalgOp op,
+                          OpOperand &operand) -> LogicalResult {
     auto type = dyn_cast<ShapedType>(operand.get().getType());
     if (!type)
-      continue;
+      return success();
     if (type.getElementTypeBitWidth() * v > 128)
       return emitError() << "vector = " << v << " of " << type.getElementType()
                          << " exceeds 16-byte accesses";
-    AffineMap map = root.getMatchingIndexingMap(&operand);
+    AffineMap map = op.getMatchingIndexingMap(&operand);
     // An input the innermost loop does not index is one element per
     // thread (thread tiles are 1 elsewhere): a 0-d vector that the LLVM
     // lowering leaves as an unrealized cast (x / sum(x), diag(a) @ b).
-    if (root.isDpsInput(&operand) && map.getNumResults() > 0 &&
-        !llvm::any_of(map.getResults(), [&](AffineExpr e) {
-          return e.isFunctionOfDim(inner);
-        }))
+    if (op.isDpsInput(&operand) && map.getNumResults() > 0 &&
+        !llvm::any_of(map.getResults(),
+                      [&](AffineExpr e) { return e.isFunctionOfDim(inner); }))
       return emitError() << "operand " << operand.getOperandNumber()
                          << " is one element per thread (the innermost "
                             "loop does not index it): vector accesses need "
@@ -176,8 +179,21 @@ checkVectorizable(KernelOp kernel, const RootLoops &loops,
                            << " is not contiguous along the innermost loop: "
                               "vector accesses need it to be";
     }
-  }
-  return success();
+    return success();
+  };
+  for (OpOperand &operand : root->getOpOperands())
+    if (failed(checkOperand(root, operand)))
+      return failure();
+  WalkResult producers = kernel.walk([&](linalg::LinalgOp op) {
+    if (op == root || op.getNumLoops() != root.getNumLoops() ||
+        op.getNumParallelLoops() != op.getNumLoops())
+      return WalkResult::advance();
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (isa<BlockArgument>(input->get()) && failed(checkOperand(op, *input)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(producers.wasInterrupted());
 }
 
 LogicalResult
