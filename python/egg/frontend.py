@@ -1993,9 +1993,15 @@ class Importer:
         weight, bias = node.args[1], node.args[2]
         if not node.args[training_at]:
             raise refuse(node, "batch norm in eval mode through the functional form")
+        # The spatial dims as one (views): lanes share a row along one loop.
+        shape = x.shape
+        if len(shape) > 3:
+            x = self.reshape(node, x, shape[:2] + (math.prod(shape[2:]),))
         dims = [0] + list(range(2, len(x.shape)))
         affine = [(self.arg(v), [1]) if v is not None else (None, None) for v in (weight, bias)]
         y = self.normalize(node, x, dims, node.args[eps_at], *affine)
+        if len(shape) > 3:
+            y = self.reshape(node, y, shape)
         return (y, None, None) + ((None, None) if len(node.meta["val"]) > 3 else ())
 
     def group_norm(self, node):
@@ -2005,7 +2011,11 @@ class Importer:
         weight, bias = node.args[1], node.args[2]
         n, c, _, groups, eps = node.args[3:8]
         shape = x.shape
-        view = (shape[0], groups, shape[1] // groups) + tuple(shape[2:])
+        # The spatial dims as one (a view): egg-distribute-rows shares a row
+        # among lanes along its innermost loop, which a [.., D, H, W] row
+        # leaves W long.
+        view = (shape[0], groups, shape[1] // groups) + \
+            ((math.prod(shape[2:]),) if len(shape) > 2 else ())
         xg = self.reshape(node, x, view)
         affine = []
         for v in (weight, bias):
