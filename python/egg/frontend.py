@@ -1224,37 +1224,42 @@ class Importer:
         return self.elementwise(node, padded, self.sum_body)
 
     def arg_extreme(self, v, dim, keep, kind):
-        """argmax / argmin along `dim`: the extreme value first, then the
-        least index holding it (PyTorch's first occurrence), in float32 (exact
-        below 2^24 elements); the result is an int64 index tensor to the
-        user (ImportedModule.integer_results), a float32 one to ops that read it."""
+        """argmax / argmin along `dim` in one pass: a reduction carrying the
+        extreme value and its index, which takes an element's index only
+        where the element is strictly beyond the value so far (PyTorch's
+        first occurrence). The index is float32 (exact below 2^24
+        elements): an int64 index tensor to the user
+        (ImportedModule.integer_results), a float32 one to ops that read it."""
         n = v.shape[dim]
         if n >= 1 << 24:
             raise UnsupportedOp(f"an argmax/argmin over {n} elements (float32 indices)")
         v = self.materialize(v)
-        best = self.reduce(v, [dim], kind)
         rank = len(v.shape)
         kept = [i for i in range(rank) if i != dim]
         out_shape = tuple(v.shape[i] for i in kept)
-        init = self.e.filled(out_shape, "f32", float(n))
-        dt = v.dtype
-
-        def body(a):
-            i, w, f, hit, cand, r = (self.e.fresh("t") for _ in range(6))
-            big = self.e.fresh("k")
-            return [f"{i} = linalg.index {dim} : index",
-                    f"{w} = arith.index_cast {i} : index to i32",
-                    f"{f} = arith.uitofp {w} : i32 to f32",
-                    f"{hit} = arith.cmpf oeq, {a[0]}, {a[1]} : {dt}",
-                    f"{big} = arith.constant {float_literal(float(n), 'f32')} : f32",
-                    f"{cand} = arith.select {hit}, {f}, {big} : f32",
-                    f"{r} = arith.minimumf {a[2]}, {cand} : f32"], r
-        iters = ["reduction" if i == dim else "parallel" for i in range(rank)]
-        name = self.e.generic(rank, iters, [(v, list(range(rank))),
-                                            (best, kept)],
-                              out_shape, "f32", affine_map(rank, [f"d{i}" for i in kept]), body,
-                              init=init)
-        r = self.plain(name, out_shape, "f32")
+        dt, fresh = v.dtype, self.e.fresh
+        values = self.e.filled(out_shape, dt, -math.inf if kind == "max" else math.inf)
+        indices = self.e.filled(out_shape, "f32", 0.0)
+        in_map = affine_map(rank, [f"d{i}" for i in range(rank)])
+        out_map = affine_map(rank, [f"d{i}" for i in kept])
+        iters = ", ".join('"reduction"' if i == dim else '"parallel"' for i in range(rank))
+        vt, it = tensor_type(out_shape, dt), tensor_type(out_shape, "f32")
+        name = fresh("g")
+        self.e.emit(f"{name}:2 = linalg.generic {{indexing_maps = [{in_map}, {out_map}, {out_map}], "
+                    f"iterator_types = [{iters}]}} ins({v.name} : {tensor_type(v.shape, dt)}) "
+                    f"outs({values}, {indices} : {vt}, {it}) {{")
+        self.e.emit(f"^bb0(%a: {dt}, %best: {dt}, %at: f32):")
+        i, w, f, beyond, nv, ni = (fresh("t") for _ in range(6))
+        for line in [f"{i} = linalg.index {dim} : index",
+                     f"{w} = arith.index_cast {i} : index to i32",
+                     f"{f} = arith.uitofp {w} : i32 to f32",
+                     f"{beyond} = arith.cmpf {'ogt' if kind == 'max' else 'olt'}, %a, %best : {dt}",
+                     f"{nv} = arith.select {beyond}, %a, %best : {dt}",
+                     f"{ni} = arith.select {beyond}, {f}, %at : f32",
+                     f"linalg.yield {nv}, {ni} : {dt}, f32"]:
+            self.e.emit("  " + line)
+        self.e.emit(f"}} -> ({vt}, {it})")
+        r = self.plain(f"{name}#1", out_shape, "f32")
         if keep:
             shape = tuple(1 if i == dim else v.shape[i] for i in range(rank))
             r = Value(r.name, r.phys_shape, shape, r.dtype, list(kept))
