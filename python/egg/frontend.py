@@ -1280,14 +1280,12 @@ class Importer:
     def scan_rows(self, node, x, kind, exclusive=False):
         """Scan of each row of the plain [R, N] tensor x (inclusive, or
         `exclusive`: each element the op over the ones before it), blocked:
-        rows cut into chunks of SCAN_CHUNK (padded with the identity), each
-        chunk scanned on its own (chunk_scan), the chunks' totals scanned
-        exclusively the same way, and each chunk offset by the total of the
+        rows cut into chunks of SCAN_CHUNK (padded with the identity), the
+        chunks' totals scanned exclusively the same way, and each chunk
+        scanned on its own (chunk_scan) starting from the total of the
         chunks before it. SCAN_CHUNK operations an element per level,
-        log_CHUNK(N) levels: a plain formulation until scans get one of
-        their own. No scan's result is shifted or sliced before the
-        combine reads it: the row lowering cannot give a scan's kernel a
-        consumer that reads its rows whole."""
+        log_CHUNK(N) levels, the input read twice and the result written
+        once: a plain formulation until scans get one of their own."""
         r, n = x.shape
         op, identity = SCAN_OPS[kind]
         if n <= SCAN_CHUNK:
@@ -1298,18 +1296,11 @@ class Importer:
                                            [0, chunks * SCAN_CHUNK - n], identity)
             x = self.plain(name, shape, x.dtype)
         blocked = self.reshape(node, x, (r, chunks, SCAN_CHUNK))
-        local = self.chunk_scan(blocked, kind, exclusive)
         # The op over the chunks before each chunk, from the chunks' totals
-        # reduced from the input.
+        # reduced from the input; each chunk's scan starts from it.
         before = self.scan_rows(node, self.chunk_totals(blocked, kind), kind, exclusive=True)
-
-        def combine(a):
-            t = self.e.fresh("t")
-            return [f"{t} = arith.{op} {a[0]}, {a[1]} : {x.dtype}"], t
-        full = (r, chunks, SCAN_CHUNK)
-        out = self.e.generic(3, ["parallel"] * 3, [(local, [0, 1, 2]), (before, [0, 1])], full,
-                             x.dtype, affine_map(3, ["d0", "d1", "d2"]), combine)
-        out = self.reshape(node, self.plain(out, full, x.dtype), (r, chunks * SCAN_CHUNK))
+        out = self.chunk_scan(blocked, kind, exclusive, before)
+        out = self.reshape(node, out, (r, chunks * SCAN_CHUNK))
         return out if chunks * SCAN_CHUNK == n else self.slice(node, out, 1, 0, n, 1)
 
     def short_scan(self, x, kind, exclusive):
@@ -1361,11 +1352,13 @@ class Importer:
                               (r, c), x.dtype, affine_map(3, ["d0", "d1"]), body, init=init)
         return self.plain(name, (r, c), x.dtype)
 
-    def chunk_scan(self, x, kind, exclusive=False):
+    def chunk_scan(self, x, kind, exclusive=False, before=None):
         """Scan along the last dim of the plain [R, C, L] tensor x:
         y[r, c, i] = op over j <= i (exclusive: j < i) of x[r, c, j], a
         reduction whose other terms are the identity (positions from
-        linalg.index)."""
+        linalg.index); started from before[r, c] where given (its term
+        joins at j = 0), so a blocked scan takes no pass of its own to
+        offset its chunks."""
         r, c, length = x.shape
         dt = x.dtype
         op, identity = SCAN_OPS[kind]
@@ -1373,12 +1366,20 @@ class Importer:
 
         def body(a):
             i, j, keep, unit, term, acc = (self.e.fresh("t") for _ in range(6))
-            return [f"{i} = linalg.index 2 : index", f"{j} = linalg.index 3 : index",
-                    f"{keep} = arith.cmpi {'ult' if exclusive else 'ule'}, {j}, {i} : index",
-                    f"{unit} = arith.constant {float_literal(identity, dt)} : {dt}",
-                    f"{term} = arith.select {keep}, {a[0]}, {unit} : {dt}",
-                    f"{acc} = arith.{op} {a[1]}, {term} : {dt}"], acc
-        name = self.e.generic(4, ["parallel"] * 3 + ["reduction"], [(x, [0, 1, 3])], x.shape, dt,
+            lines = [f"{i} = linalg.index 2 : index", f"{j} = linalg.index 3 : index",
+                     f"{keep} = arith.cmpi {'ult' if exclusive else 'ule'}, {j}, {i} : index",
+                     f"{unit} = arith.constant {float_literal(identity, dt)} : {dt}",
+                     f"{term} = arith.select {keep}, {a[0]}, {unit} : {dt}"]
+            if before is not None:
+                zero, first, start, both = (self.e.fresh("t") for _ in range(4))
+                lines += [f"{zero} = arith.constant 0 : index",
+                          f"{first} = arith.cmpi eq, {j}, {zero} : index",
+                          f"{start} = arith.select {first}, {a[1]}, {unit} : {dt}",
+                          f"{both} = arith.{op} {term}, {start} : {dt}"]
+                term = both
+            return lines + [f"{acc} = arith.{op} {a[-1]}, {term} : {dt}"], acc
+        inputs = [(x, [0, 1, 3])] + ([(before, [0, 1])] if before is not None else [])
+        name = self.e.generic(4, ["parallel"] * 3 + ["reduction"], inputs, x.shape, dt,
                               affine_map(4, ["d0", "d1", "d2"]), body, init=init)
         return self.plain(name, x.shape, dt)
 
