@@ -34,25 +34,6 @@ Agent::~Agent() = default;
   LLVM_DEBUG(llvm::dbgs() << "[egg-expert] " << (kernel).getSymName() << ": "  \
                           << what << "\n")
 
-/// Whether a parallel loop of `anchor` (of more than one iteration) indexes
-/// none of its inputs: every output along it reads the same elements.
-static bool readAlikeAlongParallelLoop(Operation *anchor) {
-  auto op = dyn_cast_or_null<linalg::LinalgOp>(anchor);
-  if (!op)
-    return false;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (unsigned loop = 0; loop < op.getNumLoops(); ++loop) {
-    if (iterators[loop] != utils::IteratorType::parallel || ranges[loop] < 2)
-      continue;
-    if (llvm::none_of(op.getDpsInputOperands(), [&](OpOperand *input) {
-          return op.getMatchingIndexingMap(input).isFunctionOfDim(loop);
-        }))
-      return true;
-  }
-  return false;
-}
-
 FailureOr<StructureAttr>
 ExpertAgent::chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) {
   // The legal set is ordered best first by the principles.
@@ -67,21 +48,6 @@ ExpertAgent::chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) {
   };
   std::optional<int64_t> row = cooperativeRowLength(kernel);
   TargetAttr target = lookupTarget(kernel);
-  // A row of a warp or less that every output along some parallel loop
-  // reads alike (a blocked scan: y[i] sums x[j] for j <= i) takes a thread
-  // per output: threads along that loop share each load, where a warp per
-  // output would spend five shuffles on every one (principle 5 of
-  // structure.md).
-  Formulation last = legal.back().getFormulation();
-  bool serialLast = last == Formulation::reduce_serial ||
-                    last == Formulation::norm_two_pass ||
-                    last == Formulation::softmax_three_pass;
-  if (row && target && serialLast && *row <= target.getWarpSize() &&
-      readAlikeAlongParallelLoop(kernel.getAnchorOp())) {
-    EXPERT_TRACE(kernel, "a thread per output: rows of "
-                             << *row << " read alike along a parallel loop");
-    return legal.back();
-  }
   if (row && target && has(Formulation::reduce_row_per_block)) {
     auto quiet = [&]() { return kernel.emitOpError(); };
     ScopedDiagnosticHandler silence(kernel.getContext(),

@@ -1,15 +1,8 @@
+// RUN: not egg-opt %s --egg-pipeline="chip=sm_90a agent=expert" -o /dev/null 2>&1 | FileCheck %s
 // A scan of 32-element chunks (a reduction whose terms past the position
-// are zero) whose last element a consumer in the same kernel reads. The
-// expert gives it a thread per output (every output along the position
-// reads the same chunk), which compiles:
-// RUN: egg-opt %s --egg-pipeline="chip=sm_90a agent=expert record=%t.json" -o /dev/null
-// RUN: FileCheck %s --check-prefix=EXPERT --input-file=%t.json
-// EXPERT: "structure": "#egg.structure<reduce_serial>"
-// A warp per row is refused: the row lowering cannot share the rows among
-// lanes, and lanes running the reduction as it is would all add into the
-// same elements.
-// RUN: sed -e 's/reduce_serial/reduce_row_per_warp/' -e 's/"tuning": ".*"/"tuning": "#egg.tuning<threads = [256], block = [1, 64], warp = [1, 8], vector = 4>"/' %t.json > %t.warp.json
-// RUN: not egg-opt %s --egg-pipeline="chip=sm_90a agent=replay decisions=%t.warp.json" -o /dev/null 2>&1 | FileCheck %s
+// are zero) whose last element a consumer in the same kernel reads: the
+// row lowering cannot share the rows among lanes, and lanes running the
+// reduction as it is would all add into the same elements.
 // CHECK: error: 'linalg.generic' op reduces into memory that every thread of the block shares
 func.func @forward(%x: tensor<4096x64x32xf32>) -> (tensor<4096x64x32xf32>, tensor<4096x64xf32>) {
   %zero = arith.constant 0.0 : f32
