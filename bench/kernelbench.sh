@@ -15,7 +15,11 @@ export EGG_TOOLS=$tools/egg-tools/bin
 export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 export PATH=$CUDA_HOME/bin:$PATH
 export PYTHONPATH=$here/python${PYTHONPATH:+:$PYTHONPATH}
-export EGG_COMMIT=${EGG_COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+# The commit the rows are stamped with: EGG_COMMIT, else the one the bundle
+# was built at (a GPU host's copy of the tree may carry a stale .git).
+revision=$(cat "$tools/egg-tools/REVISION" 2>/dev/null || true)
+[[ $revision == *-dirty ]] && revision=${revision:0:7}-dirty || revision=${revision:0:7}
+export EGG_COMMIT=${EGG_COMMIT:-${revision:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)}}
 exec python3 -m egg.bench --out "${EGG_BENCH_RUN:-$here/bench/kernelbench/run}" \
   --compile-cache "$here/bench/kernelbench/torch-compile-cache.json" \
   --markdown "$here/docs/kernelbench.md" "$@"

@@ -13,7 +13,9 @@ mkdir -p "$stage/egg-tools/bin" "$here/.bundle"
 for tool in egg-opt egg-translate egg-eval egg-tune; do
   strip -o "$stage/egg-tools/bin/$tool" "$build/bin/$tool"
 done
-git -C "$here" rev-parse HEAD > "$stage/egg-tools/REVISION" 2>/dev/null || true
+# The commit built (+ "-dirty" with uncommitted changes): bench/kernelbench.sh
+# stamps its rows with it.
+git -C "$here" describe --always --dirty --abbrev=40 > "$stage/egg-tools/REVISION" 2>/dev/null || true
 bundle=$here/.bundle/egg-tools-linux-x86_64.tar.xz
 tar -C "$stage" -cf - egg-tools | xz -9 -T2 > "$bundle"
 
