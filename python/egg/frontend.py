@@ -1999,14 +1999,18 @@ class Importer:
         weight, bias = node.args[1], node.args[2]
         if not node.args[training_at]:
             raise refuse(node, "batch norm in eval mode through the functional form")
-        # The spatial dims as one (views): lanes share a row along one loop.
+        # An instance norm (a batch of one) reduces trailing dims only: its
+        # spatial dims as one (views), so lanes share a row along one loop.
+        # A batch's statistics are staged over a collapsed view anyway
+        # (normalize), and its normalising map keeps the input's shape, so
+        # that what follows (a ReLU, a scale) joins its kernel.
         shape = x.shape
-        if len(shape) > 3:
+        if len(shape) > 3 and shape[0] == 1:
             x = self.reshape(node, x, shape[:2] + (math.prod(shape[2:]),))
         dims = [0] + list(range(2, len(x.shape)))
         affine = [(self.arg(v), [1]) if v is not None else (None, None) for v in (weight, bias)]
         y = self.normalize(node, x, dims, node.args[eps_at], *affine)
-        if len(shape) > 3:
+        if y.shape != shape:
             y = self.reshape(node, y, shape)
         return (y, None, None) + ((None, None) if len(node.meta["val"]) > 3 else ())
 
