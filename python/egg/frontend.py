@@ -387,10 +387,25 @@ class Importer:
         argument seen with size-1 dims added or removed is reshaped instead:
         a view of the argument, where a copy would be a kernel of its own
         (a copy of a computed tensor joins its producer's kernel)."""
-        if not v.is_plain() and v.name in self.arguments and v.shape and \
-                v.phys_shape and unit_dims_only(v):
-            return self.view_reshape(self.plain(v.name, v.phys_shape, v.dtype), v.shape)
+        if not v.is_plain() and v.name in self.arguments and v.shape:
+            view = self.unit_view(v, v.shape)
+            if view:
+                return view
         return self.relayout(v, list(range(len(v.shape))))
+
+    def indexed(self, v):
+        """v, or v materialized where a logical dim has no physical one:
+        every loop of a generic reading it needs an operand that indexes it."""
+        if any(d not in v.phys for d in range(len(v.shape))):
+            return self.materialize(v)
+        return v
+
+    def unit_view(self, v, shape):
+        """v's physical tensor reshaped to `shape` where v holds its elements
+        in order (size-1 dims added or removed only); else None."""
+        if v.phys_shape and unit_dims_only(v):
+            return self.view_reshape(self.plain(v.name, v.phys_shape, v.dtype), shape)
+        return None
 
     def relayout(self, v, order):
         """The view laid out as a tensor whose physical dim p follows logical
@@ -1416,9 +1431,7 @@ class Importer:
                          [m.get(l) if l is not None else None for l in v.phys])
         # Otherwise collapse to 1-D and expand: contiguous data only (a view
         # holding its tensor's elements in order is that tensor reshaped).
-        if v.phys_shape and unit_dims_only(v):
-            return self.view_reshape(self.plain(v.name, v.phys_shape, v.dtype), shape)
-        return self.view_reshape(self.materialize(v), shape)
+        return self.unit_view(v, shape) or self.view_reshape(self.materialize(v), shape)
 
     def view_reshape(self, src, shape):
         """The plain tensor src, its elements in order, seen with `shape`
@@ -1920,8 +1933,7 @@ class Importer:
             y = self.normalize(node, squeezed, [new[d] for d in dims if d in new], eps, *affine)
             return Value(y.name, y.phys_shape, x.shape, dt, [keep[l] for l in y.phys])
         kept = [i for i in range(rank) if i not in dims]
-        if any(d not in x.phys for d in range(rank)):
-            x = self.materialize(x)  # Every loop needs an operand that indexes it.
+        x = self.indexed(x)
         count = math.prod(x.shape[d] for d in dims)
         # Reduced dims with a kept one after them (batch norm's N beside H
         # and W, around C): each statistic sums the trailing reduced dims
@@ -1944,17 +1956,14 @@ class Importer:
         # (a view [parts, N / parts, K]), then the parts' sums added.
         columns = math.prod(x.shape[d] for d in kept)
         parts = column_parts(count, columns) if dims == list(range(len(dims))) else 1
-        src_kept = kept
+        split = not staged and parts > 1
+        src_kept = kept  # The kept dims in src's loops.
         if staged:
             lead = rank - len(inner)  # x's dims before the inner ones.
-            src = self.reshape(node, x, x.shape[:lead] + (math.prod(x.shape[lead:]),))
-            if any(d not in src.phys for d in range(len(src.shape))):
-                src = self.materialize(src)  # Every loop needs an operand that indexes it.
+            src = self.indexed(self.reshape(node, x, x.shape[:lead] + (math.prod(x.shape[lead:]),)))
             first, after = [lead], outer
-        elif parts > 1:
-            src = self.reshape(node, x, (parts, count // parts, columns))
-            if any(d not in src.phys for d in range(3)):
-                src = self.materialize(src)
+        elif split:
+            src = self.indexed(self.reshape(node, x, (parts, count // parts, columns)))
             first, after, src_kept = [1], [0], [2]
         else:
             src, first, after = x, dims, []
@@ -1964,9 +1973,9 @@ class Importer:
             if not after:
                 return part
             total = self.reduce(part, after, "sum")
-            if src_kept is kept:
-                return total
-            return self.reshape(node, total, tuple(x.shape[d] for d in kept))
+            if split:
+                return self.reshape(node, total, tuple(x.shape[d] for d in kept))
+            return total
         mean = self.elementwise_plain(rest(self.reduce(src, first, "sum")), count, "divf")
 
         def var_body(a):
@@ -1976,8 +1985,8 @@ class Importer:
         sq_dims = [i for i in range(src_rank) if i not in first]
         sq_shape = tuple(src.shape[i] for i in sq_dims)
         iters = ["reduction" if i in first else "parallel" for i in range(src_rank)]
-        mean_in_src = mean if src_kept is kept else \
-            self.reshape(node, mean, tuple(src.shape[d] for d in src_kept))
+        mean_in_src = self.reshape(node, mean, tuple(src.shape[d] for d in src_kept)) \
+            if split else mean
         sq = self.e.generic(src_rank, iters, [(src, list(range(src_rank))), (mean_in_src, src_kept)],
                             sq_shape, dt, affine_map(src_rank, [f"d{i}" for i in sq_dims]),
                             var_body, init=self.e.filled(sq_shape, dt, 0.0))
