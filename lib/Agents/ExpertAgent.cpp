@@ -28,12 +28,6 @@ using namespace mlir::egg::expert;
 
 Agent::~Agent() = default;
 
-/// Traces which rule decided (-debug-only=egg-expert, in builds with
-/// assertions).
-#define EXPERT_TRACE(kernel, what)                                             \
-  LLVM_DEBUG(llvm::dbgs() << "[egg-expert] " << (kernel).getSymName() << ": "  \
-                          << what << "\n")
-
 FailureOr<StructureAttr>
 ExpertAgent::chooseStructure(KernelOp kernel, ArrayRef<StructureAttr> legal) {
   // The legal set is ordered best first by the principles.
@@ -139,6 +133,8 @@ FailureOr<TuningAttr> ExpertAgent::chooseTuning(KernelOp kernel,
   }
   if (structure.getFormulation() == Formulation::reduce_two_stage)
     return chooseColumns(kernel, structure, target);
+  if (structure.getFormulation() == Formulation::scan_warp)
+    return chooseScan(kernel, structure, target);
   // Widest accesses first (16 bytes per thread, principle 7); if the
   // kernel cannot take them, the same choice with scalar accesses.
   if (classifyKernel(kernel) == KernelClass::Contraction) {

@@ -14,6 +14,13 @@
 #include "egg/Agents/Agent.h"
 #include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Support/Saturating.h"
+#include "llvm/Support/Debug.h"
+
+/// Traces which rule decided (-debug-only=egg-expert, in builds with
+/// assertions); the including file defines DEBUG_TYPE "egg-expert".
+#define EXPERT_TRACE(kernel, what)                                             \
+  LLVM_DEBUG(llvm::dbgs() << "[egg-expert] " << (kernel).getSymName() << ": "  \
+                          << what << "\n")
 
 namespace mlir::egg::expert {
 
@@ -143,6 +150,10 @@ private:
   /// Rows shared by lanes: 16-byte accesses (principle 7), four rows (warps)
   /// per block, or for a block per row about four vectors per thread.
   FailureOr<TuningAttr> chooseRow(KernelOp kernel, StructureAttr structure);
+  /// Scans (principle 10 of structure.md): a warp per row, 8 rows per
+  /// block while the rows fill two blocks per SM, 16-byte lane accesses.
+  FailureOr<TuningAttr> chooseScan(KernelOp kernel, StructureAttr structure,
+                                   TargetAttr target);
 
   /// Maps and loop nests each thread runs (principles 3 to 7 of
   /// tuning.md): up to three loops take the block's threads; the others

@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 
+#define DEBUG_TYPE "egg-expert"
+
 using namespace mlir;
 using namespace mlir::egg;
 using namespace mlir::egg::expert;
@@ -225,4 +227,45 @@ FailureOr<TuningAttr> ExpertAgent::chooseRow(KernelOp kernel,
   if (TuningAttr tuning = build(0))
     return tuning;
   return failure();
+}
+
+FailureOr<TuningAttr> ExpertAgent::chooseScan(KernelOp kernel,
+                                              StructureAttr structure,
+                                              TargetAttr target) {
+  auto emitError = [&]() { return kernel.emitOpError(); };
+  FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
+  auto scan = dyn_cast_or_null<ScanOp>(kernel.getRootOp());
+  if (failed(loops) || !scan || loops->parallelPositions.empty())
+    return failure();
+  int64_t n = scan.getScanLength();
+  int64_t bits =
+      cast<ShapedType>(scan.getInput().getType()).getElementTypeBitWidth();
+  int64_t vector = std::max<int64_t>(1, 128 / bits);
+  while (vector > 1 && n % vector != 0)
+    vector /= 2;
+  size_t numParallel = loops->parallelPositions.size();
+  int64_t rows = 1;
+  for (unsigned pos : loops->parallelPositions)
+    rows = mulSat(rows, loops->extents[pos]);
+  // Rows per block on the innermost row loop: 8 warps, fewer where the
+  // rows would not give two blocks per SM.
+  int64_t inner = loops->extents[loops->parallelPositions.back()];
+  int64_t perBlock = largestDivisorAtMost(inner, 8);
+  int64_t sms = target ? target.getSmCount() : 1;
+  while (perBlock > 1 && rows / perBlock < 2 * sms)
+    perBlock = largestDivisorAtMost(inner, perBlock / 2);
+  SmallVector<int64_t> block(numParallel, 1), warp(numParallel, 1);
+  block.back() = perBlock;
+  EXPERT_TRACE(kernel, "scan: " << rows << " rows of " << n << ", " << perBlock
+                                << " per block, vector " << vector);
+  TuningAttr tuning =
+      TuningBuilder(kernel.getContext())
+          .threads({32 * perBlock})
+          .block(block)
+          .warp(warp)
+          .vector(vector)
+          .getChecked(function_ref<InFlightDiagnostic()>(emitError));
+  if (!tuning || failed(checkLowerable(kernel, structure, tuning, emitError)))
+    return failure();
+  return tuning;
 }

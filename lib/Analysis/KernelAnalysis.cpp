@@ -24,6 +24,8 @@ StringRef mlir::egg::stringifyKernelClass(KernelClass kind) {
     return "normalization";
   case KernelClass::Softmax:
     return "softmax";
+  case KernelClass::Scan:
+    return "scan";
   }
   llvm_unreachable("unknown kernel class");
 }
@@ -56,6 +58,8 @@ bool mlir::egg::isRowContraction(Operation *op) {
 
 KernelClass mlir::egg::classifyKernel(KernelOp kernel) {
   Block &body = kernel.getBodyBlock();
+  if (isa_and_nonnull<ScanOp>(kernel.getAnchorOp()))
+    return KernelClass::Scan;
   if (llvm::any_of(body,
                    [](Operation &op) { return isa<linalg::SoftmaxOp>(op); }))
     return KernelClass::Softmax;

@@ -1,7 +1,8 @@
 //===- Reference.cpp - Independent float64 reference ----------------------===//
 
-#include "egg/Support/Saturating.h"
 #include "egg/Eval/Reference.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
+#include "egg/Support/Saturating.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -460,9 +461,9 @@ public:
 
   llvm::Error prepare(llvm::StringRef source, llvm::StringRef name) {
     DialectRegistry registry;
-    registry
-        .insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
-                math::MathDialect, tensor::TensorDialect>();
+    registry.insert<arith::ArithDialect, egg::EggDialect, func::FuncDialect,
+                    linalg::LinalgDialect, math::MathDialect,
+                    tensor::TensorDialect>();
     context->appendDialectRegistry(registry);
     context->loadAllAvailableDialects();
     std::string diagnostics;
@@ -549,9 +550,13 @@ public:
         else
           llvm::consumeError(program.takeError());
       }
+      if (auto scan = dyn_cast<egg::ScanOp>(op))
+        work += double(numElements(
+            cast<RankedTensorType>(scan.getInput().getType()).getShape()));
       if (isa<arith::ConstantOp, tensor::EmptyOp, linalg::GenericOp,
-              tensor::PadOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp,
-              tensor::CastOp, tensor::ExtractSliceOp, func::ReturnOp>(op))
+              egg::ScanOp, tensor::PadOp, tensor::ExpandShapeOp,
+              tensor::CollapseShapeOp, tensor::CastOp, tensor::ExtractSliceOp,
+              func::ReturnOp>(op))
         continue;
       return error("unsupported op " + where(&op));
     }
@@ -671,7 +676,23 @@ private:
       return executeSlice(slice);
     if (auto generic = dyn_cast<linalg::GenericOp>(op))
       return executeGeneric(generic, threads);
+    if (auto scan = dyn_cast<egg::ScanOp>(op))
+      return executeScan(scan);
     return error("unsupported op " + where(&op));
+  }
+
+  /// An inclusive scan along the innermost dimension, in order.
+  llvm::Error executeScan(egg::ScanOp scan) {
+    auto t = std::make_shared<RefTensor>(*tensors[scan.getInput()]);
+    int64_t n = t->shape.empty() ? 0 : t->shape.back();
+    bool product = scan.getKind() == egg::ScanKind::mul;
+    for (size_t row = 0; n > 0 && row < t->data.size(); row += n)
+      for (int64_t i = 1; i < n; ++i) {
+        double &x = t->data[row + i];
+        x = product ? t->data[row + i - 1] * x : t->data[row + i - 1] + x;
+      }
+    tensors[scan.getResult()[0]] = t;
+    return llvm::Error::success();
   }
 
   /// A static slice (as egg-split-k's sum kernels read their workspace);

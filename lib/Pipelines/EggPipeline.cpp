@@ -82,6 +82,7 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   pm.addPass(createEggDistributeRows());
   pm.addPass(createEggLowerSharedGemm());
   pm.addPass(createEggLowerColumnReductions());
+  pm.addPass(createEggLowerScans());
   pm.addPass(createEggLowerStagedMaps());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());

@@ -8,6 +8,7 @@
 #include "egg/Tools/Registration.h"
 #include "egg/Agents/Passes.h"
 #include "egg/Dialect/Egg/IR/EggDialect.h"
+#include "egg/Dialect/Egg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 #include "egg/Pipelines/Pipelines.h"
 
@@ -69,6 +70,7 @@ void mlir::egg::registerToolExtensions(DialectRegistry &registry) {
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   vector::registerBufferizableOpInterfaceExternalModels(registry);
+  egg::registerBufferizableOpInterfaceExternalModels(registry);
   // The transform ops egg-map-to-gpu uses.
   linalg::registerTransformDialectExtension(registry);
   gpu::registerTransformDialectExtension(registry);

@@ -49,15 +49,16 @@ closestFirst(SmallVectorImpl<std::pair<double, TuningAttr>> &found,
   return result;
 }
 
-/// Rows shared by lanes: rows per block (a warp each) or threads per block
-/// (one row each), and vector widths up to the anchor's.
+/// Rows shared by lanes, and scans: rows per block (a warp each) or threads
+/// per block (one row each), and vector widths up to the anchor's.
 static SmallVector<TuningAttr> enumerateRowTunings(KernelOp kernel,
                                                    const RootLoops &loops,
                                                    TuningAttr anchor,
                                                    size_t limit) {
   auto emitError = [&]() { return kernel.emitOpError(); };
-  bool perWarp = kernel.getStructureAttr().getFormulation() ==
-                 Formulation::reduce_row_per_warp;
+  Formulation formulation = kernel.getStructureAttr().getFormulation();
+  bool perWarp = formulation == Formulation::reduce_row_per_warp ||
+                 formulation == Formulation::scan_warp;
   SmallVector<int64_t> block = llvm::to_vector(anchor.getBlock());
   // The innermost loop tiled by blocks is the one that varies.
   std::optional<size_t> inner;
@@ -309,7 +310,9 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
   if (failed(loops))
     return result;
   size_t numParallel = loops->parallelPositions.size();
-  if (isCooperativeRow(kernel.getStructureAttr()))
+  if (isCooperativeRow(kernel.getStructureAttr()) ||
+      (kernel.getStructureAttr() &&
+       kernel.getStructureAttr().getFormulation() == Formulation::scan_warp))
     return enumerateRowTunings(kernel, *loops, anchor, limit);
   if (isMmaGemm(anchor))
     return enumerateMmaTunings(kernel, anchor, limit);

@@ -290,11 +290,12 @@ def block_diagonal(t, groups):
     return out
 
 
-# Elements a scan takes at once (scan_rows): each level of the blocked scan
-# costs this many operations an element.
+# Rows at most this long scan as an elementwise generic (short_scan), which
+# its consumer's kernel can take; longer ones as egg.scan, a kernel of its
+# own whose warps read and write each element once.
 SCAN_CHUNK = 32
-# A scan's combining op and its identity, by kind.
-SCAN_OPS = {"sum": ("addf", 0.0), "prod": ("mulf", 1.0)}
+# A scan's combining op, its identity and egg.scan's kind, by kind.
+SCAN_OPS = {"sum": ("addf", 0.0, "add"), "prod": ("mulf", 1.0, "mul")}
 
 # A whole-tensor reduction of at least this many elements runs in two stages:
 # many rows reduced in parallel, then one row of their partial results (one
@@ -1292,33 +1293,20 @@ class Importer:
         y = self.reshape(node, self.scan_rows(node, rows, kind), u.phys_shape)
         return Value(y.name, u.phys_shape, v.shape, v.dtype, list(order))
 
-    def scan_rows(self, node, x, kind, exclusive=False):
-        """Scan of each row of the plain [R, N] tensor x (inclusive, or
-        `exclusive`: each element the op over the ones before it), blocked:
-        rows cut into chunks of SCAN_CHUNK (padded with the identity), the
-        chunks' totals scanned exclusively the same way, and each chunk
-        scanned on its own (chunk_scan) starting from the total of the
-        chunks before it. SCAN_CHUNK operations an element per level,
-        log_CHUNK(N) levels, the input read twice and the result written
-        once: a plain formulation until scans get one of their own."""
+    def scan_rows(self, node, x, kind):
+        """Inclusive scan of each row of the plain [R, N] tensor x: an
+        elementwise generic for short rows, else egg.scan."""
         r, n = x.shape
-        op, identity = SCAN_OPS[kind]
         if n <= SCAN_CHUNK:
-            return self.short_scan(x, kind, exclusive)
-        chunks = -(-n // SCAN_CHUNK)
-        if chunks * SCAN_CHUNK != n:
-            name, shape = self.e.pad_sides(x.name, x.shape, x.dtype, [0, 0],
-                                           [0, chunks * SCAN_CHUNK - n], identity)
-            x = self.plain(name, shape, x.dtype)
-        blocked = self.reshape(node, x, (r, chunks, SCAN_CHUNK))
-        # The op over the chunks before each chunk, from the chunks' totals
-        # reduced from the input; each chunk's scan starts from it.
-        before = self.scan_rows(node, self.chunk_totals(blocked, kind), kind, exclusive=True)
-        out = self.chunk_scan(blocked, kind, exclusive, before)
-        out = self.reshape(node, out, (r, chunks * SCAN_CHUNK))
-        return out if chunks * SCAN_CHUNK == n else self.slice(node, out, 1, 0, n, 1)
+            return self.short_scan(x, kind)
+        x = self.materialize(x)
+        init, name = self.e.empty((r, n), x.dtype), self.e.fresh("s")
+        ty = tensor_type((r, n), x.dtype)
+        self.e.emit(f"{name} = egg.scan {SCAN_OPS[kind][2]} {x.name} into {init} "
+                    f": {ty}, {ty} -> {ty}")
+        return self.plain(name, (r, n), x.dtype)
 
-    def short_scan(self, x, kind, exclusive):
+    def short_scan(self, x, kind):
         """Scan of rows of at most SCAN_CHUNK elements as an elementwise
         generic: element k of the row is an operand of its own (map
         (d0, d1) -> (d0, k)), kept where k is before (or at) the element. No
@@ -1327,7 +1315,7 @@ class Importer:
         r, n = x.shape
         x = self.materialize(x)
         dt, fresh = x.dtype, self.e.fresh
-        op, identity = SCAN_OPS[kind]
+        op, identity, _ = SCAN_OPS[kind]
         maps = [f"affine_map<(d0, d1) -> (d0, {k})>" for k in range(n)]
         maps.append("affine_map<(d0, d1) -> (d0, d1)>")
         init, name, ty = self.e.empty((r, n), dt), fresh("g"), tensor_type((r, n), dt)
@@ -1343,7 +1331,7 @@ class Importer:
         for k in range(n):
             at, keep, term, nxt = fresh("i"), fresh("t"), fresh("t"), fresh("t")
             lines += [f"{at} = arith.constant {k} : index",
-                      f"{keep} = arith.cmpi {'ult' if exclusive else 'ule'}, {at}, {i} : index",
+                      f"{keep} = arith.cmpi ule, {at}, {i} : index",
                       f"{term} = arith.select {keep}, %b{k}, {unit} : {dt}",
                       f"{nxt} = arith.{op} {cur}, {term} : {dt}"]
             cur = nxt
@@ -1352,51 +1340,6 @@ class Importer:
         self.e.emit(f"  linalg.yield {cur} : {dt}")
         self.e.emit(f"}} -> {ty}")
         return self.plain(name, (r, n), dt)
-
-    def chunk_totals(self, x, kind):
-        """The sum or product of each chunk (the last dim) of the plain
-        [R, C, L] tensor x."""
-        r, c, length = x.shape
-        op, identity = SCAN_OPS[kind]
-        init = self.e.filled((r, c), x.dtype, identity)
-
-        def body(a):
-            acc = self.e.fresh("t")
-            return [f"{acc} = arith.{op} {a[1]}, {a[0]} : {x.dtype}"], acc
-        name = self.e.generic(3, ["parallel", "parallel", "reduction"], [(x, [0, 1, 2])],
-                              (r, c), x.dtype, affine_map(3, ["d0", "d1"]), body, init=init)
-        return self.plain(name, (r, c), x.dtype)
-
-    def chunk_scan(self, x, kind, exclusive=False, before=None):
-        """Scan along the last dim of the plain [R, C, L] tensor x:
-        y[r, c, i] = op over j <= i (exclusive: j < i) of x[r, c, j], a
-        reduction whose other terms are the identity (positions from
-        linalg.index); started from before[r, c] where given (its term
-        joins at j = 0), so a blocked scan takes no pass of its own to
-        offset its chunks."""
-        r, c, length = x.shape
-        dt = x.dtype
-        op, identity = SCAN_OPS[kind]
-        init = self.e.filled(x.shape, dt, identity)
-
-        def body(a):
-            i, j, keep, unit, term, acc = (self.e.fresh("t") for _ in range(6))
-            lines = [f"{i} = linalg.index 2 : index", f"{j} = linalg.index 3 : index",
-                     f"{keep} = arith.cmpi {'ult' if exclusive else 'ule'}, {j}, {i} : index",
-                     f"{unit} = arith.constant {float_literal(identity, dt)} : {dt}",
-                     f"{term} = arith.select {keep}, {a[0]}, {unit} : {dt}"]
-            if before is not None:
-                zero, first, start, both = (self.e.fresh("t") for _ in range(4))
-                lines += [f"{zero} = arith.constant 0 : index",
-                          f"{first} = arith.cmpi eq, {j}, {zero} : index",
-                          f"{start} = arith.select {first}, {a[1]}, {unit} : {dt}",
-                          f"{both} = arith.{op} {term}, {start} : {dt}"]
-                term = both
-            return lines + [f"{acc} = arith.{op} {a[-1]}, {term} : {dt}"], acc
-        inputs = [(x, [0, 1, 3])] + ([(before, [0, 1])] if before is not None else [])
-        name = self.e.generic(4, ["parallel"] * 3 + ["reduction"], inputs, x.shape, dt,
-                              affine_map(4, ["d0", "d1", "d2"]), body, init=init)
-        return self.plain(name, x.shape, dt)
 
     def triangle(self, node, v, diagonal, upper):
         """triu (upper) or tril of the last two dims: elements with

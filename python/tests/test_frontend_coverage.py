@@ -94,7 +94,8 @@ CASES = {
     "group_norm": (torch.nn.GroupNorm(2, 4), [(2, 4, 5, 6)]),
     "group_norm_3d": (torch.nn.GroupNorm(4, 8), [(2, 8, 3, 4, 5)]),
     "layer_norm_two_dims": (torch.nn.LayerNorm((5, 6)), [(3, 4, 5, 6)]),
-    # Scans: blocked, with the chunk totals scanned the same way.
+    # Scans: egg.scan beyond 32 elements (a warp per row), an elementwise
+    # generic up to 32.
     "cumsum_short_rows": (Fn(lambda x: torch.cumsum(x, 1)), [(4, 8)]),
     "cumsum_padded_chunks": (Fn(lambda x: torch.cumsum(x, 1)), [(3, 1000)]),
     "cumsum_outer_dim": (Fn(lambda x: torch.cumsum(x, 0) * 2), [(70, 5)]),

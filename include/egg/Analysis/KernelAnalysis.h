@@ -22,6 +22,7 @@ enum class KernelClass {
   Reduction,
   Normalization,
   Softmax,
+  Scan,
 };
 llvm::StringRef stringifyKernelClass(KernelClass kind);
 KernelClass classifyKernel(KernelOp kernel);

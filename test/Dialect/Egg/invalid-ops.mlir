@@ -278,3 +278,27 @@ func.func @padded_view_rank(%x: memref<4xf32>) {
   %v = egg.padded_view %x low [1, 1] high [1, 1] : memref<4xf32> to memref<6xf32, strided<[1], offset: ?>>
   return
 }
+
+// -----
+
+func.func @scan_shape(%x: tensor<8x100xf32>, %e: tensor<8x99xf32>) {
+  // expected-error @+1 {{takes an init of the input's shape and element type, got 'tensor<8x99xf32>' for 'tensor<8x100xf32>'}}
+  %s = egg.scan add %x into %e : tensor<8x100xf32>, tensor<8x99xf32> -> tensor<8x99xf32>
+  return
+}
+
+// -----
+
+func.func @scan_mixed(%x: tensor<8x100xf32>, %e: memref<8x100xf32>) {
+  // expected-error @+1 {{takes an input and an init that are both tensors or both buffers}}
+  egg.scan add %x into %e : tensor<8x100xf32>, memref<8x100xf32>
+  return
+}
+
+// -----
+
+func.func @scan_result(%x: memref<8x100xf32>, %e: memref<8x100xf32>) {
+  // expected-error @+1 {{on buffers returns nothing}}
+  %s = egg.scan add %x into %e : memref<8x100xf32>, memref<8x100xf32> -> tensor<8x100xf32>
+  return
+}

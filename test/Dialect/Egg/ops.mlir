@@ -66,3 +66,14 @@ func.func @padded_view(%x: memref<2x4x4x8xf16>) -> memref<2x6x6x8xf16, strided<[
   %v = egg.padded_view %x low [0, 1, 1, 0] high [0, 1, 1, 0] : memref<2x4x4x8xf16> to memref<2x6x6x8xf16, strided<[128, 32, 8, 1], offset: ?>>
   return %v : memref<2x6x6x8xf16, strided<[128, 32, 8, 1], offset: ?>>
 }
+
+// CHECK-LABEL: func.func @scans
+func.func @scans(%x: tensor<8x100xf32>, %b: memref<4x64xbf16>,
+                 %o: memref<4x64xbf16>) -> tensor<8x100xf32> {
+  %e = tensor.empty() : tensor<8x100xf32>
+  // CHECK: egg.scan add %{{.*}} into %{{.*}} : tensor<8x100xf32>, tensor<8x100xf32> -> tensor<8x100xf32>
+  %s = egg.scan add %x into %e : tensor<8x100xf32>, tensor<8x100xf32> -> tensor<8x100xf32>
+  // CHECK: egg.scan mul %{{.*}} into %{{.*}} : memref<4x64xbf16>, memref<4x64xbf16>
+  egg.scan mul %b into %o : memref<4x64xbf16>, memref<4x64xbf16>
+  return %s : tensor<8x100xf32>
+}

@@ -4,7 +4,9 @@
 #include "egg/Target/Limits.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
@@ -56,6 +58,10 @@ void KernelOp::build(OpBuilder &builder, OperationState &state, StringRef name,
 Operation *KernelOp::getAnchorOp() {
   Operation *lastLinalg = nullptr, *lastAnchor = nullptr;
   for (Operation &op : getBodyBlock()) {
+    if (isa<ScanOp>(op)) {
+      lastLinalg = lastAnchor = &op;
+      continue;
+    }
     if (!isa<linalg::LinalgDialect>(op.getDialect()))
       continue;
     lastLinalg = &op;
@@ -72,7 +78,8 @@ Operation *KernelOp::getRootOp() {
   // which tool parses the IR.
   Operation *root = nullptr;
   for (Operation &op : getBodyBlock())
-    if (isa<linalg::LinalgDialect>(op.getDialect()) || isa<tensor::PadOp>(op))
+    if (isa<linalg::LinalgDialect>(op.getDialect()) ||
+        isa<tensor::PadOp, ScanOp>(op))
       root = &op;
   return root;
 }
@@ -215,5 +222,107 @@ LogicalResult PaddedViewOp::verify() {
     return emitOpError("result type must be ")
            << want << " (the padded shape, the source's strides and a "
            << "dynamic offset)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScanOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScanOp::verify() {
+  auto input = cast<ShapedType>(getInput().getType());
+  auto init = cast<ShapedType>(getInit().getType());
+  if (isa<TensorType>(input) != isa<TensorType>(init))
+    return emitOpError("takes an input and an init that are both tensors or "
+                       "both buffers");
+  if (!input.hasRank() || !init.hasRank() || input.getRank() == 0)
+    return emitOpError("scans ranked values of rank 1 or more");
+  if (input.getShape() != init.getShape() ||
+      input.getElementType() != init.getElementType())
+    return emitOpError("takes an init of the input's shape and element type, "
+                       "got ")
+           << init << " for " << input;
+  if (isa<TensorType>(init)) {
+    if (getResult().size() != 1 || getResult()[0].getType() != init)
+      return emitOpError("on tensors returns one value of the init's type");
+  } else if (!getResult().empty()) {
+    return emitOpError("on buffers returns nothing");
+  }
+  return success();
+}
+
+void ScanOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (!hasPureBufferSemantics())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get(), &getInputMutable(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), &getInitMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+SmallVector<utils::IteratorType> ScanOp::getLoopIteratorTypes() {
+  int64_t rank = cast<ShapedType>(getInput().getType()).getRank();
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  // The scanned dimension carries a value from element to element.
+  iterators.back() = utils::IteratorType::reduction;
+  return iterators;
+}
+
+SmallVector<Range> ScanOp::getIterationDomain(OpBuilder &b) {
+  SmallVector<Range> domain;
+  Location loc = getLoc();
+  auto type = cast<ShapedType>(getInput().getType());
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    OpFoldResult size =
+        type.isDynamicDim(d)
+            ? OpFoldResult(tensor::getMixedSize(b, loc, getInput(), d))
+            : OpFoldResult(b.getIndexAttr(type.getDimSize(d)));
+    domain.push_back(Range{b.getIndexAttr(0), size, b.getIndexAttr(1)});
+  }
+  return domain;
+}
+
+FailureOr<TilingResult>
+ScanOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
+                               ArrayRef<OpFoldResult> sizes) {
+  // A tile keeps its rows whole: the scanned dimension is never split.
+  auto type = cast<ShapedType>(getInput().getType());
+  if (!isConstantIntValue(offsets.back(), 0) ||
+      getConstantIntValue(sizes.back()) != type.getShape().back())
+    return emitOpError("cannot split the scanned dimension into tiles");
+  Location loc = getLoc();
+  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+  Operation *inputSlice, *initSlice;
+  if (isa<TensorType>(type)) {
+    inputSlice = tensor::ExtractSliceOp::create(b, loc, getInput(), offsets,
+                                                sizes, strides);
+    initSlice = tensor::ExtractSliceOp::create(b, loc, getInit(), offsets,
+                                               sizes, strides);
+  } else {
+    inputSlice =
+        memref::SubViewOp::create(b, loc, getInput(), offsets, sizes, strides);
+    initSlice =
+        memref::SubViewOp::create(b, loc, getInit(), offsets, sizes, strides);
+  }
+  Value init = initSlice->getResult(0);
+  SmallVector<Type> results;
+  if (isa<TensorType>(type))
+    results.push_back(init.getType());
+  auto tiled = ScanOp::create(b, loc, results, inputSlice->getResult(0), init,
+                              getKind());
+  return TilingResult{{tiled},
+                      SmallVector<Value>(tiled->getResults()),
+                      {inputSlice, initSlice}};
+}
+
+LogicalResult ScanOp::getResultTilePosition(
+    OpBuilder &, unsigned, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
+    SmallVector<OpFoldResult> &resultSizes) {
+  resultOffsets.assign(offsets.begin(), offsets.end());
+  resultSizes.assign(sizes.begin(), sizes.end());
   return success();
 }

@@ -354,7 +354,10 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   // distributed after bufferization by egg-distribute-rows), or a block per
   // row (no second level at all).
   bool cooperative = isCooperativeRow(structure);
-  bool perWarp = structure.getFormulation() == Formulation::reduce_row_per_warp;
+  // A scan's warp owns one row too (egg-lower-scans builds its lanes).
+  bool perWarp =
+      structure.getFormulation() == Formulation::reduce_row_per_warp ||
+      structure.getFormulation() == Formulation::scan_warp;
   // A GEMM through shared memory or a column reduction keeps the block's
   // ops whole: their threads are laid out after the mapping
   // (egg-lower-shared-gemm, egg-lower-column-reductions).

@@ -44,8 +44,11 @@ using namespace mlir::egg;
 
 /// Ops that become part of a kernel.
 static bool isComputeOp(Operation *op) {
-  return isa<linalg::LinalgDialect>(op->getDialect()) || isa<tensor::PadOp>(op);
+  return isa<linalg::LinalgDialect>(op->getDialect()) ||
+         isa<tensor::PadOp, ScanOp>(op);
 }
+
+static bool isaScan(Operation *op) { return isa<ScanOp>(op); }
 
 /// All loops parallel: fills, broadcasts, transposes, elementwise generics.
 static bool isElementwise(Operation *op) {
@@ -217,6 +220,8 @@ public:
         if (!producer || sameGroup(producer, op))
           continue;
         SmallVector<Operation *> producerAnchors = anchors(producer);
+        if (llvm::any_of(producerAnchors, isaScan))
+          continue; // A scan's kernel is the scan alone (egg-lower-scans).
         if (!elementwise) {
           // A reduction joins only a group whose anchors reduce the same rows.
           if (producerAnchors.empty() ||
@@ -385,7 +390,8 @@ public:
             single = false;
           consumer = top;
         }
-      if (single && consumer && !feedsPadOf(op, consumer))
+      if (single && consumer && !feedsPadOf(op, consumer) &&
+          !llvm::any_of(members(consumer), isaScan))
         tryMerge(consumer, op);
     }
   }
@@ -498,6 +504,7 @@ static LogicalResult checkSupported(func::FuncOp func) {
       op->emitError("unsupported op '")
           << op->getName()
           << "': EGG compiles linalg on tensors (linalg ops, tensor.pad, "
+             "egg.scan, "
              "tensor.empty, reshapes, scalar constants)";
       return WalkResult::interrupt();
     }

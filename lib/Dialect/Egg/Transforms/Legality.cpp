@@ -66,6 +66,8 @@ SmallVector<StructureAttr> mlir::egg::enumerateStructures(KernelOp kernel) {
               make(Formulation::conv_direct)};
     return {make(Formulation::conv_direct)};
   }
+  case KernelClass::Scan:
+    return {make(Formulation::scan_warp)};
   case KernelClass::Reduction:
   case KernelClass::Normalization:
   case KernelClass::Softmax:
@@ -239,6 +241,10 @@ mlir::egg::checkLowerable(KernelOp kernel, StructureAttr structure,
   if (isCooperativeRow(structure))
     return checkCooperativeRow(kernel, structure.getFormulation(), tuning,
                                emitError);
+  if (structure && structure.getFormulation() == Formulation::scan_warp)
+    return checkScan(kernel, tuning, emitError);
+  if (classifyKernel(kernel) == KernelClass::Scan)
+    return emitError() << "a scan kernel takes the scan_warp structure";
   if (isStagedMap(structure, tuning))
     return checkStagedMap(kernel, tuning, emitError);
   if (isSharedGemm(tuning))
@@ -338,6 +344,8 @@ std::string mlir::egg::describeLoweringRules(KernelOp kernel,
     return describeCooperativeRowRules();
   if (structure && structure.getFormulation() == Formulation::reduce_two_stage)
     return describeColumnReductionRules();
+  if (structure && structure.getFormulation() == Formulation::scan_warp)
+    return describeScanRules();
   std::string why, gemm;
   if (succeeded(analyzeGemmLoops(kernel.getAnchorOp(), why)))
     gemm = describeSharedGemmRules();

@@ -31,6 +31,12 @@ LogicalResult
 checkColumnReduction(KernelOp kernel, TuningAttr tuning,
                      function_ref<InFlightDiagnostic()> emitError);
 
+/// Scans (`scan_warp`): a warp scans one row of the innermost loop; block
+/// tiles of rows (warp tile 1), threads = 32 x rows per block, `vector`
+/// elements per lane access. (egg-lower-scans)
+LogicalResult checkScan(KernelOp kernel, TuningAttr tuning,
+                        function_ref<InFlightDiagnostic()> emitError);
+
 /// Maps staged through shared memory: a kernel of one elementwise op whose
 /// `shared` inputs it reads transposed; block tiles only (whole tiles, at
 /// most three tiled loops), threads a whole number of warps dividing the
@@ -52,6 +58,7 @@ LogicalResult checkSharedGemm(KernelOp kernel, StructureAttr structure,
 /// Each lowering's rules in words (describeLoweringRules), beside its check.
 std::string describeCooperativeRowRules();
 std::string describeColumnReductionRules();
+std::string describeScanRules();
 std::string describeSharedGemmRules();
 /// `transposed`: the inputs a map reads across its results' innermost loop.
 std::string describeStagedMapRules(ArrayRef<int64_t> transposed);

@@ -33,10 +33,19 @@ def Egg_Formulation : I32EnumAttr<"Formulation",
   I32EnumAttrCase<"norm_welford", 10>,
   I32EnumAttrCase<"conv_direct", 11>,
   I32EnumAttrCase<"conv_implicit_gemm", 12>,
-  I32EnumAttrCase<"reduce_serial", 13>
+  I32EnumAttrCase<"reduce_serial", 13>,
+  I32EnumAttrCase<"scan_warp", 14>
 ]> {
   let cppNamespace = "::mlir::egg";
   let genSpecializedAttr = 0;
+}
+
+def Egg_ScanKind : I32EnumAttr<"ScanKind",
+    "how a scan combines an element with the ones before it", [
+  I32EnumAttrCase<"add", 0>,
+  I32EnumAttrCase<"mul", 1>
+]> {
+  let cppNamespace = "::mlir::egg";
 }
 
 def Egg_CopyEngine : I32EnumAttr<"CopyEngine",

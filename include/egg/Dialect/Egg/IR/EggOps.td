@@ -7,7 +7,9 @@ include "egg/Dialect/Egg/IR/EggDialect.td"
 include "egg/Dialect/Egg/IR/EggAttrs.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/TilingInterface.td"
 include "mlir/Interfaces/ViewLikeInterface.td"
 
 def Egg_KernelOp : Egg_Op<"kernel", [
@@ -56,11 +58,12 @@ def Egg_KernelOp : Egg_Op<"kernel", [
   ];
   let extraClassDeclaration = [{
     /// The op whose loops the tuning's tile lists describe: the last
-    /// contraction, convolution or reduction in the body, else the last
-    /// linalg op. Null when the body has no linalg op.
+    /// contraction, convolution, reduction or scan in the body, else the
+    /// last linalg op. Null when the body has no linalg op or scan.
     ::mlir::Operation *getAnchorOp();
-    /// The op whose tiling drives the kernel's loop nest: the last linalg op
-    /// or tensor.pad in the body (an epilogue when there is one).
+    /// The op whose tiling drives the kernel's loop nest: the last linalg
+    /// op, tensor.pad or egg.scan in the body (an epilogue when there is
+    /// one).
     /// The `block` and `thread` tile lists are per parallel loop of the root.
     ::mlir::Operation *getRootOp();
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
@@ -119,6 +122,52 @@ def Egg_PaddedViewOp : Egg_Op<"padded_view", [
                                               ::llvm::ArrayRef<int64_t> low,
                                               ::llvm::ArrayRef<int64_t> high);
     ::mlir::Value getViewSource() { return getSource(); }
+  }];
+}
+
+def Egg_ScanOp : Egg_Op<"scan", [
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<TilingInterface, [
+        "getIterationDomain", "getLoopIteratorTypes",
+        "getTiledImplementation", "getResultTilePosition"]>]> {
+  let summary = "an inclusive scan along the innermost dimension";
+  let description = [{
+    Element `[..., i]` of the result combines `input[..., 0]` to
+    `input[..., i]` with `kind` (`add`: a cumulative sum, `mul`: a
+    cumulative product), in order along the innermost dimension; every
+    other dimension is parallel. Linalg has no scan, so front ends put
+    the scanned dimension innermost (a transpose where it was not) and use
+    this op. Like a linalg op it has tensor semantics (`init` gives the
+    result's shape and is overwritten) or buffer semantics (no result).
+
+    `egg-form-kernels` gives each scan a kernel of its own, whose structure
+    is `scan_warp` (docs/pipeline.md, "Scans"): a warp per row reads and
+    writes each element once.
+
+    ```mlir
+    %y = egg.scan add %x into %init
+        : tensor<128x4096xf32>, tensor<128x4096xf32> -> tensor<128x4096xf32>
+    ```
+  }];
+  let arguments = (ins TensorOrMemRef<[AnyFloat]>:$input,
+                       TensorOrMemRef<[AnyFloat]>:$init,
+                       Egg_ScanKind:$kind);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    $kind $input `into` $init attr-dict `:` type($input) `,` type($init)
+    (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getInitMutable();
+    }
+    /// The scan's extent: the innermost dimension.
+    int64_t getScanLength() {
+      return ::llvm::cast<::mlir::ShapedType>(getInput().getType())
+          .getShape().back();
+    }
   }];
 }
 

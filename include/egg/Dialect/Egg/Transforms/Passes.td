@@ -209,6 +209,24 @@ def EggLowerColumnReductions : Pass<"egg-lower-column-reductions", "::mlir::Modu
   ];
 }
 
+def EggLowerScans : Pass<"egg-lower-scans", "::mlir::ModuleOp"> {
+  let summary = "Build a warp's scan of its row in scan_warp kernels";
+  let description = [{
+    For kernel functions whose structure is `scan_warp`, rewrites the
+    egg.scan on each warp's row (after `egg-map-to-gpu`) into lane code:
+    the row is walked in steps of 32 x `vector` elements, each lane scans
+    its `vector` consecutive elements in registers (one access of at most
+    16 bytes), the lanes' totals are scanned by warp shuffles, and the
+    running total of the row is carried from step to step. Each element is
+    read and written once (docs/pipeline.md, "Scans").
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
 def EggLowerStagedMaps : Pass<"egg-lower-staged-maps", "::mlir::ModuleOp"> {
   let summary = "Stage the transposed inputs of maps through shared memory";
   let description = [{
