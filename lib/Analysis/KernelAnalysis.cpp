@@ -53,7 +53,25 @@ bool mlir::egg::isRowContraction(Operation *op) {
       return false;
   }
   std::string why;
-  return failed(analyzeGemmLoops(op, why));
+  FailureOr<GemmLoops> gemm = analyzeGemmLoops(op, why);
+  if (failed(gemm))
+    return true;
+  // A skinny product (a few rows of activations times a weight): each of
+  // its few rows reads the other operand whole, which then stays in L2.
+  TargetAttr target = lookupTarget(op);
+  SmallVector<int64_t> extents = linalgOp.getStaticLoopRanges();
+  if (!target || llvm::any_of(extents, ShapedType::isDynamic))
+    return false;
+  int64_t m = GemmLoops::extent(gemm->mLoops, extents);
+  int64_t n = GemmLoops::extent(gemm->nLoops, extents);
+  if (std::min(m, n) > kSkinnyProductRows)
+    return false;
+  OpOperand *reread =
+      linalgOp.getDpsInputOperand(m <= n ? gemm->rhs : gemm->lhs);
+  auto type = cast<ShapedType>(reread->get().getType());
+  int64_t bytes =
+      mulSat(type.getNumElements(), (type.getElementTypeBitWidth() + 7) / 8);
+  return bytes <= target.getL2Bytes() / 4;
 }
 
 KernelClass mlir::egg::classifyKernel(KernelOp kernel) {

@@ -42,6 +42,32 @@ func.func @batch_matvec_bf16(%a: tensor<4x64x128xbf16>, %x: tensor<4x128xbf16>, 
 
 // -----
 
+// A linear layer over 8 rows (x @ W^T, both read along K): a skinny
+// product whose 1.3 MB weight each row re-reads from L2. Its 2048 outputs
+// are rows of K = 1280 shared by lanes, not GEMM tiles of 8 rows.
+// CHECK-LABEL: func.func @skinny_linear
+// CHECK: structure = #egg.structure<reduce_row_per_block>
+func.func @skinny_linear(%x: tensor<8x1280xf32>, %w: tensor<256x1280xf32>, %y: tensor<8x256xf32>) -> tensor<8x256xf32> {
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : tensor<8x1280xf32>, tensor<256x1280xf32>) outs(%y : tensor<8x256xf32>) -> tensor<8x256xf32>
+  return %r : tensor<8x256xf32>
+}
+
+// -----
+
+// The same over 8 rows of K = 25088 with a 411 MB weight (VGG's first
+// classifier layer): each row would read it from DRAM again, so it stays
+// a product.
+// CHECK-LABEL: func.func @skinny_large_weight
+// CHECK: structure = #egg.structure<gemm
+func.func @skinny_large_weight(%x: tensor<8x25088xf32>, %w: tensor<4096x25088xf32>, %y: tensor<8x4096xf32>) -> tensor<8x4096xf32> {
+  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : tensor<8x25088xf32>, tensor<4096x25088xf32>) outs(%y : tensor<8x4096xf32>) -> tensor<8x4096xf32>
+  return %r : tensor<8x4096xf32>
+}
+
+// -----
+
 // A vector-matrix product reduces across rows of the matrix (its reduction
 // is not the innermost loop): it stays a direct GEMM.
 // CHECK-LABEL: func.func @vecmat

@@ -30,11 +30,15 @@ KernelClass classifyKernel(KernelOp kernel);
 /// Whether a projected permutation lists its loops in increasing order.
 bool inLoopOrder(AffineMap map);
 
-/// A contraction with no N loop (a matrix-vector product, batched or not)
-/// whose one reduction is its innermost loop, read contiguously by every
-/// input that reads it: it is a row reduction of a product, memory-bound,
-/// and lanes can share its rows like a row sum's (structure principle 8).
+/// A contraction whose one reduction is its innermost loop, read
+/// contiguously by every input that reads it, with no N loop (a
+/// matrix-vector product, batched or not) or with at most
+/// kSkinnyProductRows rows on its M or N side whose other operand fits a
+/// quarter of L2 (a linear layer over a few rows): it is a row reduction
+/// of a product, memory-bound, and lanes can share its rows like a row
+/// sum's (structure principle 8).
 bool isRowContraction(Operation *op);
+inline constexpr int64_t kSkinnyProductRows = 16;
 
 /// Whether `structure` shares each row among the lanes of a warp
 /// (`reduce_row_per_warp`) or of a block (`reduce_row_per_block`): lanes
