@@ -338,17 +338,25 @@ void Tuner::estimate(Candidate &c) {
           .str();
 }
 
-std::vector<std::string> Tuner::evalOptions() {
+std::vector<std::string> Tuner::evalOptions(const Candidate &c) {
   bool withBaseline;
+  CandidateRecord best;
   {
     std::lock_guard<std::mutex> lock(mutex);
     withBaseline = firstEvaluation;
     firstEvaluation = false;
+    best = kernels[c.kernel].bestRecord;
   }
   std::vector<std::string> args = {
       "--trials=" + std::to_string(opt.trials),
       llvm::formatv("--timeout={0}", opt.kernelTimeout).str(),
       withBaseline ? "--baseline=true" : "--baseline=false"};
+  // Clearly slower than the best so far: one timed run, no checks and no
+  // full statistics (the candidate cannot win; docs/egg-tune.md).
+  if (opt.giveUp > 0 && best.kernelMs > 0 && best.functionMs > 0)
+    args.push_back(llvm::formatv("--give-up-ms={0}",
+                                 best.functionMs + opt.giveUp * best.kernelMs)
+                       .str());
   // Every candidate is checked on the same inputs: the float64 reference
   // runs once a trial for the run, not once a candidate.
   if (llvm::none_of(opt.evalArgs, [](const std::string &a) {
@@ -395,7 +403,7 @@ Tuner::EvalRun Tuner::runEval(const std::string &dir,
 }
 
 void Tuner::evaluateOnGpu(Candidate &c, unsigned gpu) {
-  EvalRun run = runEval(c.dir, evalOptions(), gpu);
+  EvalRun run = runEval(c.dir, evalOptions(c), gpu);
   readEvalResult(c, run.rc, run.message, std::move(run.result));
 }
 
@@ -552,7 +560,9 @@ void Tuner::evaluate(std::vector<Candidate> &batch) {
     if (!db->record(runId, c.record, error))
       llvm::errs() << "egg-tune: cannot record a candidate: " << error << "\n";
     ++measured;
-    if (!c.record.usable())
+    if (c.record.status == "slower")
+      ++stoppedCount;
+    else if (!c.record.usable())
       ++failedCount;
   };
   if (cluster)

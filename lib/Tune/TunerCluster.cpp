@@ -96,7 +96,7 @@ void Tuner::evaluateOnCluster(ArrayRef<Candidate *> todo,
         {"op", "candidate"}, {"id", id}, {"decisions", c->decisionsText}};
     if (onGpu) {
       json::Array args;
-      for (std::string &a : evalOptions())
+      for (std::string &a : evalOptions(*c))
         args.push_back(std::move(a));
       request["eval_args"] = std::move(args);
     }

@@ -127,7 +127,9 @@ private:
   std::vector<std::string> evalEnvironment(unsigned gpu) const;
   /// egg-eval's options after the manifest, source and result paths (the
   /// first evaluation of a run also times the baselines).
-  std::vector<std::string> evalOptions();
+  /// egg-eval's options for candidate `c` (with --give-up-ms once its
+  /// kernel has a best).
+  std::vector<std::string> evalOptions(const Candidate &c);
   /// Fills `c.record` from egg-eval's exit status and its JSON result.
   void readEvalResult(Candidate &c, int rc, StringRef message,
                       std::optional<std::string> text);
@@ -202,7 +204,7 @@ private:
   double referenceIterations = 0;
   bool firstEvaluation = true;
   std::mutex mutex; // Guards the database and the counters below.
-  int64_t measured = 0, cached = 0, failedCount = 0;
+  int64_t measured = 0, cached = 0, failedCount = 0, stoppedCount = 0;
   json::Object baselines;
   double bandwidthGbps = 0, peakGflops = 0;
 };

@@ -224,6 +224,7 @@ int Tuner::finish() {
       {"candidates_measured", measured},
       {"candidates_cached", cached},
       {"candidates_failed", failedCount},
+      {"candidates_stopped_early", stoppedCount},
       {"wall_seconds", wall},
       {"decisions", decisionsPath},
       {"manifest", manifestPath},
@@ -267,8 +268,9 @@ int Tuner::finish() {
             : 0.0);
   llvm::outs() << llvm::formatv(
       "function: expert {0:f4} ms -> best {1:f4} ms{2}; {3} measured, {4} "
-      "from records, {5} failed; {6:f1} s\n",
-      initialMs, bestMs, est, measured, cached, failedCount, wall);
+      "from records, {5} failed, {7} stopped early; {6:f1} s\n",
+      initialMs, bestMs, est, measured, cached, failedCount, wall,
+      stoppedCount);
   for (auto &[name, ms] : baselines)
     if (auto v = ms.getAsNumber(); v && bestMs > 0)
       llvm::outs() << llvm::formatv("  vs {0}: {1:f4} ms ({2:f2}x)\n", name, *v,

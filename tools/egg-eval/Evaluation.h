@@ -84,6 +84,9 @@ struct EvalOptions {
   bool timing = true, overlapLaunches = true, hotCache = false;
   L2Flush l2Flush = L2Flush::Write;
   double budgetMs = 0, timeoutS = 0;
+  /// With a positive value: stop as "slower" when a first timed run of the
+  /// function takes longer (--give-up-ms).
+  double giveUpMs = 0;
   bool baseline = false;
   std::string ceilings;
   bool useNcu = false, cudaGraph = false;
@@ -122,6 +125,10 @@ public:
   void measureCeilings();
   /// The timed runs, the roofline and the baselines (with --timing).
   void time();
+  /// With --give-up-ms, before the checks: a warmed-up run of the function;
+  /// when it takes longer than the limit, ends the process with status
+  /// "slower" and that run's time (the caller's best is out of reach).
+  void giveUpIfSlower();
   /// Nsight Compute's counters for one run of this same binary.
   void collectCounters(const char *argv0);
 
@@ -135,6 +142,8 @@ private:
   /// (programmatic dependent launch).
   bool overlaps(size_t i);
   CUresult launch(size_t i);
+  /// Every step of the function, in order on the stream.
+  CUresult launchAll();
   /// Waits for the stream; a fault or a hang ends the process.
   void waitOrDie(const char *what);
   void runOnce(const char *what);

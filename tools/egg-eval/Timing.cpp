@@ -44,6 +44,36 @@ Stats Evaluation::timeLoop(const std::function<CUresult()> &body,
   return summarize(samples);
 }
 
+CUresult Evaluation::launchAll() {
+  for (size_t i = 0; i < function->steps.size(); ++i)
+    if (CUresult r = launch(i); r != CUDA_SUCCESS)
+      return r;
+  return CUDA_SUCCESS;
+}
+
+void Evaluation::giveUpIfSlower() {
+  if (opts.giveUpMs <= 0)
+    return;
+  uploadTimingInputs();
+  prepareTiming();
+  // One run after the warm-up: a candidate several times slower than the
+  // limit pays a few of its runs, not the checks and full statistics.
+  Stats probe = timeLoop([&] { return launchAll(); }, 1);
+  if (probe.median <= opts.giveUpMs)
+    return;
+  report.root["timing"] = json::Object{{"mode", "stream"},
+                                       {"cold_cache", !opts.hotCache},
+                                       {"runs", probe.count},
+                                       {"median_ms", probe.median},
+                                       {"give_up_ms", opts.giveUpMs}};
+  report.finish("slower",
+                llvm::formatv("a run took {0:f4} ms, over --give-up-ms={1:f4}: "
+                              "not checked, not timed further",
+                              probe.median, opts.giveUpMs)
+                    .str(),
+                4);
+}
+
 void Evaluation::time() {
   // Roofline: fewest bytes (inputs read once, outputs written once) and the
   // reference's operation count, against measured or profile ceilings.
@@ -73,14 +103,7 @@ void Evaluation::time() {
       cu.cuGraphExecDestroy(exec);
       cu.cuGraphDestroy(graph);
     } else {
-      total = timeLoop(
-          [&] {
-            for (size_t i = 0; i < function->steps.size(); ++i)
-              if (CUresult r = launch(i); r != CUDA_SUCCESS)
-                return r;
-            return CUDA_SUCCESS;
-          },
-          0);
+      total = timeLoop([&] { return launchAll(); }, 0);
     }
 
     // Per kernel: events around each launch, the steps before it untimed.

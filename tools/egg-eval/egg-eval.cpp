@@ -80,6 +80,12 @@ static cl::opt<L2Flush> l2Flush(
 static cl::opt<double> budgetMs("timing-budget-ms",
                                 cl::desc("Time spent in timed runs"),
                                 cl::init(300), cl::cat(evalCategory));
+static cl::opt<double> giveUpMs(
+    "give-up-ms",
+    cl::desc("Before the checks, time one run of the function; when it takes "
+             "longer than this many ms, stop with status 'slower' (egg-tune "
+             "passes its best so far: such a candidate cannot win). 0: never"),
+    cl::init(0), cl::cat(evalCategory));
 static cl::opt<double> timeoutS("timeout",
                                 cl::desc("Seconds before a run counts as hung"),
                                 cl::init(10), cl::cat(evalCategory));
@@ -138,6 +144,7 @@ static EvalOptions evalOptions() {
   o.hotCache = hotCache;
   o.l2Flush = l2Flush;
   o.budgetMs = budgetMs;
+  o.giveUpMs = giveUpMs;
   o.timeoutS = timeoutS;
   o.baseline = baseline;
   o.ceilings = ceilings;
@@ -338,6 +345,7 @@ int main(int argc, char **argv) {
   evaluation.loadKernels();
   evaluation.allocateBuffers();
   evaluation.bindArguments();
+  evaluation.giveUpIfSlower();
   evaluation.checkTrials();
   if (cached)
     report.root["reference_cache"] =

@@ -97,6 +97,13 @@ static cl::opt<double>
             cl::desc("Relative improvement a round must bring to count (noise "
                      "threshold, default 0.02)"),
             cl::init(0.02), cl::cat(tuneCategory));
+static cl::opt<double> giveUp(
+    "give-up",
+    cl::desc("Stop a candidate after one timed run when it exceeds the best "
+             "function time so far by this share of the best kernel's time "
+             "(default 0.5: a kernel 1.5x the best; 0: measure every "
+             "candidate in full)"),
+    cl::init(0.5), cl::cat(tuneCategory));
 static cl::list<std::string>
     evalArgs("eval-arg", cl::desc("Extra argument for egg-eval (repeatable)"),
              cl::cat(tuneCategory));
@@ -166,6 +173,7 @@ int main(int argc, char **argv) {
   options.kernelTimeout = kernelTimeout;
   options.evalTimeout = evalTimeout;
   options.minGain = minGain;
+  options.giveUp = giveUp;
   options.evalArgs.assign(evalArgs.begin(), evalArgs.end());
   options.baselinesPath = baselinesPath;
   options.cudaPath = cudaPath;

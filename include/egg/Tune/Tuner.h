@@ -28,6 +28,11 @@ struct TuneOptions {
   double timeBudget = 0;
   unsigned jobs = 0, gpus = 0, batchSize = 0, trials = 2;
   double kernelTimeout = 10, evalTimeout = 600, minGain = 0.02;
+  /// A candidate whose first timed run exceeds the best function time so
+  /// far plus this share of the best kernel's time stops there (egg-eval
+  /// --give-up-ms): it cannot win. 0: every candidate is checked and timed
+  /// in full.
+  double giveUp = 0.5;
   std::vector<std::string> evalArgs;
   std::string baselinesPath, cudaPath;
   bool quiet = false, jsonLines = false;

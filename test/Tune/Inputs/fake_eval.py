@@ -3,7 +3,7 @@
 a GPU, so the tests can drive egg-tune's GPU path on a CPU machine.
 
 Times are a deterministic function of each launch's block shape (fastest at
-256 threads). FAKE_EVAL_MODE picks misbehaviour: ok, slow (0.3 s per run),
+256 threads); a manifest slower than --give-up-ms reports "slower". FAKE_EVAL_MODE picks misbehaviour: ok, slow (0.3 s per run),
 faulty (every third manifest faults), hang (every third never returns),
 garbage (every third writes invalid JSON), crash (every third is killed by a
 signal). Each evaluation appends the manifest's hash to FAKE_EVAL_LOG; with
@@ -68,6 +68,14 @@ for i, s in enumerate(steps):
     ms = 0.010 + 0.004 * abs(math.log2(threads / 256.0))
     per_kernel.append({"step": i, "kernel": s["kernel"], "median_ms": ms})
     total += ms
+give_up = next((float(a.split("=", 1)[1]) for a in args
+                if a.startswith("--give-up-ms=")), 0.0)
+if give_up > 0 and total > give_up:
+    result.update(status="slower", reason=f"a run took {total:.4f} ms (fake)",
+                  timing={"mode": "stream", "runs": 1, "median_ms": total,
+                          "give_up_ms": give_up})
+    json.dump(result, open(out, "w"))
+    sys.exit(4)
 result.update(status="ok", timing={"mode": "stream", "median_ms": total,
                                    "per_kernel": per_kernel})
 json.dump(result, open(out, "w"))
