@@ -32,6 +32,15 @@ inline int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
   return 1;
 }
 
+/// The most elements of `bits` each that one access of at most 16 bytes
+/// moves while dividing `n` (principle 7 of tuning.md).
+inline int64_t widestVectorDividing(int64_t n, int64_t bits) {
+  int64_t v = std::max<int64_t>(1, 128 / bits);
+  while (v > 1 && n % v != 0)
+    v /= 2;
+  return v;
+}
+
 /// The number of matrices a batched product computes.
 inline int64_t batchCount(const GemmLoops &gemm, ArrayRef<int64_t> extents) {
   int64_t batches = 1;

@@ -85,9 +85,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseColumns(KernelOp kernel,
   for (unsigned d = 0; d + 1 < extents.size(); ++d)
     if (d != *reduced)
       outer = mulSat(outer, extents[d]);
-  int64_t v = std::max<int64_t>(1, 128 / widestElementBits(kernel));
-  while (v > 1 && last % v != 0)
-    v /= 2;
+  int64_t v = widestVectorDividing(last, widestElementBits(kernel));
   int64_t tx = 32;
   while (tx > 1 && (last % (tx * v) != 0 || tx * v > last))
     tx /= 2;
@@ -122,9 +120,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseRow(KernelOp kernel,
   if (failed(loops) || !row)
     return failure();
   bool perWarp = structure.getFormulation() == Formulation::reduce_row_per_warp;
-  int64_t vector = std::max<int64_t>(1, 128 / narrowestElementBits(kernel));
-  while (vector > 1 && *row % vector != 0)
-    vector /= 2;
+  int64_t vector = widestVectorDividing(*row, narrowestElementBits(kernel));
   // Rows shorter than a warp's worth of vectors share a warp: 32 / G
   // lanes per row with about two vectors each (the fewest lanes that
   // cover the row in two steps), G rows per warp (gpu.subgroup_reduce
@@ -238,11 +234,8 @@ FailureOr<TuningAttr> ExpertAgent::chooseScan(KernelOp kernel,
   if (failed(loops) || !scan || loops->parallelPositions.empty())
     return failure();
   int64_t n = scan.getScanLength();
-  int64_t bits =
-      cast<ShapedType>(scan.getInput().getType()).getElementTypeBitWidth();
-  int64_t vector = std::max<int64_t>(1, 128 / bits);
-  while (vector > 1 && n % vector != 0)
-    vector /= 2;
+  int64_t vector = widestVectorDividing(
+      n, cast<ShapedType>(scan.getInput().getType()).getElementTypeBitWidth());
   size_t numParallel = loops->parallelPositions.size();
   int64_t rows = 1;
   for (unsigned pos : loops->parallelPositions)

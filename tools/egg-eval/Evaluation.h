@@ -118,7 +118,7 @@ public:
   void checkTrials();
   /// Puts trial 0's inputs (or fresh normal(0,1) ones) back for timing.
   void uploadTimingInputs();
-  /// Events and cuBLAS for the timed phases.
+  /// Events and cuBLAS for the timed phases (once; later calls do nothing).
   void prepareTiming();
   /// Bandwidth and peak rates: measured once per device and cached, or
   /// the target profile's.

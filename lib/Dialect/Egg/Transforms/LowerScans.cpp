@@ -90,7 +90,7 @@ static LogicalResult lowerScan(ScanOp scan, int64_t v) {
   int64_t alignment = v * element.getWidth() / 8;
   Value accIdentity = identityOf(b, loc, kind, acc);
 
-  auto loop = scf::ForOp::create(
+  scf::ForOp::create(
       b, loc, cst(0), cst(steps), cst(1), ValueRange{accIdentity},
       [&](OpBuilder &lb, Location, Value k, ValueRange carried) {
         Value carry = carried.front();
@@ -186,7 +186,6 @@ static LogicalResult lowerScan(ScanOp scan, int64_t v) {
             lb, loc,
             combine(lb, loc, kind, carry, stepTotal.getShuffleResult()));
       });
-  (void)loop;
   LLVM_DEBUG(llvm::dbgs() << "scan of " << n << " elements: " << steps
                           << " steps of " << step << "\n");
   scan.erase();
