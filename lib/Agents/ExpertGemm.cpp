@@ -293,6 +293,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
             return t;
         return 1;
       };
+      int64_t wantTm = tm, wantTn = tn;
       if (fitted) {
         tm = fitOwner(tm, /*alongM=*/true);
         tn = fitOwner(tn, /*alongM=*/false);
@@ -305,6 +306,33 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
                                   ? load >= bestLoad
                                   : bestBlocks >= busy || blocks <= bestBlocks))
         continue;
+      // A fitted thread tile cut to half or less on one side (a row of 62
+      // outputs takes 1, 2, 31 or 62 per thread) grows on the other to
+      // about 32 outputs, so that each value read from shared memory still
+      // feeds several FMAs, while the block keeps a warp per scheduler
+      // (H100, a 3-D convolution to 62^3 x 64 channels: 4.12 ms with 4 x 2
+      // per thread, 2.80 ms with 16 x 2; below four warps it lost up to
+      // 30%; principle 9 of tuning.md). Only a block the plain tile maps
+      // grows, and blocks are ranked by the plain tile: a 65-wide row cut
+      // to 8 x 1 per thread (1040 threads) did not become 32 x 1 in place
+      // of 128 x 64 outputs in 8 x 8 (2x slower).
+      if (fitted && (bm / tm) * (bn / tn) <= kMaxThreadsPerBlock) {
+        auto grow = [&](int64_t &side, int64_t other, int64_t blockSide,
+                        bool alongM) {
+          auto threads = [&](int64_t s) {
+            return (bm / (alongM ? s : other)) * (bn / (alongM ? other : s));
+          };
+          while (side * other < 32 && side * 2 <= blockSide &&
+                 threads(side * 2) >= kWarpSchedulersPerSM * kWarpSize &&
+                 gemmTiles(*gemm, extents, bm, bn, alongM ? side * 2 : other,
+                           alongM ? other : side * 2, partial))
+            side *= 2;
+        };
+        if (2 * tn <= wantTn && tm == wantTm)
+          grow(tm, tn, bm, /*alongM=*/true);
+        else if (2 * tm <= wantTm && tn == wantTn)
+          grow(tn, tm, bn, /*alongM=*/false);
+      }
       // Tensor cores first (f16/bf16 products): four warps, each a half
       // of the block tile along M and N (at most 64x64). Otherwise FMAs:
       // the thread tiles above (16x16 threads for 128x128); small tiles

@@ -350,3 +350,32 @@ func.func @conv3d(%x: tensor<16x16x18x34x34xf32>, %w: tensor<256x16x3x3x3xf32>) 
   %r = linalg.conv_3d_ncdhw_fcdhw {dilations = dense<1> : tensor<3xi64>, strides = dense<1> : tensor<3xi64>} ins(%x, %w : tensor<16x16x18x34x34xf32>, tensor<256x16x3x3x3xf32>) outs(%f : tensor<16x256x16x32x32xf32>) -> tensor<16x256x16x32x32xf32>
   return %r : tensor<16x256x16x32x32xf32>
 }
+
+// -----
+
+// A 3-D convolution to 62-wide output rows: a thread tile along a row
+// covers 1, 2, 31 or 62 positions, so the 4 x 4 per thread is cut to 4 x 2
+// and grows along the filters to 16 x 2 (tuning.md, principle 9).
+// CHECK-LABEL: func.func @conv3d_odd_rows
+// CHECK: tuning = #egg.tuning<threads = [62, 4], block = [1, 64, 1, 2, 62], thread = [1, 16, 1, 1, 2]
+func.func @conv3d_odd_rows(%x: tensor<16x3x64x64x64xf32>, %w: tensor<64x3x3x3x3xf32>) -> tensor<16x64x62x62x62xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x64x62x62x62xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x64x62x62x62xf32>) -> tensor<16x64x62x62x62xf32>
+  %r = linalg.conv_3d_ncdhw_fcdhw {dilations = dense<1> : tensor<3xi64>, strides = dense<1> : tensor<3xi64>} ins(%x, %w : tensor<16x3x64x64x64xf32>, tensor<64x3x3x3x3xf32>) outs(%f : tensor<16x64x62x62x62xf32>) -> tensor<16x64x62x62x62xf32>
+  return %r : tensor<16x64x62x62x62xf32>
+}
+
+// -----
+
+// The same rows with 16 filters: growing the tile would leave the block
+// fewer than four warps (one per scheduler), so it stays 4 x 2.
+// CHECK-LABEL: func.func @conv3d_odd_rows_few_filters
+// CHECK: tuning = #egg.tuning<threads = [62, 4], block = [1, 16, 1, 2, 62], thread = [1, 4, 1, 1, 2]
+func.func @conv3d_odd_rows_few_filters(%x: tensor<16x3x64x64x64xf32>, %w: tensor<16x3x3x3x3xf32>) -> tensor<16x16x62x62x62xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16x62x62x62xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x16x62x62x62xf32>) -> tensor<16x16x62x62x62xf32>
+  %r = linalg.conv_3d_ncdhw_fcdhw {dilations = dense<1> : tensor<3xi64>, strides = dense<1> : tensor<3xi64>} ins(%x, %w : tensor<16x3x64x64x64xf32>, tensor<16x3x3x3x3xf32>) outs(%f : tensor<16x16x62x62x62xf32>) -> tensor<16x16x62x62x62xf32>
+  return %r : tensor<16x16x62x62x62xf32>
+}

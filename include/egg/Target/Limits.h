@@ -21,6 +21,13 @@ inline constexpr int64_t kMaxBlockDims[3] = {1024, 1024, 64};
 /// Blocks per grid dimension (x, y, z).
 inline constexpr int64_t kMaxGridDims[3] = {2147483647, 65535, 65535};
 
+/// Threads per warp.
+inline constexpr int64_t kWarpSize = 32;
+
+/// Warp schedulers per SM (one per sub-partition): a block of fewer warps
+/// leaves some of them idle.
+inline constexpr int64_t kWarpSchedulersPerSM = 4;
+
 /// Resident threads per SM.
 inline constexpr int64_t kMaxThreadsPerSM = 2048;
 
