@@ -280,6 +280,15 @@ FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel,
       int64_t cap =
           i == 0 && !rowWise ? std::min<int64_t>(budget, 256) : budget;
       int64_t threadsHere = largestDivisorAtMost(extents[p] / width, cap);
+      // An innermost loop without a divisor of a warp or more (65537, a
+      // prime) takes a partial last tile, scalar accesses: otherwise
+      // consecutive threads go to an outer loop, a row apart in memory
+      // (H100, a 1-D average pool to 64 x 128 x 65537: 0.29x eager with
+      // threads along the channels; principle 3 of tuning.md).
+      if (i == 0 && width == 1 && threadsHere < kWarpSize &&
+          extents[p] > kWarpSize)
+        threadsHere =
+            std::min<int64_t>(cap, llvm::alignTo(extents[p], kWarpSize));
       block[p] = threadsHere * width;
       thread[p] = width;
       budget = std::max<int64_t>(1, budget / threadsHere);

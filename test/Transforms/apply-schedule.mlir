@@ -43,11 +43,36 @@ func.func @undecided(%x: tensor<64xf32>) -> tensor<64xf32> {
 
 // -----
 
+// A block tile that does not divide its loop: tiles of that size, the last
+// one clipped (affine.min), and thread tiles of the clipped block (each 0
+// or 1 element here: threads past the end get an empty tile).
+// CHECK-LABEL: func.func private @partial_tile_k
+// CHECK: scf.forall (%[[B:.*]]) in (2)
+// CHECK: %[[SIZE:.*]] = affine.min #{{.*}}(%{{.*}})
+// CHECK: tensor.extract_slice %{{.*}}[%{{.*}}] [%[[SIZE]]] [1] : tensor<100xf32> to tensor<?xf32>
+// CHECK: scf.forall (%{{.*}}) in (64)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<?xf32>)
+// CHECK: {mapping = [#gpu.thread<x>]}
+// CHECK: {mapping = [#gpu.block<x>]}
 func.func @partial_tile(%x: tensor<100xf32>) -> tensor<100xf32> {
-  // expected-error @+1 {{block tile 64 does not divide loop 0 of extent 100 (the generic lowering needs whole tiles)}}
-  %r = egg.kernel @k ins(%x : tensor<100xf32>) -> tensor<100xf32>
+  %r = egg.kernel @partial_tile_k ins(%x : tensor<100xf32>) -> tensor<100xf32>
       attributes {structure = #egg.structure<elementwise_flat>,
                   tuning = #egg.tuning<threads = [64], block = [64], thread = [1]>} {
+  ^bb0(%a: tensor<100xf32>):
+    %e = tensor.empty() : tensor<100xf32>
+    %n = linalg.exp ins(%a : tensor<100xf32>) outs(%e : tensor<100xf32>) -> tensor<100xf32>
+    egg.yield %n : tensor<100xf32>
+  }
+  return %r : tensor<100xf32>
+}
+
+// -----
+
+func.func @partial_tile_vector(%x: tensor<100xf32>) -> tensor<100xf32> {
+  // expected-error @+1 {{block tile 64 does not divide loop 0 of extent 100: a partial last tile takes scalar accesses (vector = 1)}}
+  %r = egg.kernel @k ins(%x : tensor<100xf32>) -> tensor<100xf32>
+      attributes {structure = #egg.structure<elementwise_flat>,
+                  tuning = #egg.tuning<threads = [16], block = [64], thread = [4], vector = 4>} {
   ^bb0(%a: tensor<100xf32>):
     %e = tensor.empty() : tensor<100xf32>
     %n = linalg.exp ins(%a : tensor<100xf32>) outs(%e : tensor<100xf32>) -> tensor<100xf32>

@@ -379,3 +379,16 @@ func.func @conv3d_odd_rows_few_filters(%x: tensor<16x3x64x64x64xf32>, %w: tensor
   %r = linalg.conv_3d_ncdhw_fcdhw {dilations = dense<1> : tensor<3xi64>, strides = dense<1> : tensor<3xi64>} ins(%x, %w : tensor<16x3x64x64x64xf32>, tensor<16x3x3x3x3xf32>) outs(%f : tensor<16x16x62x62x62xf32>) -> tensor<16x16x62x62x62xf32>
   return %r : tensor<16x16x62x62x62xf32>
 }
+
+// -----
+
+// Rows of a prime length (65537): no divisor from a warp up takes the
+// threads, so the innermost loop gets partial last tiles of 256 threads
+// with scalar accesses, rather than consecutive threads a row apart.
+// CHECK-LABEL: func.func @prime_rows
+// CHECK: tuning = #egg.tuning<threads = [256, 2], block = [2, 256], thread = [1, 1]>
+func.func @prime_rows(%x: tensor<128x65537xf32>) -> tensor<128x65537xf32> {
+  %e = tensor.empty() : tensor<128x65537xf32>
+  %r = linalg.exp ins(%x : tensor<128x65537xf32>) outs(%e : tensor<128x65537xf32>) -> tensor<128x65537xf32>
+  return %r : tensor<128x65537xf32>
+}

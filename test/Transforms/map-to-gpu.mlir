@@ -80,3 +80,44 @@ func.func private @linear_grid(%in: memref<2x3x5x7x32xf32>, %out: memref<2x3x5x7
   } {mapping = [#gpu.block<linear_dim_3>, #gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>]}
   return
 }
+
+// -----
+
+// A thread's tile of a partial block tile has a clipped size bounded by
+// its thread tile (here 2): its per-thread buffer takes the bound on the
+// stack, and its users a view of the clipped size.
+// CHECK-LABEL: func.func private @clipped
+// CHECK: %[[BUF:.*]] = memref.alloca(){{.*}}: memref<2xf32>
+// CHECK: %[[VIEW:.*]] = memref.subview %[[BUF]][0] [%{{.*}}] [1] : memref<2xf32> to memref<?xf32, strided<[1]>>
+// CHECK: memref.cast %[[VIEW]] : memref<?xf32, strided<[1]>> to memref<?xf32>
+func.func private @clipped(%out: memref<100xf32>) attributes {egg.tuning = #egg.tuning<threads = [32], block = [64], thread = [2]>} {
+  scf.forall (%b) in (2) {
+    %o = affine.apply affine_map<(d0) -> (d0 * 64)>(%b)
+    %n = affine.min affine_map<(d0) -> (-d0 + 100, 64)>(%o)
+    scf.forall (%t) in (32) {
+      %m = affine.min affine_map<(d0)[s0] -> (-(d0 * (s0 ceildiv 32)) + s0, s0 ceildiv 32)>(%t)[%n]
+      %size = affine.max affine_map<(d0) -> (0, d0)>(%m)
+      %tmp = memref.alloc(%size) : memref<?xf32>
+      %c0 = arith.constant 0 : index
+      %v = memref.load %tmp[%c0] : memref<?xf32>
+      memref.store %v, %out[%t] : memref<100xf32>
+    } {mapping = [#gpu.thread<x>]}
+  } {mapping = [#gpu.block<x>]}
+  return
+}
+
+// -----
+
+// A per-thread buffer of a size with no constant bound is an error.
+func.func private @unbounded(%out: memref<64xf32>, %n: index) attributes {egg.tuning = #egg.tuning<threads = [64], block = [64], thread = [1]>} {
+  scf.forall (%b) in (1) {
+    scf.forall (%t) in (64) {
+      // expected-error @+1 {{a kernel needs a per-thread buffer of type 'memref<?xf32>' (unbounded size, limit 8192 bytes): choose smaller thread tiles}}
+      %tmp = memref.alloc(%n) : memref<?xf32>
+      %c0 = arith.constant 0 : index
+      %v = memref.load %tmp[%c0] : memref<?xf32>
+      memref.store %v, %out[%t] : memref<64xf32>
+    } {mapping = [#gpu.thread<x>]}
+  } {mapping = [#gpu.block<x>]}
+  return
+}

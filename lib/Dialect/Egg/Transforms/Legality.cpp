@@ -268,6 +268,7 @@ mlir::egg::checkLowerable(KernelOp kernel, StructureAttr structure,
     return failure();
   ArrayRef<int64_t> block = tuning.getBlock(), thread = tuning.getThread();
   SmallVector<int64_t> blockExtents = loops->extents;
+  std::optional<unsigned> partialLoop;
   for (auto [p, pos] : llvm::enumerate(loops->parallelPositions)) {
     int64_t extent = loops->extents[pos];
     int64_t b = p < block.size() ? block[p] : 0;
@@ -276,10 +277,17 @@ mlir::egg::checkLowerable(KernelOp kernel, StructureAttr structure,
       return emitError() << "loop " << pos
                          << " is a row that the kernel's reductions run "
                             "along: it cannot be tiled";
-    if (b && extent % b != 0)
-      return emitError() << "block tile " << b << " does not divide loop "
-                         << pos << " of extent " << extent
-                         << " (the generic lowering needs whole tiles)";
+    // A partial last block tile: its threads past the loop's end skip
+    // their tile (docs/pipeline.md, "Partial tiles"); each thread's tile
+    // then has a clipped, dynamic size, which vector accesses cannot take.
+    if (b && extent % b != 0) {
+      partialLoop = pos;
+      if (tuning.getVector() > 1)
+        return emitError() << "block tile " << b << " does not divide loop "
+                           << pos << " of extent " << extent
+                           << ": a partial last tile takes scalar accesses "
+                              "(vector = 1)";
+    }
     int64_t outer = b ? b : extent;
     if (t && outer % t != 0)
       return emitError() << "thread tile " << t << " does not divide " << outer
@@ -297,11 +305,16 @@ mlir::egg::checkLowerable(KernelOp kernel, StructureAttr structure,
     return emitError() << "block tile tiles " << blockLoops
                        << " loops but a linear grid index spreads at most "
                        << kMaxLinearGridLoops;
+  if (partialLoop && blockLoops > 3)
+    return emitError() << "block tile leaves a partial last tile in loop "
+                       << *partialLoop
+                       << " but tiles more loops than the grid's three";
   int64_t linearBlocks = 1;
   for (size_t p = blockTiled.size(), dim = 0; p-- > 0;) {
     if (!blockTiled[p])
       continue;
-    int64_t blocks = loops->extents[loops->parallelPositions[p]] / block[p];
+    int64_t blocks =
+        llvm::divideCeil(loops->extents[loops->parallelPositions[p]], block[p]);
     linearBlocks = mulSat(linearBlocks, blocks);
     if (blockLoops > 3)
       continue;

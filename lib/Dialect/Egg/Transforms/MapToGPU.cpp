@@ -12,6 +12,8 @@
 #include "egg/Dialect/Egg/Transforms/Legality.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
+#include "egg/Target/Limits.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -19,6 +21,7 @@
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -55,6 +58,119 @@ static std::string linearGrid(func::FuncOp func) {
   if (!blocks)
     return "";
   return llvm::formatv(" grid_dims = [{0}, 1, 1]", *blocks).str();
+}
+
+namespace {
+/// Constant bounds of an index value; kUnbounded stands for no bound.
+struct IndexRange {
+  int64_t lo, hi;
+};
+} // namespace
+
+static constexpr int64_t kUnbounded = int64_t(1) << 62;
+
+static IndexRange clampedRange(__int128 lo, __int128 hi) {
+  auto clamp = [](__int128 v) {
+    return static_cast<int64_t>(
+        std::clamp<__int128>(v, -__int128(kUnbounded), __int128(kUnbounded)));
+  };
+  return {clamp(lo), clamp(hi)};
+}
+
+static std::optional<IndexRange> indexRange(Value value, unsigned depth = 0);
+
+/// Interval arithmetic over an affine expression (semi-affine products
+/// included, which the upstream bound helpers refuse).
+static std::optional<IndexRange>
+exprRange(AffineExpr expr, ArrayRef<std::optional<IndexRange>> dims,
+          ArrayRef<std::optional<IndexRange>> symbols) {
+  if (auto c = dyn_cast<AffineConstantExpr>(expr))
+    return IndexRange{c.getValue(), c.getValue()};
+  if (auto d = dyn_cast<AffineDimExpr>(expr))
+    return dims[d.getPosition()];
+  if (auto s = dyn_cast<AffineSymbolExpr>(expr))
+    return symbols[s.getPosition()];
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  std::optional<IndexRange> l = exprRange(binary.getLHS(), dims, symbols);
+  std::optional<IndexRange> r = exprRange(binary.getRHS(), dims, symbols);
+  if (!l || !r)
+    return std::nullopt;
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return clampedRange(__int128(l->lo) + r->lo, __int128(l->hi) + r->hi);
+  case AffineExprKind::Mul: {
+    __int128 corners[] = {__int128(l->lo) * r->lo, __int128(l->lo) * r->hi,
+                          __int128(l->hi) * r->lo, __int128(l->hi) * r->hi};
+    return clampedRange(
+        *std::min_element(std::begin(corners), std::end(corners)),
+        *std::max_element(std::begin(corners), std::end(corners)));
+  }
+  case AffineExprKind::FloorDiv:
+  case AffineExprKind::CeilDiv: {
+    if (r->lo != r->hi || r->lo <= 0)
+      return std::nullopt;
+    bool ceil = expr.getKind() == AffineExprKind::CeilDiv;
+    auto divide = [&](int64_t v) {
+      return ceil ? llvm::divideCeilSigned(v, r->lo)
+                  : llvm::divideFloorSigned(v, r->lo);
+    };
+    return IndexRange{divide(l->lo), divide(l->hi)};
+  }
+  case AffineExprKind::Mod:
+    if (r->lo != r->hi || r->lo <= 0)
+      return std::nullopt;
+    return IndexRange{0, r->lo - 1};
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Constant bounds of an index computed from constants, GPU ids and affine
+/// ops: a partial tile's clipped size is bounded by its tile.
+static std::optional<IndexRange> indexRange(Value value, unsigned depth) {
+  if (std::optional<int64_t> c = getConstantIntValue(value))
+    return IndexRange{*c, *c};
+  Operation *op = value.getDefiningOp();
+  if (!op || depth > 16)
+    return std::nullopt;
+  if (isa<gpu::ThreadIdOp>(op))
+    return IndexRange{0, kMaxThreadsPerBlock - 1};
+  if (isa<gpu::BlockIdOp>(op))
+    return IndexRange{0, kMaxGridDims[0] - 1};
+  AffineMap map;
+  ValueRange operands;
+  if (auto apply = dyn_cast<affine::AffineApplyOp>(op))
+    std::tie(map, operands) =
+        std::make_pair(apply.getMap(), apply.getOperands());
+  else if (auto min = dyn_cast<affine::AffineMinOp>(op))
+    std::tie(map, operands) = std::make_pair(min.getMap(), min.getOperands());
+  else if (auto max = dyn_cast<affine::AffineMaxOp>(op))
+    std::tie(map, operands) = std::make_pair(max.getMap(), max.getOperands());
+  else
+    return std::nullopt;
+  SmallVector<std::optional<IndexRange>> ranges = llvm::map_to_vector(
+      operands, [&](Value v) { return indexRange(v, depth + 1); });
+  ArrayRef<std::optional<IndexRange>> all = ranges;
+  std::optional<IndexRange> result;
+  bool isMin = isa<affine::AffineMinOp>(op);
+  for (AffineExpr expr : map.getResults()) {
+    std::optional<IndexRange> r =
+        exprRange(expr, all.take_front(map.getNumDims()),
+                  all.drop_front(map.getNumDims()));
+    // An unknown result of a min (max) leaves its upper (lower) bound to
+    // the others.
+    if (!r)
+      r = IndexRange{-kUnbounded, kUnbounded};
+    if (!result)
+      result = r;
+    else if (isMin)
+      result =
+          IndexRange{std::min(result->lo, r->lo), std::min(result->hi, r->hi)};
+    else
+      result =
+          IndexRange{std::max(result->lo, r->lo), std::max(result->hi, r->hi)};
+  }
+  return result;
 }
 
 namespace {
@@ -175,21 +291,45 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
     });
     for (memref::AllocOp alloc : allocs) {
       MemRefType type = alloc.getType();
-      int64_t bytes = type.hasStaticShape()
-                          ? type.getNumElements() *
-                                ((type.getElementTypeBitWidth() + 7) / 8)
-                          : -1;
+      // A thread's tile of a partial block tile has a clipped, dynamic size
+      // with a constant bound (the thread tile): the buffer takes the
+      // bound, and its users a view of the clipped size.
+      SmallVector<int64_t> bounded = llvm::to_vector(type.getShape());
+      bool bound = true;
+      for (auto [dim, size] :
+           llvm::zip(llvm::make_filter_range(
+                         llvm::seq<int64_t>(0, type.getRank()),
+                         [&](int64_t d) { return type.isDynamicDim(d); }),
+                     alloc.getDynamicSizes())) {
+        std::optional<IndexRange> range = indexRange(size);
+        bound &= range && range->hi < kUnbounded && range->hi >= 0;
+        if (range)
+          bounded[dim] = std::max<int64_t>(range->hi, 0);
+      }
+      MemRefType staticType = type.clone(bounded);
+      int64_t bytes = bound ? staticType.getNumElements() *
+                                  ((type.getElementTypeBitWidth() + 7) / 8)
+                            : -1;
       if (bytes < 0 || bytes > maxPrivateBytes) {
         alloc.emitError("a kernel needs a per-thread buffer of type ")
-            << type << " (" << (bytes < 0 ? "dynamic size" : "too large")
+            << type << " (" << (bytes < 0 ? "unbounded size" : "too large")
             << ", limit " << maxPrivateBytes.getValue()
             << " bytes): choose smaller thread tiles";
         return signalPassFailure();
       }
       OpBuilder b(alloc);
-      auto alloca = memref::AllocaOp::create(b, alloc.getLoc(), type,
-                                             alloc.getAlignmentAttr());
-      alloc.replaceAllUsesWith(alloca.getResult());
+      Location loc = alloc.getLoc();
+      Value buffer = memref::AllocaOp::create(b, loc, staticType,
+                                              alloc.getAlignmentAttr());
+      if (!type.hasStaticShape()) {
+        SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
+            strides(type.getRank(), b.getIndexAttr(1)),
+            sizes = alloc.getMixedSizes();
+        Value view =
+            memref::SubViewOp::create(b, loc, buffer, offsets, sizes, strides);
+        buffer = memref::CastOp::create(b, loc, type, view);
+      }
+      alloc.replaceAllUsesWith(buffer);
       alloc.erase();
     }
     // Their deallocations (if any) go with them.
