@@ -392,3 +392,23 @@ func.func @prime_rows(%x: tensor<128x65537xf32>) -> tensor<128x65537xf32> {
   %r = linalg.exp ins(%x : tensor<128x65537xf32>) outs(%e : tensor<128x65537xf32>) -> tensor<128x65537xf32>
   return %r : tensor<128x65537xf32>
 }
+
+// -----
+
+// A column sum over 4095 columns (no power-of-two divisor): blocks of 63
+// columns, the largest divisor up to 64, so that each block's unaligned
+// row segments share few sectors with its neighbours' (tuning.md,
+// principle 5).
+// CHECK-LABEL: func.func @odd_columns
+// CHECK: structure = #egg.structure<reduce_two_stage>, tuning = #egg.tuning<threads = [63, 8], block = [1, 63]>
+func.func @odd_columns(%x: tensor<128x4096x4095xf32>) -> tensor<128x4095xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x4095xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<128x4095xf32>) -> tensor<128x4095xf32>
+  %r = linalg.reduce ins(%x : tensor<128x4096x4095xf32>) outs(%f : tensor<128x4095xf32>) dimensions = [1]
+    (%a: f32, %b: f32) {
+      %s = arith.addf %a, %b : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<128x4095xf32>
+}
