@@ -296,12 +296,11 @@ struct MapToGPUPass : public egg::impl::EggMapToGPUBase<MapToGPUPass> {
       // bound, and its users a view of the clipped size.
       SmallVector<int64_t> bounded = llvm::to_vector(type.getShape());
       bool bound = true;
-      for (auto [dim, size] :
-           llvm::zip(llvm::make_filter_range(
-                         llvm::seq<int64_t>(0, type.getRank()),
-                         [&](int64_t d) { return type.isDynamicDim(d); }),
-                     alloc.getDynamicSizes())) {
-        std::optional<IndexRange> range = indexRange(size);
+      for (auto [dim, size] : llvm::enumerate(alloc.getMixedSizes())) {
+        auto dynamic = dyn_cast<Value>(size);
+        if (!dynamic)
+          continue;
+        std::optional<IndexRange> range = indexRange(dynamic);
         bound &= range && range->hi < kUnbounded && range->hi >= 0;
         if (range)
           bounded[dim] = std::max<int64_t>(range->hi, 0);
