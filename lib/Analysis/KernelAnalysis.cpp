@@ -4,6 +4,7 @@
 #include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Support/Saturating.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
@@ -364,7 +365,14 @@ std::optional<unsigned> mlir::egg::columnReductionLoop(KernelOp kernel) {
     return std::nullopt;
   auto op = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
   if (!op || !isPlainReduction(op) || op.getNumReductionLoops() != 1 ||
-      op.getNumDpsInits() != 1 || op.getNumLoops() < 2)
+      op.getNumLoops() < 2)
+    return std::nullopt;
+  // A value and its index leave the kernel as reduced (no epilogue).
+  if (op.getNumDpsInits() != 1 &&
+      !(op.getNumDpsInits() == 2 && matchIndexedReduction(op) &&
+        kernel.getRootOp() == op.getOperation() &&
+        op.getMatchingIndexingMap(op.getDpsInitOperand(0)) ==
+            op.getMatchingIndexingMap(op.getDpsInitOperand(1))))
     return std::nullopt;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   unsigned last = op.getNumLoops() - 1;
@@ -398,6 +406,60 @@ std::optional<unsigned> mlir::egg::columnReductionLoop(KernelOp kernel) {
   // The one reduction loop (checked above).
   return unsigned(llvm::find(iterators, utils::IteratorType::reduction) -
                   iterators.begin());
+}
+
+std::optional<IndexedReduction>
+mlir::egg::matchIndexedReduction(linalg::LinalgOp op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumDpsInits() != 2 ||
+      generic.getNumReductionLoops() != 1)
+    return std::nullopt;
+  Block *body = generic.getBody();
+  Value best = generic.getMatchingBlockArgument(generic.getDpsInitOperand(0));
+  Value at = generic.getMatchingBlockArgument(generic.getDpsInitOperand(1));
+  Operation *yield = body->getTerminator();
+  auto value = yield->getOperand(0).getDefiningOp<arith::SelectOp>();
+  auto index = yield->getOperand(1).getDefiningOp<arith::SelectOp>();
+  if (!value || !index || value.getCondition() != index.getCondition() ||
+      value.getFalseValue() != best || index.getFalseValue() != at)
+    return std::nullopt;
+  auto cmp = value.getCondition().getDefiningOp<arith::CmpFOp>();
+  if (!cmp || cmp.getRhs() != best || cmp.getLhs() != value.getTrueValue())
+    return std::nullopt;
+  // x: an input's element.
+  auto x = dyn_cast<BlockArgument>(cmp.getLhs());
+  if (!x || x.getOwner() != body ||
+      x.getArgNumber() >= generic.getNumDpsInputs())
+    return std::nullopt;
+  // i: the reduced loop's index through casts only.
+  Value i = index.getTrueValue();
+  while (Operation *def = i.getDefiningOp()) {
+    if (auto loopIndex = dyn_cast<linalg::IndexOp>(def)) {
+      if (generic.getIteratorTypesArray()[loopIndex.getDim()] !=
+          utils::IteratorType::reduction)
+        return std::nullopt;
+      break;
+    }
+    if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::UIToFPOp,
+             arith::SIToFPOp>(def))
+      return std::nullopt;
+    i = def->getOperand(0);
+  }
+  if (!i.getDefiningOp<linalg::IndexOp>())
+    return std::nullopt;
+  // The accumulators feed nothing else.
+  auto onlyUses = [](Value v, ArrayRef<Operation *> users) {
+    return llvm::all_of(v.getUsers(), [&](Operation *u) {
+      return llvm::is_contained(users, u);
+    });
+  };
+  if (!onlyUses(best, {cmp, value}) || !onlyUses(at, {index}))
+    return std::nullopt;
+  arith::CmpFPredicate predicate = cmp.getPredicate();
+  if (predicate != arith::CmpFPredicate::OGT &&
+      predicate != arith::CmpFPredicate::OLT)
+    return std::nullopt;
+  return IndexedReduction{predicate};
 }
 
 SmallVector<int64_t> mlir::egg::transposedInputs(KernelOp kernel) {

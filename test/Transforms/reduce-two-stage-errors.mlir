@@ -105,3 +105,66 @@ func.func @four_parallel_loops(%x: tensor<2x8x3x4x64xf32>) -> tensor<2x3x4x64xf3
   }
   return %r : tensor<2x3x4x64xf32>
 }
+
+// -----
+
+// A value and its index (argmax) leave the kernel as reduced: an op after
+// the reduction is refused.
+func.func @indexed_epilogue(%x: tensor<512x4096xf32>) -> tensor<4096xf32> {
+  // expected-error @+1 {{reduce_two_stage of a value and its index takes no ops after the reduction in its kernel}}
+  %r = egg.kernel @k ins(%x : tensor<512x4096xf32>) -> tensor<4096xf32>
+      attributes {structure = #egg.structure<reduce_two_stage>,
+                  tuning = #egg.tuning<threads = [32, 8], block = [32]>} {
+  ^bb0(%a: tensor<512x4096xf32>):
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    %e0 = tensor.empty() : tensor<4096xf32>
+    %best = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<4096xf32>) -> tensor<4096xf32>
+    %e1 = tensor.empty() : tensor<4096xf32>
+    %at = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4096xf32>) -> tensor<4096xf32>
+    %m:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<512x4096xf32>) outs(%best, %at : tensor<4096xf32>, tensor<4096xf32>) {
+    ^bb0(%u: f32, %b: f32, %i: f32):
+      %row = linalg.index 0 : index
+      %row32 = arith.index_cast %row : index to i32
+      %rowf = arith.uitofp %row32 : i32 to f32
+      %gt = arith.cmpf ogt, %u, %b : f32
+      %v = arith.select %gt, %u, %b : f32
+      %j = arith.select %gt, %rowf, %i : f32
+      linalg.yield %v, %j : f32, f32
+    } -> (tensor<4096xf32>, tensor<4096xf32>)
+    %e2 = tensor.empty() : tensor<4096xf32>
+    %d = linalg.add ins(%m#1, %m#1 : tensor<4096xf32>, tensor<4096xf32>) outs(%e2 : tensor<4096xf32>) -> tensor<4096xf32>
+    egg.yield %d : tensor<4096xf32>
+  }
+  return %r : tensor<4096xf32>
+}
+
+// -----
+
+// Nor does it take a cluster (the cluster's combine carries one value).
+func.func @indexed_cluster(%x: tensor<512x4096xf32>) -> tensor<4096xf32> {
+  // expected-error @+1 {{reduce_two_stage of a value and its index takes no cluster}}
+  %r = egg.kernel @k ins(%x : tensor<512x4096xf32>) -> tensor<4096xf32>
+      attributes {structure = #egg.structure<reduce_two_stage>,
+                  tuning = #egg.tuning<threads = [32, 8], block = [32], cluster = 2>} {
+  ^bb0(%a: tensor<512x4096xf32>):
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    %e0 = tensor.empty() : tensor<4096xf32>
+    %best = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<4096xf32>) -> tensor<4096xf32>
+    %e1 = tensor.empty() : tensor<4096xf32>
+    %at = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4096xf32>) -> tensor<4096xf32>
+    %m:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<512x4096xf32>) outs(%best, %at : tensor<4096xf32>, tensor<4096xf32>) {
+    ^bb0(%u: f32, %b: f32, %i: f32):
+      %row = linalg.index 0 : index
+      %row32 = arith.index_cast %row : index to i32
+      %rowf = arith.uitofp %row32 : i32 to f32
+      %gt = arith.cmpf ogt, %u, %b : f32
+      %v = arith.select %gt, %u, %b : f32
+      %j = arith.select %gt, %rowf, %i : f32
+      linalg.yield %v, %j : f32, f32
+    } -> (tensor<4096xf32>, tensor<4096xf32>)
+    egg.yield %m#1 : tensor<4096xf32>
+  }
+  return %r : tensor<4096xf32>
+}

@@ -10,6 +10,7 @@
 #define EGG_ANALYSIS_KERNELANALYSIS_H
 
 #include "egg/Dialect/Egg/IR/EggOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
 namespace mlir::egg {
@@ -131,6 +132,16 @@ SmallVector<int64_t> impliedThreads(const RootLoops &loops,
 /// which every input is contiguous (or constant); its result is indexed by
 /// the parallel loops in order. Nullopt otherwise.
 std::optional<unsigned> columnReductionLoop(KernelOp kernel);
+
+/// A reduction that carries an index with its value (argmax, argmin): two
+/// results, the value `select(c, x, best)` and the index `select(c, i,
+/// at)` under one `c = cmpf(predicate, x, best)`, where x is an input and
+/// i is the reduced loop's index (cast to the index result's type). A
+/// strict predicate keeps the first such row.
+struct IndexedReduction {
+  arith::CmpFPredicate predicate;
+};
+std::optional<IndexedReduction> matchIndexedReduction(linalg::LinalgOp op);
 
 /// Inputs of an elementwise anchor that it reads across the loop its
 /// results run along (a transpose's source): operand numbers of rank-2+

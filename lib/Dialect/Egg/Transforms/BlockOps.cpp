@@ -119,11 +119,10 @@ mlir::egg::collectBlockOps(gpu::LaunchOp launch) {
   return ops;
 }
 
-FailureOr<std::optional<Value>>
-mlir::egg::accumulatorStart(gpu::LaunchOp launch,
-                            ArrayRef<linalg::LinalgOp> before,
-                            linalg::LinalgOp producer, linalg::LinalgOp &init) {
-  Value acc = producer.getDpsInitOperand(0)->get();
+FailureOr<std::optional<Value>> mlir::egg::accumulatorStart(
+    gpu::LaunchOp launch, ArrayRef<linalg::LinalgOp> before,
+    linalg::LinalgOp producer, linalg::LinalgOp &init, unsigned result) {
+  Value acc = producer.getDpsInitOperand(result)->get();
   init = nullptr;
   for (linalg::LinalgOp op : before) {
     if (op.getNumDpsInits() == 1 &&

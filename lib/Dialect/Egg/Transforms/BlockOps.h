@@ -44,13 +44,14 @@ SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
 /// The linalg ops of `launch`, which must all be directly in its body.
 FailureOr<SmallVector<linalg::LinalgOp>> collectBlockOps(gpu::LaunchOp launch);
 
-/// Where `producer`'s accumulator starts: the scalar of the fill among
-/// `before` that writes it (returned in `init`), or nullopt when it starts
-/// from the buffer's contents (not a temporary). Other ops in `before` are
-/// errors.
+/// Where `producer`'s accumulator (its init `result`) starts: the scalar of
+/// the fill among `before` that writes it (returned in `init`), or nullopt
+/// when it starts from the buffer's contents (not a temporary). Other ops
+/// in `before` are errors.
 FailureOr<std::optional<Value>>
 accumulatorStart(gpu::LaunchOp launch, ArrayRef<linalg::LinalgOp> before,
-                 linalg::LinalgOp producer, linalg::LinalgOp &init);
+                 linalg::LinalgOp producer, linalg::LinalgOp &init,
+                 unsigned result = 0);
 
 /// Runs the elementwise `epilogue` ops on the `values` a thread computed
 /// for `result` (element e at result indices `indices[e]`), at `b`'s

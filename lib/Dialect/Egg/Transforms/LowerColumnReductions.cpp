@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BlockOps.h"
+#include "egg/Analysis/KernelAnalysis.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
 
@@ -106,22 +107,45 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   if (redIt == ops.end())
     return launch.emitOpError("has no reduction to lower");
   auto red = dyn_cast<linalg::GenericOp>(redIt->getOperation());
-  if (!red || red.getNumReductionLoops() != 1 || red.getNumDpsInits() != 1)
+  // A reduction with index (argmax) carries a value and its row: two
+  // partials per column, combined by value and then by the smaller row.
+  std::optional<IndexedReduction> indexed =
+      red ? matchIndexedReduction(red) : std::nullopt;
+  if (!red || red.getNumReductionLoops() != 1 ||
+      (red.getNumDpsInits() != 1 && !indexed))
     return redIt->emitOpError("is not a generic with one reduction loop and "
-                              "one result");
-  // The combiner's neutral element seeds the partials.
-  Operation *combiner = combinerOp(red, 0);
+                              "one result (or a value and its index)");
+  unsigned numResults = red.getNumDpsInits();
+  // The combiner's neutral element seeds the partials; an indexed
+  // reduction starts from its accumulators' fills.
+  Operation *combiner = indexed ? nullptr : combinerOp(red, 0);
   std::optional<TypedAttr> neutralAttr =
       combiner ? arith::getNeutralElement(combiner) : std::nullopt;
-  if (!neutralAttr)
+  if (!neutralAttr && !indexed)
     return red.emitOpError("is not combined by one binary op with a neutral "
                            "element: it cannot be reduced in two stages");
-  linalg::LinalgOp init;
-  FailureOr<std::optional<Value>> start =
-      accumulatorStart(launch, ArrayRef(ops.begin(), redIt), red, init);
-  if (failed(start))
-    return failure();
-
+  SmallVector<linalg::LinalgOp> inits;
+  SmallVector<std::optional<Value>> starts;
+  for (unsigned r = 0; r < numResults; ++r) {
+    Value base = baseBuffer(red.getDpsInitOperand(r)->get());
+    SmallVector<linalg::LinalgOp> before;
+    for (linalg::LinalgOp op : ArrayRef(ops.begin(), redIt))
+      if (numResults == 1 ||
+          (op.getNumDpsInits() == 1 &&
+           baseBuffer(op.getDpsInitOperand(0)->get()) == base))
+        before.push_back(op);
+    linalg::LinalgOp init;
+    FailureOr<std::optional<Value>> start =
+        accumulatorStart(launch, before, red, init, r);
+    if (failed(start))
+      return failure();
+    if (indexed && !*start)
+      return red.emitOpError("reduces a value and its index into "
+                             "accumulators that no fill starts");
+    if (init)
+      inits.push_back(init);
+    starts.push_back(*start);
+  }
   SmallVector<int64_t> extents = red.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iterators = red.getIteratorTypesArray();
   unsigned last = red.getNumLoops() - 1, reduced = 0;
@@ -133,6 +157,9 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   Location loc = red.getLoc();
   Value acc = red.getDpsInitOperand(0)->get();
   Type accType = getElementTypeOrSelf(acc.getType());
+  SmallVector<Value> accs;
+  for (unsigned r = 0; r < numResults; ++r)
+    accs.push_back(red.getDpsInitOperand(r)->get());
 
   Block &body = launch.getBody().front();
   OpBuilder b(&body, body.begin());
@@ -142,8 +169,15 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
 
   // Stage 1, at the reduction's position: V partials per thread.
   b.setInsertionPoint(red);
-  Value neutral = arith::ConstantOp::create(b, loc, *neutralAttr).getResult();
-  SmallVector<Value> seeds(v, neutral);
+  // Partials: V per result, result-major.
+  SmallVector<Value> seeds;
+  if (indexed) {
+    for (unsigned r = 0; r < numResults; ++r)
+      seeds.append(v, *starts[r]);
+  } else {
+    Value neutral = arith::ConstantOp::create(b, loc, *neutralAttr).getResult();
+    seeds.assign(v, neutral);
+  }
   // Per input, the V values of row i (one load of V, or one for all).
   auto loadRow = [&](OpBuilder &nb, Value i) {
     SmallVector<Value> loopIdx(red.getNumLoops(), constIndex(nb, loc, 0));
@@ -176,20 +210,29 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
     return inputs;
   };
   // The reduction's body per column, folding one row into the partials.
+  // (The reduced loop's index, which an indexed reduction reads, is the
+  // row `i`.)
   auto fold = [&](OpBuilder &nb, ArrayRef<SmallVector<Value>> inputs,
-                  ValueRange partials) {
+                  ValueRange partials, Value i) {
     Block *rbody = red.getBody();
-    SmallVector<Value> next;
+    SmallVector<Value> next(partials.size());
     for (int64_t e = 0; e < v; ++e) {
       IRMapping map;
       for (auto [k, in] : llvm::enumerate(red.getDpsInputOperands()))
         map.map(red.getMatchingBlockArgument(in), inputs[k][e]);
-      map.map(red.getMatchingBlockArgument(red.getDpsInitOperand(0)),
-              partials[e]);
-      for (Operation &op : rbody->without_terminator())
+      for (unsigned r = 0; r < numResults; ++r)
+        map.map(red.getMatchingBlockArgument(red.getDpsInitOperand(r)),
+                partials[r * v + e]);
+      for (Operation &op : rbody->without_terminator()) {
+        if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+          map.map(index.getResult(), i);
+          continue;
+        }
         nb.clone(op, map);
-      next.push_back(
-          map.lookupOrDefault(rbody->getTerminator()->getOperand(0)));
+      }
+      for (unsigned r = 0; r < numResults; ++r)
+        next[r * v + e] =
+            map.lookupOrDefault(rbody->getTerminator()->getOperand(r));
     }
     return next;
   };
@@ -227,6 +270,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
       constIndex(b, loc, unroll), seeds,
       [&](OpBuilder &nb, Location, Value t, ValueRange partials) {
         SmallVector<SmallVector<SmallVector<Value>>> rowsIn;
+        SmallVector<Value> rowIds;
         for (int64_t u = 0; u < unroll; ++u) {
           Value i = arith::AddIOp::create(
               nb, loc,
@@ -235,12 +279,13 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
                   arith::AddIOp::create(nb, loc, t, constIndex(nb, loc, u)),
                   constIndex(nb, loc, rows)),
               y);
-          rowsIn.push_back(
-              loadRow(nb, arith::AddIOp::create(nb, loc, sliceStart, i)));
+          Value row = arith::AddIOp::create(nb, loc, sliceStart, i);
+          rowsIn.push_back(loadRow(nb, row));
+          rowIds.push_back(row);
         }
         SmallVector<Value> next(partials);
-        for (auto &in : rowsIn)
-          next = fold(nb, in, next);
+        for (auto [in, row] : llvm::zip(rowsIn, rowIds))
+          next = fold(nb, in, next, row);
         scf::YieldOp::create(nb, loc, next);
       });
   SmallVector<Value> partials(loop.getResults());
@@ -255,7 +300,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
               arith::AddIOp::create(nb, loc, sliceStart,
                                     constIndex(nb, loc, full * rows)),
               y);
-          scf::YieldOp::create(nb, loc, fold(nb, loadRow(nb, i), partials));
+          scf::YieldOp::create(nb, loc, fold(nb, loadRow(nb, i), partials, i));
         },
         [&](OpBuilder &nb, Location) {
           scf::YieldOp::create(nb, loc, partials);
@@ -269,22 +314,57 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   // the rounds' barriers.
   auto space =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  auto bufType = MemRefType::get({rows, tx * v}, accType,
-                                 MemRefLayoutAttrInterface(), space);
-  Value buffer = launch.addWorkgroupAttribution(bufType, loc);
+  SmallVector<Value> buffers;
+  for (Value a : accs)
+    buffers.push_back(launch.addWorkgroupAttribution(
+        MemRefType::get({rows, tx * v}, getElementTypeOrSelf(a.getType()),
+                        MemRefLayoutAttrInterface(), space),
+        loc));
+  Value buffer = buffers.front();
   // Row r, the thread's column e of the buffer.
   auto bufferAt = [&](OpBuilder &nb, Value r, int64_t e) {
     return SmallVector<Value>{
         r, arith::AddIOp::create(nb, loc, col, constIndex(nb, loc, e))};
   };
-  // The reduction's combiner applied to two values.
-  auto combine = [&](OpBuilder &nb, Value lhs, Value rhs) {
-    Operation *c = nb.clone(*combiner);
-    c->setOperands({lhs, rhs});
-    return c->getResult(0);
+  // Two partials combined: the reduction's combiner; for a value and its
+  // index, the better value, or on a tie the smaller index (the first row,
+  // as a strict predicate keeps when walking the rows in order).
+  auto combineAll = [&](OpBuilder &nb, ArrayRef<Value> lhs,
+                        ArrayRef<Value> rhs) -> SmallVector<Value> {
+    if (!indexed) {
+      Operation *c = nb.clone(*combiner);
+      c->setOperands({lhs[0], rhs[0]});
+      return {c->getResult(0)};
+    }
+    Value better =
+        arith::CmpFOp::create(nb, loc, indexed->predicate, rhs[0], lhs[0]);
+    Value tie = arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OEQ,
+                                      rhs[0], lhs[0]);
+    Value earlier =
+        isa<FloatType>(rhs[1].getType())
+            ? arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OLT, rhs[1],
+                                    lhs[1])
+                  .getResult()
+            : arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::slt, rhs[1],
+                                    lhs[1])
+                  .getResult();
+    Value take = arith::OrIOp::create(
+        nb, loc, better, arith::AndIOp::create(nb, loc, tie, earlier));
+    return {arith::SelectOp::create(nb, loc, take, rhs[0], lhs[0]),
+            arith::SelectOp::create(nb, loc, take, rhs[1], lhs[1])};
+  };
+  // Column e's partials of buffer row `r`.
+  auto loadAll = [&](OpBuilder &nb, Value r, int64_t e) {
+    SmallVector<Value> values;
+    for (Value buf : buffers)
+      values.push_back(
+          memref::LoadOp::create(nb, loc, buf, bufferAt(nb, r, e)));
+    return values;
   };
   for (int64_t e = 0; e < v; ++e)
-    memref::StoreOp::create(b, loc, partials[e], buffer, bufferAt(b, y, e));
+    for (unsigned r = 0; r < numResults; ++r)
+      memref::StoreOp::create(b, loc, partials[r * v + e], buffers[r],
+                              bufferAt(b, y, e));
   gpu::BarrierOp::create(b, loc);
   for (int64_t count = rows; count > 1;) {
     int64_t half = int64_t(llvm::PowerOf2Ceil(count)) / 2;
@@ -294,11 +374,12 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
     OpBuilder rb = round.getThenBodyBuilder();
     Value other = arith::AddIOp::create(rb, loc, y, constIndex(rb, loc, half));
     for (int64_t e = 0; e < v; ++e) {
-      Value mine = memref::LoadOp::create(rb, loc, buffer, bufferAt(rb, y, e));
-      Value theirs =
-          memref::LoadOp::create(rb, loc, buffer, bufferAt(rb, other, e));
-      memref::StoreOp::create(rb, loc, combine(rb, mine, theirs), buffer,
-                              bufferAt(rb, y, e));
+      SmallVector<Value> mine = loadAll(rb, y, e);
+      SmallVector<Value> theirs = loadAll(rb, other, e);
+      SmallVector<Value> combined = combineAll(rb, mine, theirs);
+      for (unsigned r = 0; r < numResults; ++r)
+        memref::StoreOp::create(rb, loc, combined[r], buffers[r],
+                                bufferAt(rb, y, e));
     }
     count = half;
     // Row 0's threads read their own last writes: no barrier after the
@@ -330,22 +411,27 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   }
   auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
   OpBuilder tb = ifOp.getThenBodyBuilder();
-  SmallVector<Value> totals;
+  // Per result, the thread's V totals.
+  SmallVector<SmallVector<Value>> totals(numResults);
   for (int64_t e = 0; e < v; ++e) {
-    Value initial =
-        *start ? **start
-               : memref::LoadOp::create(tb, loc, acc, indices[e]).getResult();
-    Value part = memref::LoadOp::create(
-        tb, loc, buffer, bufferAt(tb, constIndex(tb, loc, 0), e));
+    SmallVector<Value> initial;
+    for (unsigned r = 0; r < numResults; ++r)
+      initial.push_back(
+          starts[r] ? *starts[r]
+                    : memref::LoadOp::create(tb, loc, accs[r], indices[e])
+                          .getResult());
+    SmallVector<Value> part = loadAll(tb, constIndex(tb, loc, 0), e);
     if (cluster > 1) {
       // Row 0 of the buffer starts at element 0: the column is the offset.
       Value mine = genericAddress(
           tb, loc, buffer,
           arith::AddIOp::create(tb, loc, col, constIndex(tb, loc, e)));
       for (int64_t r = 1; r < cluster; ++r)
-        part = combine(tb, part, loadFromBlock(tb, loc, accType, mine, r));
+        part = combineAll(tb, part, {loadFromBlock(tb, loc, accType, mine, r)});
     }
-    totals.push_back(combine(tb, initial, part));
+    SmallVector<Value> total = combineAll(tb, initial, part);
+    for (unsigned r = 0; r < numResults; ++r)
+      totals[r].push_back(total[r]);
   }
   // The other blocks' shared memory stays until block 0 has read it.
   if (cluster > 1) {
@@ -353,11 +439,15 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
     b.setInsertionPointAfter(ifOp);
     clusterBarrier(b, loc);
   }
-  SmallVector<Operation *> producers;
-  if (init)
-    producers.push_back(init);
+  // An index result goes out as computed (an indexed reduction takes no
+  // epilogue: checkColumnReduction); the first result runs the epilogue.
+  for (unsigned r = 1; r < numResults; ++r)
+    if (!isTemporary(accs[r], launch))
+      for (int64_t e = 0; e < v; ++e)
+        memref::StoreOp::create(tb, loc, totals[r][e], accs[r], indices[e]);
+  SmallVector<Operation *> producers(inits.begin(), inits.end());
   producers.push_back(red);
-  return applyEpilogueInRegisters(tb, launch, acc, indices, totals,
+  return applyEpilogueInRegisters(tb, launch, acc, indices, totals[0],
                                   ArrayRef(std::next(redIt), ops.end()),
                                   producers);
 }

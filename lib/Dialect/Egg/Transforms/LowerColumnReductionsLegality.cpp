@@ -17,6 +17,11 @@ LogicalResult
 mlir::egg::checkColumnReduction(KernelOp kernel, TuningAttr tuning,
                                 function_ref<InFlightDiagnostic()> emitError) {
   std::optional<unsigned> reduced = columnReductionLoop(kernel);
+  auto anchor = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
+  if (!reduced && anchor && matchIndexedReduction(anchor) &&
+      kernel.getRootOp() != anchor.getOperation())
+    return emitError() << "reduce_two_stage of a value and its index takes "
+                          "no ops after the reduction in its kernel";
   if (!reduced)
     return emitError() << "reduce_two_stage needs one reduction loop that is "
                           "not innermost, inputs contiguous along the "
@@ -61,9 +66,18 @@ mlir::egg::checkColumnReduction(KernelOp kernel, TuningAttr tuning,
                        << kMaxThreadsPerBlock << " per block";
   if (v * widestElementBits(kernel) > 128)
     return emitError() << "vector = " << v << " exceeds 16-byte accesses";
-  Type acc = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
-  int64_t bytes =
-      mulSat(tuning.getNumThreads() * v, (acc.getIntOrFloatBitWidth() + 7) / 8);
+  // A value and its index (argmax): both partials go through shared
+  // memory, and the index leaves the kernel as reduced.
+  bool indexed = op.getNumDpsInits() == 2;
+  if (indexed && tuning.getCluster() != 1)
+    return emitError() << "reduce_two_stage of a value and its index takes "
+                          "no cluster";
+  int64_t bytes = 0;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    Type acc = getElementTypeOrSelf(init.get());
+    bytes = addSat(bytes, mulSat(tuning.getNumThreads() * v,
+                                 (acc.getIntOrFloatBitWidth() + 7) / 8));
+  }
   if (bytes > kStaticSharedMemoryPerBlock)
     return emitError() << "the partials need " << bytes
                        << " bytes of shared memory; a block may have "
