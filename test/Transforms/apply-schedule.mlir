@@ -466,6 +466,54 @@ func.func @padded_direct(%x: tensor<4x32x32x32xf32>, %w: tensor<64x32x3x3xf32>) 
 
 // -----
 
+// A thread's window reduction accumulates in a tile of its own (registers
+// after bufferization), written to the output once; its initialization no
+// longer writes the output's slice.
+// CHECK-LABEL: func.func private @window_max_k
+// CHECK: scf.forall
+// CHECK: scf.forall ({{.*}}) in (1, 4, 32) shared_outs(%[[OUT:.*]] =
+// CHECK: %[[ACC:.*]] = bufferization.alloc_tensor() : tensor<1x1x1x1xf32>
+// CHECK: %[[INIT:.*]] = linalg.generic {{.*}} outs(%[[ACC]] : tensor<1x1x1x1xf32>)
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}}"reduction", "reduction"]{{.*}} outs(%[[INIT]] : tensor<1x1x1x1xf32>)
+// CHECK: tensor.parallel_insert_slice %[[MAX]] into %[[OUT]]
+func.func @window_max(%x: tensor<2x8x34x34xf32>) -> tensor<2x8x32x32xf32> {
+  %r = egg.kernel @window_max_k ins(%x : tensor<2x8x34x34xf32>) -> tensor<2x8x32x32xf32>
+      attributes {structure = #egg.structure<conv_direct>,
+                  tuning = #egg.tuning<threads = [32, 4], block = [1, 1, 4, 32], thread = [0, 1, 1, 1]>} {
+  ^bb0(%a: tensor<2x8x34x34xf32>):
+    %low = arith.constant 0xFF800000 : f32
+    %e = tensor.empty() : tensor<2x8x32x32xf32>
+    %f = linalg.fill ins(%low : f32) outs(%e : tensor<2x8x32x32xf32>) -> tensor<2x8x32x32xf32>
+    %w = tensor.empty() : tensor<3x3xf32>
+    %m = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%a, %w : tensor<2x8x34x34xf32>, tensor<3x3xf32>) outs(%f : tensor<2x8x32x32xf32>) -> tensor<2x8x32x32xf32>
+    egg.yield %m : tensor<2x8x32x32xf32>
+  }
+  return %r : tensor<2x8x32x32xf32>
+}
+
+// -----
+
+// An accumulator that starts from a kernel input (not an initialization
+// that overwrites it) stays in the output's slice.
+// CHECK-LABEL: func.func private @window_max_onto_k
+// CHECK-NOT: bufferization.alloc_tensor
+// CHECK: linalg.generic {{.*}}"reduction", "reduction"]
+func.func @window_max_onto(%x: tensor<2x8x34x34xf32>, %b: tensor<2x8x32x32xf32>) -> tensor<2x8x32x32xf32> {
+  %r = egg.kernel @window_max_onto_k ins(%x, %b : tensor<2x8x34x34xf32>, tensor<2x8x32x32xf32>) -> tensor<2x8x32x32xf32>
+      attributes {structure = #egg.structure<conv_direct>,
+                  tuning = #egg.tuning<threads = [32, 4], block = [1, 1, 4, 32], thread = [0, 1, 1, 1]>} {
+  ^bb0(%a: tensor<2x8x34x34xf32>, %c: tensor<2x8x32x32xf32>):
+    %w = tensor.empty() : tensor<3x3xf32>
+    %m = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+        ins(%a, %w : tensor<2x8x34x34xf32>, tensor<3x3xf32>) outs(%c : tensor<2x8x32x32xf32>) -> tensor<2x8x32x32xf32>
+    egg.yield %m : tensor<2x8x32x32xf32>
+  }
+  return %r : tensor<2x8x32x32xf32>
+}
+
+// -----
+
 // Four tiled loops, none spanning its whole extent (which would be left
 // untiled): the block loop takes linear dimensions, the innermost first.
 // CHECK-LABEL: func.func private @k

@@ -248,6 +248,51 @@ static LogicalResult prepareBody(func::FuncOp func) {
   return applyPatternsGreedily(func, std::move(patterns));
 }
 
+/// Whether `op` only writes values that do not depend on what its output
+/// held (a fill, or its generic form): all loops parallel, its output's
+/// element unused by the body.
+static bool overwritesItsOutput(linalg::LinalgOp op) {
+  return op.getNumDpsInits() == 1 &&
+         op.getNumLoops() == op.getNumParallelLoops() &&
+         !op.payloadUsesValueFromOperand(op.getDpsInitOperand(0));
+}
+
+/// A thread's reduction accumulates into a fresh tile rather than into its
+/// slice of the kernel's output: an initialization (a fill) of `forall`'s
+/// shared output that only a reduction's init reads writes a new tensor
+/// instead. The accumulator then bufferizes to a private buffer (registers)
+/// written out once, where a slice of global memory would be stored and
+/// reloaded on every reduction step (its loads may alias the inputs').
+static void accumulateInPrivateTiles(RewriterBase &rewriter,
+                                     scf::ForallOp forall) {
+  SmallVector<linalg::LinalgOp> inits;
+  forall.getBody()->walk([&](linalg::LinalgOp init) {
+    if (!overwritesItsOutput(init) || !init->hasOneUse())
+      return;
+    auto slice = init.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
+    auto shared = slice ? dyn_cast<BlockArgument>(slice.getSource()) : nullptr;
+    if (!shared || !llvm::is_contained(forall.getRegionIterArgs(), shared) ||
+        !slice->hasOneUse())
+      return;
+    auto reduction = dyn_cast<linalg::LinalgOp>(*init->user_begin());
+    if (!reduction || reduction.getNumReductionLoops() == 0 ||
+        !llvm::is_contained(reduction.getDpsInits(), init->getResult(0)))
+      return;
+    inits.push_back(init);
+  });
+  for (linalg::LinalgOp init : inits) {
+    auto slice = init.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
+    rewriter.setInsertionPoint(slice);
+    // Not tensor.empty: empty-tensor elimination would put it back into
+    // the output slice that the tile is inserted into.
+    Value fresh = bufferization::AllocTensorOp::create(
+        rewriter, slice.getLoc(), slice.getResultType(), slice.getSizes());
+    rewriter.modifyOpInPlace(init,
+                             [&] { init.getDpsInitsMutable()[0].set(fresh); });
+    rewriter.eraseOp(slice);
+  }
+}
+
 static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
   StructureAttr structure = kernel.getStructureAttr();
   TuningAttr tuning = kernel.getTuningAttr();
@@ -367,10 +412,15 @@ static LogicalResult applyToKernel(KernelOp kernel, SymbolTable &symbols) {
         tilingFor(rewriter, *loops, blockExtents,
                   perWarp ? tuning.getWarp() : tuning.getThread());
     rewriter.setInsertionPoint(*blockRoot);
-    if (failed(tileAndFuse(rewriter, cast<TilingInterface>(*blockRoot),
-                           threadTiling,
-                           perWarp ? Level::Warps : Level::Threads)))
+    FailureOr<Operation *> threadRoot =
+        tileAndFuse(rewriter, cast<TilingInterface>(*blockRoot), threadTiling,
+                    perWarp ? Level::Warps : Level::Threads);
+    if (failed(threadRoot))
       return failure();
+    auto threadLoop = (*threadRoot)->getParentOfType<scf::ForallOp>();
+    if (!perWarp && threadTiling.numTiled != 0 && threadLoop &&
+        threadLoop != (*blockRoot)->getParentOfType<scf::ForallOp>())
+      accumulateInPrivateTiles(rewriter, threadLoop);
   }
 
   // Aggregate ops (softmax) become their loop nests inside each thread.
