@@ -382,6 +382,27 @@ def EggMinBlocksPerSM : Pass<"egg-min-blocks-per-sm", "::mlir::ModuleOp"> {
   }];
 }
 
+def EggUnrollPrivateTiles : Pass<"egg-unroll-private-tiles", "::mlir::ModuleOp"> {
+  let summary = "Unroll the loops that index a thread's private tile";
+  let description = [{
+    A thread's private tile (a small `memref.alloca` inside a `gpu.launch`:
+    several outputs of a direct convolution or a pool, accumulated in
+    registers) stays in registers only where every access has constant
+    indices; a loop whose induction variable indexes it leaves it in local
+    memory, and it also hides that neighbouring outputs read the same
+    inputs. Such loops with a constant trip count are unrolled fully,
+    innermost first, while the unrolled body stays within `max-ops`
+    operations and the tile within `max-elements` elements.
+  }];
+  let options = [
+    Option<"maxOps", "max-ops", "int64_t", "4096",
+           "Most operations a fully unrolled loop may hold">,
+    Option<"maxElements", "max-elements", "int64_t", "64",
+           "Most elements of a private tile kept in registers">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def EggStripCompileTimes : Pass<"egg-strip-compile-times", "::mlir::ModuleOp"> {
   let summary = "Drop compile-time measurements from gpu.binary objects";
   let description = [{
