@@ -11,7 +11,9 @@
 // CHECK-NOT: scf.for
 // SMALL-LABEL: func.func @four_outputs
 // SMALL-COUNT-2: scf.for
-func.func @four_outputs(%x: memref<1024xf32>, %y: memref<1024xf32>) {
+func.func @four_outputs(%x: memref<1024xf32>, %y: memref<1024xf32>)
+    attributes {egg.structure = #egg.structure<conv_direct>,
+                egg.tuning = #egg.tuning<threads = [1], block = [4], thread = [4]>} {
   %c1 = arith.constant 1 : index
   %c0 = arith.constant 0 : index
   %c3 = arith.constant 3 : index
@@ -45,7 +47,9 @@ func.func @four_outputs(%x: memref<1024xf32>, %y: memref<1024xf32>) {
 // registers, keep their loops.
 // CHECK-LABEL: func.func @kept
 // CHECK-COUNT-2: scf.for
-func.func @kept(%x: memref<1024xf32>, %y: memref<1024xf32>) {
+func.func @kept(%x: memref<1024xf32>, %y: memref<1024xf32>)
+    attributes {egg.structure = #egg.structure<conv_direct>,
+                egg.tuning = #egg.tuning<threads = [1], block = [4], thread = [4]>} {
   %c1 = arith.constant 1 : index
   %c0 = arith.constant 0 : index
   %c256 = arith.constant 256 : index
@@ -64,6 +68,30 @@ func.func @kept(%x: memref<1024xf32>, %y: memref<1024xf32>) {
     scf.for %k = %c0 to %c256 step %c1 {
       %v = memref.load %x[%k] : memref<1024xf32>
       memref.store %v, %big[%k] : memref<256xf32>
+    }
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Rows shared by lanes keep their loops: egg-distribute-rows plans their
+// registers.
+// CHECK-LABEL: func.func @shared_rows
+// CHECK: scf.for
+func.func @shared_rows(%x: memref<1024xf32>)
+    attributes {egg.structure = #egg.structure<reduce_row_per_warp>,
+                egg.tuning = #egg.tuning<threads = [32], block = [1, 0], warp = [1, 0]>} {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %t = memref.alloca() : memref<4xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      %v = memref.load %x[%i] : memref<1024xf32>
+      memref.store %v, %t[%i] : memref<4xf32>
     }
     gpu.terminator
   }

@@ -9,7 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "egg/Analysis/KernelAnalysis.h"
+#include "egg/Analysis/TuningQueries.h"
+#include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -91,6 +96,20 @@ static bool indexesPrivateTile(scf::ForOp loop, int64_t maxElements) {
   return found.wasInterrupted();
 }
 
+/// Whether the kernel function's threads each own a tile of its outputs
+/// (egg-apply-schedule's thread tiles). Rows shared by lanes, scans and
+/// block ops kept whole have register plans of their own: unrolled, a
+/// lane's loop over the rows it holds grew a row softmax eightfold.
+static bool ownsThreadTiles(func::FuncOp func) {
+  auto structure = func->getAttrOfType<egg::StructureAttr>(
+      egg::EggDialect::getStructureAttrName());
+  auto tuning = func->getAttrOfType<egg::TuningAttr>(
+      egg::EggDialect::getTuningAttrName());
+  return structure && tuning && !egg::isCooperativeRow(structure) &&
+         structure.getFormulation() != egg::Formulation::scan_warp &&
+         !egg::lowersBlockOpsWhole(structure, tuning);
+}
+
 static int64_t countOps(scf::ForOp loop) {
   int64_t ops = 0;
   loop.getBody()->walk([&](Operation *) { ++ops; });
@@ -106,7 +125,9 @@ struct UnrollPrivateTilesPass
     // Post-order: inner loops come first, so an outer loop is measured with
     // its inner loops already unrolled.
     getOperation().walk([&](gpu::LaunchOp launch) {
-      launch.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      auto func = launch->getParentOfType<func::FuncOp>();
+      if (func && ownsThreadTiles(func))
+        launch.getBody().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     });
     for (scf::ForOp loop : loops) {
       std::optional<APInt> count = loop.getStaticTripCount();

@@ -385,9 +385,10 @@ def EggMinBlocksPerSM : Pass<"egg-min-blocks-per-sm", "::mlir::ModuleOp"> {
 def EggUnrollPrivateTiles : Pass<"egg-unroll-private-tiles", "::mlir::ModuleOp"> {
   let summary = "Unroll the loops that index a thread's private tile";
   let description = [{
-    A thread's private tile (a small `memref.alloca` inside a `gpu.launch`:
-    several outputs of a direct convolution or a pool, accumulated in
-    registers) stays in registers only where every access has constant
+    A thread's private tile (a small `memref.alloca` inside a `gpu.launch`
+    of a kernel function whose threads each own a tile of its outputs, as
+    `egg.structure` and `egg.tuning` say: several outputs of a direct
+    convolution or a pool, accumulated in registers) stays in registers only where every access has constant
     indices; a loop whose induction variable indexes it leaves it in local
     memory, and it also hides that neighbouring outputs read the same
     inputs. Such loops with a constant trip count are unrolled fully,
