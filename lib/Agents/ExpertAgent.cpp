@@ -26,6 +26,11 @@ using namespace mlir;
 using namespace mlir::egg;
 using namespace mlir::egg::expert;
 
+/// Most outputs a direct convolution's thread takes along a loop whose
+/// neighbouring outputs share inputs: 8 rows of a 3x3 window load 30
+/// values for 72 products, and the tile stays well within registers.
+static constexpr int64_t kOutputsPerThread = 8;
+
 Agent::~Agent() = default;
 
 FailureOr<StructureAttr>
@@ -383,6 +388,36 @@ FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel,
     size_t z = tiled[2];
     block[z] = largestDivisorAtMost(extents[z], kMaxBlockDims[2] * thread[z]);
     thread[z] = largestDivisorAtMost(block[z], thread[z]);
+  }
+
+  // A direct convolution or pool whose neighbouring outputs along an outer
+  // tiled loop share inputs gives each thread a run of outputs along it (a
+  // divisor of the loop, up to kOutputsPerThread): their loads are shared,
+  // in registers (egg-unroll-private-tiles). With one output per thread a
+  // 4x4 stride-1 max pool made 16 loads an output and kept its SMs busy
+  // issuing (principle 12 of tuning.md). Only while the grid keeps every
+  // SM's thread slots filled: a small convolution needs its threads more.
+  if (structure.getFormulation() == Formulation::conv_direct &&
+      vector == 1 && tiled.size() >= 2) {
+    SmallVector<bool> overlapping = overlappingWindowLoops(kernel, *loops);
+    int64_t outputs = 1;
+    for (size_t p = 0; p < numParallel; ++p)
+      outputs = mulSat(outputs, extents[p]);
+    for (size_t p : llvm::drop_begin(tiled)) {
+      if (overlapping.empty() || !overlapping[p] || thread[p] != 1)
+        continue;
+      int64_t run = largestDivisorAtMost(extents[p], kOutputsPerThread);
+      if (run < 2 || outputs / run < mulSat(target.getSmCount(),
+                                            kMaxThreadsPerSM))
+        continue;
+      int64_t along =
+          largestDivisorAtMost(extents[p] / run, threadsAlong(p));
+      EXPERT_TRACE(kernel, run << " outputs per thread along loop " << p
+                               << ": overlapping windows");
+      block[p] = along * run;
+      thread[p] = run;
+      break;
+    }
   }
 
   // A grid holds at most 65535 blocks along y and z (the second and third

@@ -266,6 +266,66 @@ std::optional<size_t> mlir::egg::resultContiguousLoop(KernelOp kernel,
   return size_t(it - loops.parallelPositions.begin());
 }
 
+/// Adds `scale` times the coefficient of each dim in `expr` (a sum of
+/// constant multiples of dims and constants) to `coefficients`; false for
+/// any other form.
+static bool linearCoefficients(AffineExpr expr, int64_t scale,
+                               SmallVectorImpl<int64_t> &coefficients) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+    coefficients[dim.getPosition()] += scale;
+    return true;
+  }
+  if (isa<AffineConstantExpr>(expr))
+    return true;
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary)
+    return false;
+  if (binary.getKind() == AffineExprKind::Add)
+    return linearCoefficients(binary.getLHS(), scale, coefficients) &&
+           linearCoefficients(binary.getRHS(), scale, coefficients);
+  if (binary.getKind() == AffineExprKind::Mul)
+    if (auto c = dyn_cast<AffineConstantExpr>(binary.getRHS()))
+      return linearCoefficients(binary.getLHS(), scale * c.getValue(),
+                                coefficients);
+  return false;
+}
+
+SmallVector<bool> mlir::egg::overlappingWindowLoops(KernelOp kernel,
+                                                   const RootLoops &loops) {
+  auto anchor = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
+  if (!anchor || anchor.getNumDpsInputs() == 0 ||
+      anchor.getNumReductionLoops() == 0 || !rootRunsOverResult(loops, anchor))
+    return {};
+  SmallVector<int64_t> ranges = anchor.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> kinds = anchor.getIteratorTypesArray();
+  SmallVector<unsigned> parallelDims;
+  for (auto [d, kind] : llvm::enumerate(kinds))
+    if (kind == utils::IteratorType::parallel)
+      parallelDims.push_back(d);
+  SmallVector<bool> overlapping(loops.parallelPositions.size(), false);
+  if (parallelDims.size() != overlapping.size())
+    return {};
+  AffineMap map = anchor.getMatchingIndexingMap(anchor.getDpsInputOperand(0));
+  for (AffineExpr expr : map.getResults()) {
+    SmallVector<int64_t> coefficients(map.getNumDims(), 0);
+    if (!linearCoefficients(expr, 1, coefficients))
+      continue;
+    for (auto [p, o] : llvm::enumerate(parallelDims)) {
+      int64_t stride = coefficients[o];
+      if (stride <= 0)
+        continue;
+      for (auto [k, kind] : llvm::enumerate(kinds)) {
+        int64_t dilation = coefficients[k];
+        if (kind == utils::IteratorType::reduction && dilation > 0 &&
+            ranges[k] > 1 && !ShapedType::isDynamic(ranges[k]) &&
+            stride % dilation == 0 && stride / dilation < ranges[k])
+          overlapping[p] = true;
+      }
+    }
+  }
+  return overlapping;
+}
+
 SmallVector<bool> mlir::egg::tiledLoops(const RootLoops &loops,
                                         ArrayRef<int64_t> extents,
                                         ArrayRef<int64_t> perParallel) {

@@ -412,3 +412,53 @@ func.func @odd_columns(%x: tensor<128x4096x4095xf32>) -> tensor<128x4095xf32> {
     }
   return %r : tensor<128x4095xf32>
 }
+
+// -----
+
+// A 3x3 stride-1 max pool: neighbouring output rows share two of their
+// three input rows, so each thread takes a run of output rows (the largest
+// divisor of 64 up to 8) whose loads it shares in registers; the grid
+// still fills every SM's thread slots.
+// CHECK-LABEL: func.func @overlapping_windows
+// CHECK: structure = #egg.structure<conv_direct>, tuning = #egg.tuning<threads = [64, 8], block = [1, 1, 64, 64], thread = [0, 1, 8, 1]>
+func.func @overlapping_windows(%x: tensor<32x32x66x66xf32>) -> tensor<32x32x64x64xf32> {
+  %low = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<32x32x64x64xf32>
+  %f = linalg.fill ins(%low : f32) outs(%e : tensor<32x32x64x64xf32>) -> tensor<32x32x64x64xf32>
+  %w = tensor.empty() : tensor<3x3xf32>
+  %r = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<32x32x66x66xf32>, tensor<3x3xf32>) outs(%f : tensor<32x32x64x64xf32>) -> tensor<32x32x64x64xf32>
+  return %r : tensor<32x32x64x64xf32>
+}
+
+// -----
+
+// Windows of stride 2 and dilation 3 share no input between neighbouring
+// outputs: one output per thread.
+// CHECK-LABEL: func.func @disjoint_windows
+// CHECK: structure = #egg.structure<conv_direct>, tuning = #egg.tuning<{{.*}}thread = [0, 1, 1, 1]>
+func.func @disjoint_windows(%x: tensor<8x32x134x134xf32>) -> tensor<8x32x64x64xf32> {
+  %low = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<8x32x64x64xf32>
+  %f = linalg.fill ins(%low : f32) outs(%e : tensor<8x32x64x64xf32>) -> tensor<8x32x64x64xf32>
+  %w = tensor.empty() : tensor<3x3xf32>
+  %r = linalg.pooling_nchw_max {dilations = dense<3> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<8x32x134x134xf32>, tensor<3x3xf32>) outs(%f : tensor<8x32x64x64xf32>) -> tensor<8x32x64x64xf32>
+  return %r : tensor<8x32x64x64xf32>
+}
+
+// -----
+
+// The same pool on a small image: runs of rows would leave SMs without
+// threads, so one output per thread.
+// CHECK-LABEL: func.func @overlapping_windows_small
+// CHECK: structure = #egg.structure<conv_direct>, tuning = #egg.tuning<{{.*}}thread = [0, 1, 1, 1]>
+func.func @overlapping_windows_small(%x: tensor<2x32x66x66xf32>) -> tensor<2x32x64x64xf32> {
+  %low = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<2x32x64x64xf32>
+  %f = linalg.fill ins(%low : f32) outs(%e : tensor<2x32x64x64xf32>) -> tensor<2x32x64x64xf32>
+  %w = tensor.empty() : tensor<3x3xf32>
+  %r = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<2x32x66x66xf32>, tensor<3x3xf32>) outs(%f : tensor<2x32x64x64xf32>) -> tensor<2x32x64x64xf32>
+  return %r : tensor<2x32x64x64xf32>
+}

@@ -106,6 +106,15 @@ bool rootRunsOverResult(const RootLoops &root, linalg::LinalgOp op);
 std::optional<size_t> resultContiguousLoop(KernelOp kernel,
                                            const RootLoops &loops);
 
+/// Which parallel loops (by index into the tile lists) the kernel's window
+/// op (its anchor: a pooling or convolution) slides its window along so
+/// that neighbouring outputs read shared inputs: its first input is read
+/// at `s * o + d * k` for the loop o and a reduced loop k of extent K > 1,
+/// with s a multiple of d below K * d. Empty where the root's loops are
+/// not the anchor's.
+SmallVector<bool> overlappingWindowLoops(KernelOp kernel,
+                                         const RootLoops &loops);
+
 /// Which parallel loops (by index into `perParallel`) a tile list tiles over
 /// loops of `extents` (by loop position): those with a non-zero tile, except
 /// that with more than three, tiles spanning their whole loop are left
