@@ -318,7 +318,7 @@ SmallVector<bool> mlir::egg::overlappingWindowLoops(KernelOp kernel,
         int64_t dilation = coefficients[k];
         if (kind == utils::IteratorType::reduction && dilation > 0 &&
             ranges[k] > 1 && !ShapedType::isDynamic(ranges[k]) &&
-            stride % dilation == 0 && stride / dilation < ranges[k])
+            stride == dilation)
           overlapping[p] = true;
       }
     }

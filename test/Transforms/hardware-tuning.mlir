@@ -433,18 +433,18 @@ func.func @overlapping_windows(%x: tensor<32x32x66x66xf32>) -> tensor<32x32x64x6
 
 // -----
 
-// Windows of stride 2 and dilation 3 share no input between neighbouring
-// outputs: one output per thread.
+// Windows of stride 2 share one tap of three between neighbours: one
+// output per thread.
 // CHECK-LABEL: func.func @disjoint_windows
 // CHECK: structure = #egg.structure<conv_direct>, tuning = #egg.tuning<{{.*}}thread = [0, 1, 1, 1]>
-func.func @disjoint_windows(%x: tensor<8x32x134x134xf32>) -> tensor<8x32x64x64xf32> {
+func.func @disjoint_windows(%x: tensor<32x32x129x129xf32>) -> tensor<32x32x64x64xf32> {
   %low = arith.constant 0xFF800000 : f32
-  %e = tensor.empty() : tensor<8x32x64x64xf32>
-  %f = linalg.fill ins(%low : f32) outs(%e : tensor<8x32x64x64xf32>) -> tensor<8x32x64x64xf32>
+  %e = tensor.empty() : tensor<32x32x64x64xf32>
+  %f = linalg.fill ins(%low : f32) outs(%e : tensor<32x32x64x64xf32>) -> tensor<32x32x64x64xf32>
   %w = tensor.empty() : tensor<3x3xf32>
-  %r = linalg.pooling_nchw_max {dilations = dense<3> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-      ins(%x, %w : tensor<8x32x134x134xf32>, tensor<3x3xf32>) outs(%f : tensor<8x32x64x64xf32>) -> tensor<8x32x64x64xf32>
-  return %r : tensor<8x32x64x64xf32>
+  %r = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<32x32x129x129xf32>, tensor<3x3xf32>) outs(%f : tensor<32x32x64x64xf32>) -> tensor<32x32x64x64xf32>
+  return %r : tensor<32x32x64x64xf32>
 }
 
 // -----
@@ -461,4 +461,20 @@ func.func @overlapping_windows_small(%x: tensor<2x32x66x66xf32>) -> tensor<2x32x
   %r = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%x, %w : tensor<2x32x66x66xf32>, tensor<3x3xf32>) outs(%f : tensor<2x32x64x64xf32>) -> tensor<2x32x64x64xf32>
   return %r : tensor<2x32x64x64xf32>
+}
+
+// -----
+
+// Runs of 7 rows on 511-wide rows (7 x 73): 73 threads would be left along
+// the row, so the row takes 511 threads instead.
+// CHECK-LABEL: func.func @overlapping_windows_odd
+// CHECK: structure = #egg.structure<conv_direct>, tuning = #egg.tuning<threads = [511], block = [1, 1, 7, 511], thread = [0, 1, 7, 1]>
+func.func @overlapping_windows_odd(%x: tensor<8x64x514x514xf32>) -> tensor<8x64x511x511xf32> {
+  %low = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<8x64x511x511xf32>
+  %f = linalg.fill ins(%low : f32) outs(%e : tensor<8x64x511x511xf32>) -> tensor<8x64x511x511xf32>
+  %w = tensor.empty() : tensor<4x4xf32>
+  %r = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<8x64x514x514xf32>, tensor<4x4xf32>) outs(%f : tensor<8x64x511x511xf32>) -> tensor<8x64x511x511xf32>
+  return %r : tensor<8x64x511x511xf32>
 }

@@ -107,11 +107,11 @@ std::optional<size_t> resultContiguousLoop(KernelOp kernel,
                                            const RootLoops &loops);
 
 /// Which parallel loops (by index into the tile lists) the kernel's window
-/// op (its anchor: a pooling or convolution) slides its window along so
-/// that neighbouring outputs read shared inputs: its first input is read
-/// at `s * o + d * k` for the loop o and a reduced loop k of extent K > 1,
-/// with s a multiple of d below K * d. Empty where the root's loops are
-/// not the anchor's.
+/// op (its anchor: a pooling or convolution) slides its window along
+/// by one tap, so that neighbouring outputs share all but one tap's
+/// inputs: its first input is read at `s * o + d * k` for the loop o and
+/// a reduced loop k of extent K > 1, with s = d. Empty where the root's
+/// loops are not the anchor's.
 SmallVector<bool> overlappingWindowLoops(KernelOp kernel,
                                          const RootLoops &loops);
 
