@@ -4,6 +4,7 @@
 #include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Support/Saturating.h"
 
+#include "mlir/Analysis/FlatLinearValueConstraints.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -266,30 +267,6 @@ std::optional<size_t> mlir::egg::resultContiguousLoop(KernelOp kernel,
   return size_t(it - loops.parallelPositions.begin());
 }
 
-/// Adds `scale` times the coefficient of each dim in `expr` (a sum of
-/// constant multiples of dims and constants) to `coefficients`; false for
-/// any other form.
-static bool linearCoefficients(AffineExpr expr, int64_t scale,
-                               SmallVectorImpl<int64_t> &coefficients) {
-  if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-    coefficients[dim.getPosition()] += scale;
-    return true;
-  }
-  if (isa<AffineConstantExpr>(expr))
-    return true;
-  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
-  if (!binary)
-    return false;
-  if (binary.getKind() == AffineExprKind::Add)
-    return linearCoefficients(binary.getLHS(), scale, coefficients) &&
-           linearCoefficients(binary.getRHS(), scale, coefficients);
-  if (binary.getKind() == AffineExprKind::Mul)
-    if (auto c = dyn_cast<AffineConstantExpr>(binary.getRHS()))
-      return linearCoefficients(binary.getLHS(), scale * c.getValue(),
-                                coefficients);
-  return false;
-}
-
 SmallVector<bool> mlir::egg::overlappingWindowLoops(KernelOp kernel,
                                                    const RootLoops &loops) {
   auto anchor = dyn_cast_or_null<linalg::LinalgOp>(kernel.getAnchorOp());
@@ -305,10 +282,16 @@ SmallVector<bool> mlir::egg::overlappingWindowLoops(KernelOp kernel,
   SmallVector<bool> overlapping(loops.parallelPositions.size(), false);
   if (parallelDims.size() != overlapping.size())
     return {};
+  // Each result as coefficients of [dims, symbols, floordiv/mod locals,
+  // constant]; a result with a floordiv or mod is no sliding window.
   AffineMap map = anchor.getMatchingIndexingMap(anchor.getDpsInputOperand(0));
-  for (AffineExpr expr : map.getResults()) {
-    SmallVector<int64_t> coefficients(map.getNumDims(), 0);
-    if (!linearCoefficients(expr, 1, coefficients))
+  std::vector<SmallVector<int64_t, 8>> flattened;
+  if (failed(getFlattenedAffineExprs(map, &flattened)))
+    return {};
+  unsigned linear = map.getNumDims() + map.getNumSymbols();
+  for (ArrayRef<int64_t> coefficients : flattened) {
+    if (llvm::any_of(coefficients.slice(linear, coefficients.size() - linear - 1),
+                     [](int64_t c) { return c != 0; }))
       continue;
     for (auto [p, o] : llvm::enumerate(parallelDims)) {
       int64_t stride = coefficients[o];

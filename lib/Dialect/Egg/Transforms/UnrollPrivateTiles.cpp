@@ -134,11 +134,10 @@ struct UnrollPrivateTilesPass
       if (!count || count->getZExtValue() <= 1 ||
           !indexesPrivateTile(loop, maxElements))
         continue;
-      int64_t trips = count->getZExtValue();
-      if (trips * countOps(loop) > maxOps) {
-        LLVM_DEBUG(llvm::dbgs()
-                   << "kept rolled (" << trips << " x " << countOps(loop)
-                   << " ops): " << loop.getLoc() << "\n");
+      int64_t trips = count->getZExtValue(), ops = countOps(loop);
+      if (trips * ops > maxOps) {
+        LLVM_DEBUG(llvm::dbgs() << "kept rolled (" << trips << " x " << ops
+                                << " ops): " << loop.getLoc() << "\n");
         continue;
       }
       if (failed(loopUnrollFull(loop))) {
