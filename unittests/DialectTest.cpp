@@ -42,12 +42,16 @@ protected:
       return success();
     });
     auto emitLoc = [&]() { return emitError(UnknownLoc::get(&ctx)); };
-    return TuningAttr::getChecked(
-        function_ref<InFlightDiagnostic()>(emitLoc), &ctx, threads, block, warp,
-        ArrayRef<int64_t>{}, ArrayRef<int64_t>{32}, shared, ArrayRef<int64_t>{},
-        /*padding=*/int64_t(0), Swizzle::none, vector, copy, pipeline,
-        /*cluster=*/int64_t(1), /*rowShared=*/int64_t(0),
-        /*fragmentsAhead=*/int64_t(0));
+    return TuningBuilder(&ctx)
+        .threads(threads)
+        .block(block)
+        .warp(warp)
+        .reduction({32})
+        .shared(shared)
+        .vector(vector)
+        .copy(copy)
+        .pipeline(pipeline)
+        .getChecked(function_ref<InFlightDiagnostic()>(emitLoc));
   }
 
   MLIRContext ctx;

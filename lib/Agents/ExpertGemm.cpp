@@ -45,10 +45,21 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
     return failure();
   auto op = cast<linalg::LinalgOp>(anchor);
   Type element = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
-  // f32 only where the user allowed TF32 (checkLowerable also wants its
-  // tiles K-major).
+  // f32 as TF32 where the user allowed it; otherwise as three TF32
+  // products on split inputs (tf32_terms = 3, f32-grade error), where both
+  // inputs are contiguous along K: their tiles are stored K-major, and a
+  // transposed copy moves single elements (docs/principles/tuning.md,
+  // principle 13).
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-  if (bytes != 2 && !(element.isF32() && allowsTf32(kernel)))
+  bool splitF32 = element.isF32() && !allowsTf32(kernel);
+  if (bytes != 2 && !element.isF32())
+    return failure();
+  if (splitF32 && !llvm::all_of(std::array<unsigned, 2>{gemm->lhs, gemm->rhs},
+                                [&](unsigned which) {
+                                  return contiguousLoop(op.getMatchingIndexingMap(
+                                             op.getDpsInputOperand(which))) ==
+                                         gemm->innerK();
+                                }))
     return failure();
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   int64_t batches = batchCount(*gemm, extents);
@@ -133,6 +144,10 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
       SmallVector<int64_t, 2> stageChoices = {4, 3};
       if (t.bm == 128 && t.bn == 128 && !splitPartial)
         stageChoices = {3, 4};
+      // Split inputs keep their low parts beside them: twice the shared
+      // memory per stage.
+      if (splitF32)
+        stageChoices = {3, 2};
       // 128x256 tiles over a long K (at least 1024) take their copies
       // from TMA (a producer warpgroup; 2-D products and split products'
       // partial products, checkLowerable falls back to cp.async for the
@@ -164,6 +179,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
                   .vector(16 / bytes)
                   .copy(engine)
                   .pipeline(stages)
+                  .tf32Terms(splitF32 ? 3 : 1)
                   .getChecked(function_ref<InFlightDiagnostic()>(emitError));
           if (tuning &&
               succeeded(checkLowerable(kernel, structure, tuning, emitError)))

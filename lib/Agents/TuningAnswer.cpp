@@ -95,6 +95,8 @@ json::Object mlir::egg::tuningSchema(const TuningKnobs &knobs,
                                            {proposal.getRowShared()})));
   if (knobs.fragmentsAhead)
     add("fragments_ahead", integerOf({0, 1}));
+  if (knobs.tf32Terms)
+    add("tf32_terms", integerOf({1, 3}));
   // Strict schemas (OpenAI) need every property required.
   json::Array required;
   for (const auto &entry : properties)
@@ -144,6 +146,8 @@ json::Object mlir::egg::tuningToJson(TuningAttr tuning,
     object["row_shared"] = tuning.getRowShared();
   if (knobs.fragmentsAhead)
     object["fragments_ahead"] = tuning.getFragmentsAhead();
+  if (knobs.tf32Terms)
+    object["tf32_terms"] = tuning.getTf32Terms();
   return object;
 }
 
@@ -194,7 +198,8 @@ TuningAttr mlir::egg::tuningFromJson(const json::Object &object,
       {"pipeline", &TuningBuilder::pipeline},
       {"cluster", &TuningBuilder::cluster},
       {"row_shared", &TuningBuilder::rowShared},
-      {"fragments_ahead", &TuningBuilder::fragmentsAhead}};
+      {"fragments_ahead", &TuningBuilder::fragmentsAhead},
+      {"tf32_terms", &TuningBuilder::tf32Terms}};
   for (StringRef name : names) {
     const json::Value &value = *object.get(name);
     SmallVector<int64_t> values;

@@ -386,6 +386,7 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
             .copy(anchor.getCopy())
             .pipeline(anchor.getPipeline())
             .fragmentsAhead(anchor.getFragmentsAhead())
+            .tf32Terms(anchor.getTf32Terms())
             .getChecked(function_ref<InFlightDiagnostic()>(emitError));
     if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
       return;

@@ -5,9 +5,11 @@
 // (A row-major times B stored N x K), nor for the smaller tiles of an
 // uneven product. Two stages of 32 x (128 + 4) f32 values of A and of B
 // are 67584 bytes of dynamic shared memory; replay gives the same module.
-// RUN: egg-opt %s --egg-pipeline="split-k=false record=%t.json" -o %t.mlir
+// On sm_90, without warpgroup MMA: on sm_90a the K-contiguous pair (abt)
+// takes split TF32 products instead (test/Pipeline/tf32-gemm.mlir).
+// RUN: egg-opt %s --egg-pipeline="chip=sm_90 split-k=false record=%t.json" -o %t.mlir
 // RUN: FileCheck %s --check-prefix=EXPERT --input-file=%t.json
-// RUN: egg-opt %s --egg-pipeline="split-k=false agent=replay decisions=%t.json" -o %t.replay.mlir
+// RUN: egg-opt %s --egg-pipeline="chip=sm_90 split-k=false agent=replay decisions=%t.json" -o %t.replay.mlir
 // RUN: diff %t.mlir %t.replay.mlir
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 

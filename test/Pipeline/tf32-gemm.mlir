@@ -1,29 +1,43 @@
-// TF32 (docs/pipeline.md, "TF32"): an f32 linear layer (B K-contiguous)
-// and a plain product (B N-contiguous) stay on FMA tiles unless the user
-// allows TF32; with `allow-tf32` the expert takes warpgroup MMA on TF32
-// tiles (K steps of 32 f32, stored K-major: 16-byte pieces of the linear
-// layer's operands, 4-byte transposing copies of the product's B), the PTX
-// holds wgmma's tf32 form and the manifest tells egg-eval that TF32 was
-// allowed. Replaying those decisions without the permission
-// is an error, never a silent TF32.
+// TF32 (docs/pipeline.md, "TF32"). Without the user's permission, the f32
+// linear layer (both inputs K-contiguous) takes warpgroup MMA as three
+// TF32 products on split inputs (tf32_terms = 3; docs/pipeline.md, "Split
+// TF32 products"): its PTX rounds each landed tile to TF32 high and low
+// parts (the mask of the 13 bits below TF32's mantissa) before the tf32
+// wgmma, and the manifest does not claim TF32, so egg-eval judges it at
+// f32's precision. The plain product (B N-contiguous) stays on FMA tiles.
+// With `allow-tf32` the expert takes one TF32 product (K steps of 32 f32,
+// stored K-major: 16-byte pieces of the linear layer's operands, 4-byte
+// transposing copies of the product's B), the PTX holds wgmma's tf32 form
+// and the manifest tells egg-eval that TF32 was allowed. Replaying those
+// decisions without the permission is an error, never a silent TF32.
 // RUN: egg-opt %s --egg-pipeline="record=%t.f32.json" -o %t.f32.mlir
-// RUN: FileCheck %s --check-prefix=FMA < %t.f32.json
-// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.f32.mlir.ptx.d %t.f32.mlir | xargs cat | FileCheck %s --check-prefix=FMA-PTX
+// RUN: FileCheck %s --check-prefix=F32 < %t.f32.json
+// RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.f32.mlir.ptx.d %t.f32.mlir | xargs cat | FileCheck %s --check-prefix=F32-PTX
+// RUN: egg-translate --egg-to-manifest %t.f32.mlir | FileCheck %s --check-prefix=F32-MANIFEST
 // RUN: egg-opt %s --egg-pipeline="allow-tf32=true record=%t.tf32.json" -o %t.tf32.mlir
 // RUN: FileCheck %s --check-prefix=TF32 < %t.tf32.json
 // RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.tf32.mlir.ptx.d %t.tf32.mlir | xargs cat | FileCheck %s --check-prefix=TF32-PTX
 // RUN: egg-translate --egg-to-manifest %t.tf32.mlir | FileCheck %s --check-prefix=MANIFEST
 // RUN: not egg-opt %s --egg-pipeline="agent=replay decisions=%t.tf32.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DENIED
 
-// FMA-COUNT-2: "tuning": "#egg.tuning<threads = [16, 16], {{.*}}thread = [8, 8]
-// FMA-PTX-NOT: wgmma
-// FMA-PTX: fma.rn.f32
+// F32: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 2, tf32_terms = 3>"
+// F32: "tuning": "#egg.tuning<threads = [16, 16], {{.*}}thread = [8, 8]
+// F32-PTX-LABEL: .entry linear_tf32_k0_kernel(
+// F32-PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
+// F32-PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
+// F32-PTX-DAG: add.s32 [[BITS:%r[0-9]+]], {{%r[0-9]+}}, 4096;
+// F32-PTX-DAG: and.b32 {{%r[0-9]+}}, [[BITS]], -8192;
+// F32-PTX-LABEL: .entry matmul_tf32_k0_kernel(
+// F32-PTX-NOT: wgmma
+// F32-PTX: fma.rn.f32
+// F32-MANIFEST-NOT: allow_tf32
 
 // TF32-COUNT-2: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 4>"
 // TF32-PTX-LABEL: .entry linear_tf32_k0_kernel(
 // TF32-PTX-NOT: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4;
 // TF32-PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
 // TF32-PTX-NOT: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4;
+// TF32-PTX-NOT: -8192
 // TF32-PTX: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 // TF32-PTX-LABEL: .entry matmul_tf32_k0_kernel(
 // TF32-PTX: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4;

@@ -1010,3 +1010,107 @@ func.func @ahead_elementwise(%a: tensor<1024xf32>) -> tensor<1024xf32> {
   }
   return %r : tensor<1024xf32>
 }
+
+// -----
+
+// Split TF32 products are split by the threads that copied each tile: not
+// with TMA's producer warpgroup.
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+func.func @split_tf32_tma(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{tf32_terms = 3 splits each tile in the threads that copied it: it needs copy = cp_async or sync, not tma}}
+  %r = egg.kernel @k ins(%a, %b : tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x256xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = tma, pipeline = 3, tf32_terms = 3>} {
+  ^bb0(%x: tensor<256x128xf32>, %y: tensor<256x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %y : tensor<256x128xf32>, tensor<256x128xf32>) outs(%f : tensor<256x256xf32>) {
+    ^bb1(%p: f32, %q: f32, %acc: f32):
+      %pq = arith.mulf %p, %q : f32
+      %sum = arith.addf %acc, %pq : f32
+      linalg.yield %sum : f32
+    } -> tensor<256x256xf32>
+    egg.yield %m : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
+}
+
+// -----
+
+// Split TF32 products are warpgroup MMA's: FMA thread tiles have nothing to
+// split.
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+func.func @split_tf32_fma(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{tf32_terms = 3 splits the f32 matrices of warpgroup MMA (threads = [128, N, M]), not FMA thread tiles}}
+  %r = egg.kernel @k ins(%a, %b : tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x256xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2, tf32_terms = 3>} {
+  ^bb0(%x: tensor<256x128xf32>, %y: tensor<256x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %y : tensor<256x128xf32>, tensor<256x128xf32>) outs(%f : tensor<256x256xf32>) {
+    ^bb1(%p: f32, %q: f32, %acc: f32):
+      %pq = arith.mulf %p, %q : f32
+      %sum = arith.addf %acc, %pq : f32
+      linalg.yield %sum : f32
+    } -> tensor<256x256xf32>
+    egg.yield %m : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
+}
+
+// -----
+
+// Only f32 matrices are split.
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+func.func @split_tf32_bf16(%a: tensor<256x128xbf16>, %b: tensor<256x128xbf16>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{tf32_terms = 3 splits the f32 matrices of warpgroup MMA (threads = [128, N, M]); this product is 'bf16' x 'bf16' -> 'f32'}}
+  %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<256x128xbf16>) -> tensor<256x256xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, tf32_terms = 3>} {
+  ^bb0(%x: tensor<256x128xbf16>, %y: tensor<256x128xbf16>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %y : tensor<256x128xbf16>, tensor<256x128xbf16>) outs(%f : tensor<256x256xf32>) {
+    ^bb1(%p: bf16, %q: bf16, %acc: f32):
+      %pf = arith.extf %p : bf16 to f32
+      %qf = arith.extf %q : bf16 to f32
+      %pq = arith.mulf %pf, %qf : f32
+      %sum = arith.addf %acc, %pq : f32
+      linalg.yield %sum : f32
+    } -> tensor<256x256xf32>
+    egg.yield %m : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
+}
+
+// -----
+
+// Split inputs keep their low parts beside them: twice the shared memory.
+module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
+func.func @split_tf32_too_deep(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>) -> tensor<256x256xf32> {
+  // expected-error @+1 {{the tiles need 263168 bytes of shared memory; a block may have 232448}}
+  %r = egg.kernel @k ins(%a, %b : tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x256xf32>
+      attributes {structure = #egg.structure<gemm_direct>,
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 4, tf32_terms = 3>} {
+  ^bb0(%x: tensor<256x128xf32>, %y: tensor<256x128xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %y : tensor<256x128xf32>, tensor<256x128xf32>) outs(%f : tensor<256x256xf32>) {
+    ^bb1(%p: f32, %q: f32, %acc: f32):
+      %pq = arith.mulf %p, %q : f32
+      %sum = arith.addf %acc, %pq : f32
+      linalg.yield %sum : f32
+    } -> tensor<256x256xf32>
+    egg.yield %m : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
+}
+}

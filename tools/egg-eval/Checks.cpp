@@ -43,9 +43,10 @@ void Evaluation::checkTrials() {
   half = false;
   for (const Buffer &b : function->buffers)
     half |= isHalfPrecision(b.elementType);
-  // Judged at TF32 precision only where a launched kernel computes on
-  // TF32, not wherever the module allowed it.
-  tf32 = manifest.launchesTf32(*function);
+  // Judged at TF32 precision only where the module allowed TF32 and a
+  // launched kernel computes on it: split products (tf32_terms = 3) hold
+  // TF32 instructions too, but owe f32's precision.
+  tf32 = manifest.allowTf32 && manifest.launchesTf32(*function);
   Tolerance tolerance = toleranceFor(half, tf32);
   if (manifest.allowTf32)
     report.root["allow_tf32"] = true;

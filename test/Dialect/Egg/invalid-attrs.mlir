@@ -152,7 +152,7 @@ func.func @f() attributes {x = #egg.tuning<threads = [48], block = [64], warp = 
 
 // -----
 
-// expected-error @+1 {{unknown tuning key 'tile'; expected threads, block, warp, thread, reduction, shared, registers, padding, swizzle, vector, copy, pipeline, cluster, row_shared or fragments_ahead}}
+// expected-error @+1 {{unknown tuning key 'tile'; expected threads, block, warp, thread, reduction, shared, registers, padding, swizzle, vector, copy, pipeline, cluster, row_shared, fragments_ahead or tf32_terms}}
 func.func @f() attributes {x = #egg.tuning<threads = [64], tile = [64]>}
 
 // -----
@@ -195,3 +195,8 @@ func.func @f() attributes {x = #egg.tuning<threads = [1024], block = [1, 1, 0], 
 
 // expected-error @+1 {{fragments_ahead must be 0 or 1, got 2}}
 func.func @f() attributes {x = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [16], shared = [0, 1], copy = cp_async, pipeline = 2, fragments_ahead = 2>}
+
+// -----
+
+// expected-error @+1 {{tf32_terms must be 1 or 3, got 2}}
+func.func @f() attributes {x = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 2>}

@@ -147,7 +147,7 @@ LogicalResult TuningAttr::verify(
     ArrayRef<int64_t> reduction, ArrayRef<int64_t> shared,
     ArrayRef<int64_t> registers, int64_t padding, Swizzle swizzle,
     int64_t vector, CopyEngine copy, int64_t pipeline, int64_t cluster,
-    int64_t rowShared, int64_t fragmentsAhead) {
+    int64_t rowShared, int64_t fragmentsAhead, int64_t tf32Terms) {
   // Mapping: CUDA block dimensions.
   if (threads.empty() || threads.size() > 3)
     return emitError() << "threads must have 1 to 3 entries, got "
@@ -248,6 +248,8 @@ LogicalResult TuningAttr::verify(
   if (fragmentsAhead != 0 && fragmentsAhead != 1)
     return emitError() << "fragments_ahead must be 0 or 1, got "
                        << fragmentsAhead;
+  if (tf32Terms != 1 && tf32Terms != 3)
+    return emitError() << "tf32_terms must be 1 or 3, got " << tf32Terms;
   return success();
 }
 
@@ -286,7 +288,7 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
   SmallVector<int64_t> threads, block, warp, thread, reduction, shared,
       registers;
   int64_t padding = 0, vector = 1, pipeline = 1, cluster = 1, rowShared = 0,
-          fragmentsAhead = 0;
+          fragmentsAhead = 0, tf32Terms = 1;
   Swizzle swizzle = Swizzle::none;
   CopyEngine copy = CopyEngine::sync;
   llvm::StringSet<> seen;
@@ -324,6 +326,8 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
       return parser.parseInteger(rowShared);
     if (key == "fragments_ahead")
       return parser.parseInteger(fragmentsAhead);
+    if (key == "tf32_terms")
+      return parser.parseInteger(tf32Terms);
     if (key == "swizzle")
       return parseEnumKeyword(parser, swizzle, symbolizeSwizzle);
     if (key == "copy")
@@ -332,7 +336,7 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
            << "unknown tuning key '" << key
            << "'; expected threads, block, warp, thread, reduction, shared, "
               "registers, padding, swizzle, vector, copy, pipeline, cluster, "
-              "row_shared or fragments_ahead";
+              "row_shared, fragments_ahead or tf32_terms";
   };
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
                                      parseEntry))
@@ -345,7 +349,8 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
   return getChecked([&]() { return parser.emitError(start); },
                     parser.getContext(), threads, block, warp, thread,
                     reduction, shared, registers, padding, swizzle, vector,
-                    copy, pipeline, cluster, rowShared, fragmentsAhead);
+                    copy, pipeline, cluster, rowShared, fragmentsAhead,
+                    tf32Terms);
 }
 
 void TuningAttr::print(AsmPrinter &printer) const {
@@ -382,5 +387,7 @@ void TuningAttr::print(AsmPrinter &printer) const {
     printer << ", row_shared = " << getRowShared();
   if (getFragmentsAhead() != 0)
     printer << ", fragments_ahead = " << getFragmentsAhead();
+  if (getTf32Terms() != 1)
+    printer << ", tf32_terms = " << getTf32Terms();
   printer << ">";
 }

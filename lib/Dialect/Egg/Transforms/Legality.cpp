@@ -438,6 +438,8 @@ TuningKnobs mlir::egg::describeTuningKnobs(KernelOp kernel,
     knobs.operands = anchor.getNumDpsInputs();
     knobs.warp = knobs.thread = knobs.padding = knobs.swizzle = true;
     knobs.copy = knobs.pipeline = knobs.fragmentsAhead = true;
+    knobs.tf32Terms =
+        getElementTypeOrSelf(anchor.getDpsInputOperand(0)->get()).isF32();
     knobs.cluster = formulation == Formulation::gemm_direct;
     knobs.vectors = {1, 2, 4, 8};
     return knobs;

@@ -72,6 +72,7 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   plan.loops = *loops;
   plan.mma = isMmaGemm(tuning);
   plan.wgmma = isWgmmaGemm(tuning);
+  plan.splitTf32 = tuning.getTf32Terms() == 3;
   ArrayRef<int64_t> inner = plan.mma ? tuning.getWarp() : tuning.getThread();
   // Tile lists are per parallel loop, in loop order (checkLowerable); a
   // group's tile is the product over its loops.
@@ -119,6 +120,9 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
       return gemm.emitOpError("has a dynamic range on loop ")
              << d << ", which is neither an M nor an N loop";
   int64_t extentK = GemmLoops::extent(plan.loops.kLoops, ranges);
+  if (plan.splitTf32 && (!plan.wgmma || plan.tma))
+    return gemm.emitOpError("tf32_terms = 3 needs warpgroup MMA over "
+                            "cp_async or sync copies");
   if (plan.tma && (!plan.wgmma || plan.stages < 2))
     return gemm.emitOpError("copy = tma needs warpgroup MMA and two stages "
                             "or more");

@@ -16,20 +16,29 @@ using namespace mlir::egg;
 /// Tensor cores (mma.sync m16n8k16) take f16 or bf16 matrices and
 /// accumulate in f32: the product's body must be exactly that
 /// multiply-accumulate (inputs widened with extf), nothing else. Warpgroup
-/// MMA also takes f32 matrices, read as TF32 (10-bit mantissas), where
-/// the module allows it (`egg.allow_tf32`): never silently.
+/// MMA also takes f32 matrices: read as TF32 (10-bit mantissas) where the
+/// module allows it (`egg.allow_tf32`), never silently; or split into
+/// three TF32 products (`tf32_terms = 3`), whose error is f32's order.
 static LogicalResult
-checkMmaProduct(linalg::LinalgOp op, bool wgmma,
+checkMmaProduct(linalg::LinalgOp op, bool wgmma, int64_t tf32Terms,
                 function_ref<InFlightDiagnostic()> emitError) {
   Type a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
   Type b = getElementTypeOrSelf(op.getDpsInputOperand(1)->get());
   Type c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
-  if (a == b && a.isF32() && c.isF32() && wgmma) {
-    if (!allowsTf32(op))
+  bool f32 = a == b && a.isF32() && c.isF32();
+  if (tf32Terms != 1 && !(f32 && wgmma))
+    return emitError() << "tf32_terms = " << tf32Terms
+                       << " splits the f32 matrices of warpgroup MMA "
+                          "(threads = [128, N, M]); this product is "
+                       << a << " x " << b << " -> " << c
+                       << (wgmma ? "" : " on no warpgroup MMA");
+  if (f32 && wgmma) {
+    if (tf32Terms == 1 && !allowsTf32(op))
       return emitError() << "f32 products reach tensor cores only as TF32 "
                             "(10-bit mantissas), which the user must allow: "
                             "egg.allow_tf32 on the module (pipeline option "
-                            "allow-tf32)";
+                            "allow-tf32), or split into three TF32 products "
+                            "(tf32_terms = 3)";
   } else if (a != b || !(a.isF16() || a.isBF16()) || !c.isF32()) {
     return emitError() << "tensor cores (a warp tile) take f16 or bf16 "
                           "matrices of one type accumulated in f32"
@@ -153,8 +162,19 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
   // Warpgroup MMA (Hopper): tiles in the 128-byte swizzled layout that
   // wgmma's matrix descriptors describe; other GEMMs pad their rows.
   bool wgmma = isWgmmaGemm(tuning);
-  if (mma && failed(checkMmaProduct(op, wgmma, emitError)))
+  if (tuning.getTf32Terms() != 1 && !mma)
+    return emitError() << "tf32_terms = " << tuning.getTf32Terms()
+                       << " splits the f32 matrices of warpgroup MMA "
+                          "(threads = [128, N, M]), not FMA thread tiles";
+  if (mma && failed(checkMmaProduct(op, wgmma, tuning.getTf32Terms(),
+                                    emitError)))
     return failure();
+  // The split pass runs in the computing threads on each tile they copied
+  // (cp_async or sync), not on TMA's.
+  if (tuning.getTf32Terms() == 3 && tuning.getCopy() == CopyEngine::tma)
+    return emitError() << "tf32_terms = 3 splits each tile in the threads "
+                          "that copied it: it needs copy = cp_async or sync, "
+                          "not tma";
   if (wgmma) {
     TargetAttr target = lookupTarget(kernel);
     if (!supportsWgmma(target))
@@ -511,6 +531,9 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
   };
   int64_t bytes = sharedGemmBytes(bm, bn, bk, tuning.getPadding(), stages, lhs,
                                   rhs, kFast(gemm->lhs), kFast(gemm->rhs));
+  // Split f32 products keep each tile's low parts beside it.
+  if (tuning.getTf32Terms() == 3)
+    bytes = mulSat(bytes, 2);
   // The lowering aligns the swizzled tiles at run time.
   if (wgmma)
     bytes += kWgmmaSwizzleAtom;
@@ -560,7 +583,11 @@ std::string mlir::egg::describeSharedGemmRules() {
              "only where the module allows TF32 (`egg.allow_tf32`; the "
              "checker refuses it otherwise), BK a multiple of 32 and `vector` "
              "= 4 (tiles stored K-major; an M/N-contiguous operand is copied "
-             "transposed, so cp_async, not tma). With wgmma, `copy = tma` (a "
+             "transposed, so cp_async, not tma). Without that permission "
+             "they may take wgmma as `tf32_terms = 3`: each tile is split "
+             "into TF32 high and low parts (twice the shared memory; "
+             "cp_async or sync copies) and three products per K step give "
+             "f32-grade results. With wgmma, `copy = tma` (a "
              "plain 2-D product, "
              "`pipeline` 2-8, at most ") +
          std::to_string(kMaxThreadsPerBlock - 128) +

@@ -46,6 +46,10 @@ struct Plan {
   bool mma = false;
   /// Warpgroup MMA (a warpgroup per warp tile); implies `mma`.
   bool wgmma = false;
+  /// wgmma on f32 matrices as three TF32 products (`tf32_terms = 3`): each
+  /// landed tile is split into high and low TF32 parts (splitTile), and
+  /// every K step adds lo x hi + hi x lo + hi x hi.
+  bool splitTf32 = false;
   /// FMA tiles: a thread's TM (TN) values are two halves, one in each half
   /// of the block tile, where a half still fills a 16-byte load: a warp's
   /// shared-memory reads and its stores then cover contiguous 16-byte
@@ -163,6 +167,9 @@ private:
     // wgmma: the matrix descriptor of the warpgroup's piece at stage 0,
     // K step 0, and the bytes of one stage.
     Value descriptor;
+    // splitTf32: the tiles of low parts (laid out as `shared`) and their
+    // descriptor.
+    Value low, lowDescriptor;
     int64_t stageBytes = 0;
     // TMA: the tensor map of the whole operand (created before the launch),
     // the block view's offsets into it, and the byte offset of the stage-0
@@ -215,6 +222,14 @@ private:
     return plan.wgmma && (plan.tma || plan.stages >= 4);
   }
   void copyTile(OpBuilder &b, const Operand &x, Value kt, Value stage);
+  /// Calls `body` with the tile position (M/N offset, K offset) of each
+  /// piece of `x` this thread copies (copyWidth elements along the global
+  /// layout's contiguous dimension).
+  void forEachPiece(OpBuilder &b, const Operand &x,
+                    function_ref<void(OpBuilder &, Value, Value)> body);
+  /// splitTf32: rewrites the pieces of `x` in `stage` that this thread
+  /// copied as their TF32 high parts and stores the low parts in `x.low`.
+  void splitTile(OpBuilder &b, const Operand &x, Value stage);
   /// Elements per copied piece of `x`. Stored transposed by cp.async, one
   /// 4-byte element per copy: each lane copies single elements, so that a
   /// warp's copies cover few rows of the global tile. (With 16-byte pieces,

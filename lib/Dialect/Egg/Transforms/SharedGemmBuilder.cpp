@@ -263,7 +263,7 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
   // checkLowerable): views of the block's dynamic shared
   // memory, whose size the launch carries (the driver needs an opt-in
   // above 48 KB, which egg-eval gives from the manifest).
-  SmallVector<int64_t, 2> offsets;
+  SmallVector<int64_t, 2> offsets, lowOffsets;
   int64_t total = 0;
   for (auto [x, type] : llvm::zip(operands, types)) {
     offsets.push_back(total);
@@ -273,6 +273,12 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
     // ldmatrix and cp.async: 16 bytes; wgmma's swizzle: 1024.
     total += llvm::alignTo(bytes, plan.wgmma ? kWgmmaSwizzleAtom : 16);
   }
+  // Split TF32 products: each operand's low parts, laid out as its tiles.
+  if (plan.splitTf32)
+    for (auto [x, offset] : llvm::zip(operands, offsets)) {
+      lowOffsets.push_back(total);
+      total += llvm::alignTo(x.stageBytes * plan.stages, kWgmmaSwizzleAtom);
+    }
   tilesBytes = total;
   // wgmma tiles always live in dynamic shared memory, whose start is
   // aligned to the swizzle atom at run time (one atom more is allocated).
@@ -302,6 +308,11 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
       x.shared = memref::ViewOp::create(b, loc, type, bytes, x.tileStart,
                                         ValueRange{});
     }
+    for (auto [x, type, offset] : llvm::zip(operands, types, lowOffsets))
+      x.low = memref::ViewOp::create(
+          b, loc, type, bytes,
+          arith::AddIOp::create(b, loc, start, constIndex(b, loc, offset)),
+          ValueRange{});
   }
   // Descriptors hold absolute addresses; built here, at the product, where
   // the thread ids are defined.
@@ -311,6 +322,11 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
           buildDescriptor(b, x,
                           arith::AddIOp::create(b, loc, alignedStart,
                                                 constIndex(b, loc, offset)));
+  for (auto [x, offset] : llvm::zip(operands, lowOffsets))
+    x.lowDescriptor = buildDescriptor(
+        b, x,
+        arith::AddIOp::create(b, loc, alignedStart,
+                              constIndex(b, loc, offset)));
 
   int64_t extentK =
       GemmLoops::extent(plan.loops.kLoops, gemm.getStaticLoopRanges());
@@ -390,6 +406,14 @@ SmallVector<Value> GemmBuilder::buildMainLoop(OpBuilder &b,
                                    NVVM::ProxyKind::async_shared),
           NVVM::SharedSpaceAttr::get(nb.getContext(),
                                      NVVM::SharedSpace::shared_cta));
+  };
+  // Split TF32 products: each thread splits the pieces it copied once they
+  // have landed (its own cp.async writes need no barrier), before the
+  // fence that hands the stage to wgmma.
+  auto split = [&](OpBuilder &nb, Value stage) {
+    if (plan.splitTf32)
+      for (const Operand &x : operands)
+        splitTile(nb, x, stage);
   };
   auto computeStep = [&](OpBuilder &nb, Value stage, ValueRange accs,
                          bool last) {
@@ -480,6 +504,7 @@ SmallVector<Value> GemmBuilder::buildMainLoop(OpBuilder &b,
         commit(nb);
         NVVM::CpAsyncWaitGroupOp::create(nb, loc, 0);
       }
+      split(nb, stage);
       publish(nb);
       gpu::BarrierOp::create(nb, loc);
       next = computeStep(nb, stage, accs, last);
@@ -489,6 +514,9 @@ SmallVector<Value> GemmBuilder::buildMainLoop(OpBuilder &b,
       // iterations ago, which every thread has left (the barrier) and
       // whose wgmma products are complete.
       NVVM::CpAsyncWaitGroupOp::create(nb, loc, ahead - 1);
+      if (plan.splitTf32)
+        split(nb, arith::RemUIOp::create(nb, loc, kt,
+                                         constIndex(nb, loc, stages)));
       publish(nb);
       gpu::BarrierOp::create(nb, loc);
       Value numStages = constIndex(nb, loc, stages);

@@ -30,23 +30,10 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
   Type element = getElementTypeOrSelf(x.global.getType());
   bool contiguous = x.fastIsMN == x.sharedFastIsMN;
   int64_t v = copyWidth(x);
-  int64_t along = (x.fastIsMN ? x.tileMN : plan.bk) / v;
-  int64_t pieces = x.tileMN * plan.bk / v;
-  int64_t nt = plan.numThreads();
   int64_t bytes = x.bytes;
   int64_t extentK = GemmLoops::extent(plan.loops.kLoops, extents);
   Value kBase = arith::MulIOp::create(b, loc, kt, constIndex(b, loc, plan.bk));
-  // A thread's pieces: tid + c * nt; a last round that not every thread
-  // has (pieces not a multiple of the threads) is guarded.
-  auto copyPiece = [&](OpBuilder &b, Value piece) {
-    Value fast = arith::MulIOp::create(
-        b, loc,
-        arith::RemUIOp::create(b, loc, piece, constIndex(b, loc, along)),
-        constIndex(b, loc, v));
-    Value slow =
-        arith::DivUIOp::create(b, loc, piece, constIndex(b, loc, along));
-    Value mn = x.fastIsMN ? fast : slow;
-    Value k = x.fastIsMN ? slow : fast;
+  auto copyPiece = [&](OpBuilder &b, Value mn, Value k) {
     SmallVector<Value> loopIdx(gemm.getNumLoops(), constIndex(b, loc, 0));
     decode(b, x.mnLoops, plan.blockExtents, mn, loopIdx);
     // Past the block's M/N extent (a partial block tile) a piece reads
@@ -164,17 +151,38 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
       memref::StoreOp::create(b, loc, value, x.shared, sharedAt(e));
     }
   };
+  forEachPiece(b, x, copyPiece);
+}
+
+void GemmBuilder::forEachPiece(
+    OpBuilder &b, const Operand &x,
+    function_ref<void(OpBuilder &, Value, Value)> body) {
+  int64_t v = copyWidth(x);
+  int64_t along = (x.fastIsMN ? x.tileMN : plan.bk) / v;
+  int64_t pieces = x.tileMN * plan.bk / v;
+  int64_t nt = plan.numThreads();
+  auto visit = [&](OpBuilder &b, Value piece) {
+    Value fast = arith::MulIOp::create(
+        b, loc,
+        arith::RemUIOp::create(b, loc, piece, constIndex(b, loc, along)),
+        constIndex(b, loc, v));
+    Value slow =
+        arith::DivUIOp::create(b, loc, piece, constIndex(b, loc, along));
+    body(b, x.fastIsMN ? fast : slow, x.fastIsMN ? slow : fast);
+  };
+  // A thread's pieces: tid + c * nt; a last round that not every thread
+  // has (pieces not a multiple of the threads) is guarded.
   for (int64_t c = 0; c * nt < pieces; ++c) {
     Value piece =
         arith::AddIOp::create(b, loc, tid, constIndex(b, loc, c * nt));
     if ((c + 1) * nt <= pieces) {
-      copyPiece(b, piece);
+      visit(b, piece);
       continue;
     }
     Value has = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, piece,
                                       constIndex(b, loc, pieces));
     scf::IfOp::create(b, loc, has, [&](OpBuilder &ib, Location) {
-      copyPiece(ib, piece);
+      visit(ib, piece);
       scf::YieldOp::create(ib, loc);
     });
   }

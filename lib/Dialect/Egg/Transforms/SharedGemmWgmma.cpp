@@ -51,6 +51,64 @@ Value GemmBuilder::swizzledOffset(OpBuilder &b, const Operand &x, Value mn,
       b, loc, offset, arith::RemUIOp::create(b, loc, along, c(pieceElems)));
 }
 
+/// `value` (f32, or a vector of f32) rounded to TF32, to nearest with ties
+/// away from zero (cvt.rna.tf32.f32): the 13 bits below TF32's 10-bit
+/// mantissa are rounded off the magnitude, a carry moving into the exponent.
+static Value roundToTf32(OpBuilder &b, Location loc, Value value) {
+  Type bitsType = b.getI32Type();
+  if (auto vec = dyn_cast<VectorType>(value.getType()))
+    bitsType = vec.clone(bitsType);
+  Value bits = arith::BitcastOp::create(b, loc, bitsType, value);
+  Value half = createScalarOrSplatConstant(b, loc, bitsType, APInt(32, 0x1000));
+  Value mask =
+      createScalarOrSplatConstant(b, loc, bitsType, APInt(32, 0xFFFFE000));
+  Value rounded = arith::AndIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, bits, half), mask);
+  return arith::BitcastOp::create(b, loc, value.getType(), rounded);
+}
+
+void GemmBuilder::splitTile(OpBuilder &b, const Operand &x, Value stage) {
+  // x = hi + lo + r with hi = tf32(x) and lo = tf32(x - hi) (the
+  // subtraction is exact): |r| <= 2^-22 |x|, and the product's dropped
+  // lo x lo term is as small, so three TF32 products carry an error of the
+  // order of f32's own (2^-24) where one TF32 product's is 2^-11.
+  int64_t v = copyWidth(x);
+  bool contiguous = x.fastIsMN == x.sharedFastIsMN;
+  auto splitAt = [&](OpBuilder &b, ArrayRef<Value> at, Type type) {
+    Value value;
+    if (auto vec = dyn_cast<VectorType>(type))
+      value = vector::LoadOp::create(b, loc, vec, x.shared, at);
+    else
+      value = memref::LoadOp::create(b, loc, x.shared, at);
+    Value hi = roundToTf32(b, loc, value);
+    Value lo = roundToTf32(b, loc, arith::SubFOp::create(b, loc, value, hi));
+    if (isa<VectorType>(type)) {
+      vector::StoreOp::create(b, loc, hi, x.shared, at);
+      vector::StoreOp::create(b, loc, lo, x.low, at);
+      return;
+    }
+    memref::StoreOp::create(b, loc, hi, x.shared, at);
+    memref::StoreOp::create(b, loc, lo, x.low, at);
+  };
+  Type element = getElementTypeOrSelf(x.shared.getType());
+  forEachPiece(b, x, [&](OpBuilder &b, Value mn, Value k) {
+    // A 16-byte piece lies whole in one swizzled piece of the tile; a piece
+    // copied transposed is one element.
+    if (contiguous && v > 1) {
+      Value at[] = {stage, swizzledOffset(b, x, mn, k)};
+      splitAt(b, at, VectorType::get({v}, element));
+      return;
+    }
+    for (int64_t e = 0; e < v; ++e) {
+      Value off = constIndex(b, loc, e);
+      Value mnAt = x.fastIsMN ? arith::AddIOp::create(b, loc, mn, off) : mn;
+      Value kAt = x.fastIsMN ? k : arith::AddIOp::create(b, loc, k, off);
+      Value at[] = {stage, swizzledOffset(b, x, mnAt, kAt)};
+      splitAt(b, at, element);
+    }
+  });
+}
+
 Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
                                    Value address) {
   // PTX ISA, "Matrix Descriptor Format": start address >> 4 in bits 0-13,
@@ -90,14 +148,17 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
   Type i64 = b.getI64Type(), f32 = b.getF32Type();
   Value stage64 = arith::IndexCastUIOp::create(b, loc, i64, stage);
   // The descriptor of `x` at this stage, `offset` bytes into its tile.
-  auto descriptorAt = [&](const Operand &x, int64_t offset) -> Value {
+  // (`low`: of its tiles of low parts, with splitTf32.)
+  auto descriptorAt = [&](const Operand &x, int64_t offset,
+                          bool low = false) -> Value {
     Value stageField = arith::MulIOp::create(
         b, loc, stage64,
         arith::ConstantIntOp::create(b, loc, x.stageBytes >> 4, 64));
     Value field = arith::AddIOp::create(
         b, loc, stageField,
         arith::ConstantIntOp::create(b, loc, offset >> 4, 64));
-    return arith::AddIOp::create(b, loc, x.descriptor, field);
+    return arith::AddIOp::create(b, loc, low ? x.lowDescriptor : x.descriptor,
+                                 field);
   };
   // Bytes from the start of the warpgroup's piece to (mn, ks).
   auto offsetOf = [&](const Operand &x, int64_t mn, int64_t ks) -> int64_t {
@@ -110,7 +171,8 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
   int64_t perInstr = plan.tn / 2;
   auto structType =
       LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(perInstr, f32));
-  // f32 tiles are read as TF32 (the module allows it: checkLowerable).
+  // f32 tiles are read as TF32 (the module allows it, or they were split:
+  // checkLowerable).
   NVVM::WGMMATypes type = element.isBF16()  ? NVVM::WGMMATypes::bf16
                           : element.isF32() ? NVVM::WGMMATypes::tf32
                                             : NVVM::WGMMATypes::f16;
@@ -127,14 +189,27 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t ks = 0; ks < plan.bk; ks += instrK) {
     Value descB = descriptorAt(rhs, offsetOf(rhs, 0, ks));
+    Value lowB;
+    if (plan.splitTf32)
+      lowB = descriptorAt(rhs, offsetOf(rhs, 0, ks), /*low=*/true);
     for (int64_t mi = 0; mi < plan.tm / 64; ++mi) {
       Value descA = descriptorAt(lhs, offsetOf(lhs, mi * 64, ks));
       Value packed = LLVM::PoisonOp::create(b, loc, structType);
       for (int64_t e = 0; e < perInstr; ++e)
         packed = LLVM::InsertValueOp::create(b, loc, packed,
                                              values[mi * perInstr + e], e);
-      auto mma = NVVM::WgmmaMmaAsyncOp::create(
-          b, loc, structType, packed, descA, descB,
+      // The products of low parts first, then the high parts' (their sum
+      // is the largest term).
+      SmallVector<std::pair<Value, Value>, 3> terms;
+      if (plan.splitTf32) {
+        Value lowA =
+            descriptorAt(lhs, offsetOf(lhs, mi * 64, ks), /*low=*/true);
+        terms = {{lowA, descB}, {descA, lowB}};
+      }
+      terms.push_back({descA, descB});
+      for (auto [termA, termB] : terms)
+        packed = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, structType, packed, termA, termB,
           NVVM::MMAShapeAttr::get(ctx, 64, plan.tn, instrK),
           NVVM::WGMMATypesAttr::get(ctx, type),
           NVVM::WGMMATypesAttr::get(ctx, type),
@@ -146,7 +221,7 @@ SmallVector<Value> GemmBuilder::computeWgmma(OpBuilder &b, Value stage,
           NVVM::MMALayoutAttr::get(ctx, layoutB), NVVM::MMAIntOverflowAttr());
       for (int64_t e = 0; e < perInstr; ++e)
         values[mi * perInstr + e] =
-            LLVM::ExtractValueOp::create(b, loc, mma, e).getResult();
+            LLVM::ExtractValueOp::create(b, loc, packed, e).getResult();
     }
   }
   // A stage is refilled once the products that read it complete: with

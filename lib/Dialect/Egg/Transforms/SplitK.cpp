@@ -215,6 +215,7 @@ static TuningAttr withLists(TuningAttr t, ArrayRef<int64_t> block,
       .copy(t.getCopy())
       .pipeline(t.getPipeline())
       .fragmentsAhead(t.getFragmentsAhead())
+      .tf32Terms(t.getTf32Terms())
       .get();
 }
 

@@ -190,6 +190,11 @@ def Egg_TuningAttr : Egg_Attr<"Tuning", "tuning"> {
       >= 2), 1 loads each K step's A and B values before the previous
       step's multiply-adds, across K tiles too, the K tile one unrolled
       loop body (0: each step loads its own values).
+    * `tf32_terms`: with warpgroup MMA on f32 matrices, the TF32 products
+      that make up each f32 product: 1 reads the inputs as TF32 (10-bit
+      mantissas; the module must allow it, `egg.allow_tf32`); 3 splits
+      each input into a TF32 high part and a TF32 low part and adds
+      hi x hi + hi x lo + lo x hi, an error of the order of f32's own.
 
     ```mlir
     #egg.tuning<threads = [128], block = [128, 128], warp = [64, 64],
@@ -214,7 +219,8 @@ def Egg_TuningAttr : Egg_Attr<"Tuning", "tuning"> {
     DefaultValuedParameter<"int64_t", "1">:$pipeline,
     DefaultValuedParameter<"int64_t", "1">:$cluster,
     DefaultValuedParameter<"int64_t", "0">:$rowShared,
-    DefaultValuedParameter<"int64_t", "0">:$fragmentsAhead
+    DefaultValuedParameter<"int64_t", "0">:$fragmentsAhead,
+    DefaultValuedParameter<"int64_t", "1">:$tf32Terms
   );
   // Keyword list in any order; printed in declaration order with defaults
   // elided (see EggAttrs.cpp).

@@ -35,6 +35,7 @@ public:
   TuningBuilder &cluster(int64_t v) { return set(cluster_, v); }
   TuningBuilder &rowShared(int64_t v) { return set(rowShared_, v); }
   TuningBuilder &fragmentsAhead(int64_t v) { return set(fragmentsAhead_, v); }
+  TuningBuilder &tf32Terms(int64_t v) { return set(tf32Terms_, v); }
 
   /// The attribute, or null after a diagnostic through `emitError` when
   /// the fields break the attribute's verifier.
@@ -60,7 +61,8 @@ private:
   Swizzle swizzle_ = Swizzle::none;
   int64_t vector_ = 1;
   CopyEngine copy_ = CopyEngine::sync;
-  int64_t pipeline_ = 1, cluster_ = 1, rowShared_ = 0, fragmentsAhead_ = 0;
+  int64_t pipeline_ = 1, cluster_ = 1, rowShared_ = 0, fragmentsAhead_ = 0,
+          tf32Terms_ = 1;
 };
 
 } // namespace mlir::egg

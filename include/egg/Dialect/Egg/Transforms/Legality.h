@@ -50,6 +50,8 @@ struct TuningKnobs {
   bool warp = false, thread = false, padding = false, swizzle = false,
        copy = false, pipeline = false, cluster = false, rowShared = false,
        fragmentsAhead = false;
+  /// `tf32_terms`: a product of f32 matrices, which warpgroup MMA may take.
+  bool tf32Terms = false;
   /// `vector` widths the lowering may take ({1} where it takes none).
   SmallVector<int64_t> vectors = {1};
 };
