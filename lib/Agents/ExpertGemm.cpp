@@ -54,12 +54,12 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
   bool splitF32 = element.isF32() && !allowsTf32(kernel);
   if (bytes != 2 && !element.isF32())
     return failure();
-  if (splitF32 && !llvm::all_of(std::array<unsigned, 2>{gemm->lhs, gemm->rhs},
-                                [&](unsigned which) {
-                                  return contiguousLoop(op.getMatchingIndexingMap(
-                                             op.getDpsInputOperand(which))) ==
-                                         gemm->innerK();
-                                }))
+  if (splitF32 &&
+      !llvm::all_of(
+          std::array<unsigned, 2>{gemm->lhs, gemm->rhs}, [&](unsigned which) {
+            return contiguousLoop(op.getMatchingIndexingMap(
+                       op.getDpsInputOperand(which))) == gemm->innerK();
+          }))
     return failure();
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   int64_t batches = batchCount(*gemm, extents);
@@ -103,6 +103,11 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
   SmallVector<Tile> tiles = {wide, square, narrow};
   if (twoPerSm)
     tiles = {square, wide, narrow};
+  // Split products keep a second set of accumulators (each K tile's sum):
+  // 64x128 warpgroup tiles (168 registers; 128x256 tiles over four of
+  // them leave 128 registers a thread, and spill).
+  if (splitF32)
+    tiles = {square, narrow};
   if (longK) {
     tiles.insert(tiles.end() - 1, deep);
     if (!splitPartial && extentM % 64 == 0 && extentN % 128 == 0)

@@ -3,8 +3,10 @@
 // TF32 products on split inputs (tf32_terms = 3; docs/pipeline.md, "Split
 // TF32 products"): its PTX rounds each landed tile to TF32 high and low
 // parts (the mask of the 13 bits below TF32's mantissa) before the tf32
-// wgmma, and the manifest does not claim TF32, so egg-eval judges it at
-// f32's precision. The plain product (B N-contiguous) stays on FMA tiles.
+// wgmma, the first product of each K tile starts from zero (scale-d 0)
+// and the tile's sum is added in f32; the manifest does not claim TF32,
+// so egg-eval judges it at f32's precision. The plain product (B
+// N-contiguous) stays on FMA tiles.
 // With `allow-tf32` the expert takes one TF32 product (K steps of 32 f32,
 // stored K-major: 16-byte pieces of the linear layer's operands, 4-byte
 // transposing copies of the product's B), the PTX holds wgmma's tf32 form
@@ -20,11 +22,13 @@
 // RUN: egg-translate --egg-to-manifest %t.tf32.mlir | FileCheck %s --check-prefix=MANIFEST
 // RUN: not egg-opt %s --egg-pipeline="agent=replay decisions=%t.tf32.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DENIED
 
-// F32: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 2, tf32_terms = 3>"
+// F32: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3>"
 // F32: "tuning": "#egg.tuning<threads = [16, 16], {{.*}}thread = [8, 8]
 // F32-PTX-LABEL: .entry linear_tf32_k0_kernel(
 // F32-PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
-// F32-PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
+// F32-PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {{.*}}, p, 1, 1;
+// F32-PTX-DAG: setp.ne.b32 p, 0, 0;
+// F32-PTX-DAG: add.rn.f32
 // F32-PTX-DAG: add.s32 [[BITS:%r[0-9]+]], {{%r[0-9]+}}, 4096;
 // F32-PTX-DAG: and.b32 {{%r[0-9]+}}, [[BITS]], -8192;
 // F32-PTX-LABEL: .entry matmul_tf32_k0_kernel(

@@ -346,11 +346,10 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
       parser.emitError(start) << "#egg.tuning needs '" << required << "'";
       return {};
     }
-  return getChecked([&]() { return parser.emitError(start); },
-                    parser.getContext(), threads, block, warp, thread,
-                    reduction, shared, registers, padding, swizzle, vector,
-                    copy, pipeline, cluster, rowShared, fragmentsAhead,
-                    tf32Terms);
+  return getChecked(
+      [&]() { return parser.emitError(start); }, parser.getContext(), threads,
+      block, warp, thread, reduction, shared, registers, padding, swizzle,
+      vector, copy, pipeline, cluster, rowShared, fragmentsAhead, tf32Terms);
 }
 
 void TuningAttr::print(AsmPrinter &printer) const {

@@ -166,8 +166,8 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
     return emitError() << "tf32_terms = " << tuning.getTf32Terms()
                        << " splits the f32 matrices of warpgroup MMA "
                           "(threads = [128, N, M]), not FMA thread tiles";
-  if (mma && failed(checkMmaProduct(op, wgmma, tuning.getTf32Terms(),
-                                    emitError)))
+  if (mma &&
+      failed(checkMmaProduct(op, wgmma, tuning.getTf32Terms(), emitError)))
     return failure();
   // The split pass runs in the computing threads on each tile they copied
   // (cp_async or sync), not on TMA's.
@@ -318,6 +318,13 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
     return emitError() << "a warp tile of " << tm << "x" << tn << " needs "
                        << accumulators
                        << " accumulators per thread; at most 128 are allowed";
+  // Split products sum each K tile apart and add it to the accumulators:
+  // a second set of them.
+  if (tuning.getTf32Terms() == 3 && accumulators > 64)
+    return emitError() << "tf32_terms = 3 keeps each K tile's sum beside the "
+                          "accumulators: a warp tile of "
+                       << tm << "x" << tn << " needs 2 x " << accumulators
+                       << " registers per thread; at most 128 are allowed";
   if (tuning.getReduction().size() != 1)
     return emitError() << "the shared-memory GEMM needs a reduction tile "
                           "(the K step)";
@@ -586,8 +593,9 @@ std::string mlir::egg::describeSharedGemmRules() {
              "transposed, so cp_async, not tma). Without that permission "
              "they may take wgmma as `tf32_terms = 3`: each tile is split "
              "into TF32 high and low parts (twice the shared memory; "
-             "cp_async or sync copies) and three products per K step give "
-             "f32-grade results. With wgmma, `copy = tma` (a "
+             "cp_async or sync copies), three products per K step summed "
+             "per K tile apart from the accumulators (WM/64 * WN/2 at most "
+             "64). With wgmma, `copy = tma` (a "
              "plain 2-D product, "
              "`pipeline` 2-8, at most ") +
          std::to_string(kMaxThreadsPerBlock - 128) +

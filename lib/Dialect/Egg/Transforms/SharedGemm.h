@@ -47,8 +47,10 @@ struct Plan {
   /// Warpgroup MMA (a warpgroup per warp tile); implies `mma`.
   bool wgmma = false;
   /// wgmma on f32 matrices as three TF32 products (`tf32_terms = 3`): each
-  /// landed tile is split into high and low TF32 parts (splitTile), and
-  /// every K step adds lo x hi + hi x lo + hi x hi.
+  /// landed tile is split into high and low TF32 parts (splitTile), every
+  /// K step adds lo x hi + hi x lo + hi x hi, and each K tile's sum starts
+  /// from zero and is added to the accumulators with f32 adds
+  /// (computeWgmma).
   bool splitTf32 = false;
   /// FMA tiles: a thread's TM (TN) values are two halves, one in each half
   /// of the block tile, where a half still fills a 16-byte load: a warp's
@@ -219,7 +221,7 @@ private:
   /// the H200, 2048^3 bf16, 128x256 tiles: four stages 0.0453 ms in flight;
   /// three stages 0.0580 in flight, one tile ahead, against 0.0485 waiting).
   bool wgmmaInFlight() const {
-    return plan.wgmma && (plan.tma || plan.stages >= 4);
+    return plan.wgmma && !plan.splitTf32 && (plan.tma || plan.stages >= 4);
   }
   void copyTile(OpBuilder &b, const Operand &x, Value kt, Value stage);
   /// Calls `body` with the tile position (M/N offset, K offset) of each

@@ -323,10 +323,10 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
                           arith::AddIOp::create(b, loc, alignedStart,
                                                 constIndex(b, loc, offset)));
   for (auto [x, offset] : llvm::zip(operands, lowOffsets))
-    x.lowDescriptor = buildDescriptor(
-        b, x,
-        arith::AddIOp::create(b, loc, alignedStart,
-                              constIndex(b, loc, offset)));
+    x.lowDescriptor =
+        buildDescriptor(b, x,
+                        arith::AddIOp::create(b, loc, alignedStart,
+                                              constIndex(b, loc, offset)));
 
   int64_t extentK =
       GemmLoops::extent(plan.loops.kLoops, gemm.getStaticLoopRanges());
@@ -515,8 +515,8 @@ SmallVector<Value> GemmBuilder::buildMainLoop(OpBuilder &b,
       // whose wgmma products are complete.
       NVVM::CpAsyncWaitGroupOp::create(nb, loc, ahead - 1);
       if (plan.splitTf32)
-        split(nb, arith::RemUIOp::create(nb, loc, kt,
-                                         constIndex(nb, loc, stages)));
+        split(nb,
+              arith::RemUIOp::create(nb, loc, kt, constIndex(nb, loc, stages)));
       publish(nb);
       gpu::BarrierOp::create(nb, loc);
       Value numStages = constIndex(nb, loc, stages);
