@@ -161,7 +161,9 @@ def test_channels_last_convolution_bias_is_added_in_f32():
 
 def test_tf32_only_where_allowed(tmp_path):
     """`allowing_tf32` marks the module; only then do f32 products reach
-    tensor cores (TF32), and the manifest tells egg-eval so."""
+    tensor cores as TF32, and the manifest tells egg-eval so. Without it
+    the linear layer takes three TF32 products on split inputs (f32-grade)
+    and the manifest claims no TF32."""
     from egg.kernelbench import problem_allows_tf32
     from egg.tools import allowing_tf32
 
@@ -171,10 +173,11 @@ def test_tf32_only_where_allowed(tmp_path):
     plain.write_text(text)
     tf32.write_text(allowing_tf32(text))
     manifest, decisions = compile_mlir(plain, tmp_path / "plain")
-    assert "xor128" not in decisions.read_text()
+    assert "tf32_terms = 3" in decisions.read_text()
     assert "allow_tf32" not in manifest.read_text()
     manifest, decisions = compile_mlir(tf32, tmp_path / "tf32")
-    assert "reduction = [32]" in decisions.read_text() and "vector = 4" in decisions.read_text()
+    text = decisions.read_text()
+    assert "reduction = [32]" in text and "vector = 4" in text and "tf32_terms" not in text
     assert '"allow_tf32": true' in manifest.read_text()
     bench = Path(__file__).resolve().parents[2] / "bench" / "gemm"
     assert problem_allows_tf32(bench / "matmul_bt_tf32.py")
