@@ -33,9 +33,9 @@ problems=("$@")
 [[ ${#problems[@]} -gt 0 ]] || problems=("$here"/bench/$suite/*.py)
 tune=()
 [[ -n ${EGG_TUNE:-} ]] && tune=(--tune "$EGG_TUNE")
-# EGG_TRIALS: correctness trials per problem (the float64 reference of a
-# large GEMM takes seconds per trial on the host's CPUs).
-[[ -n ${EGG_TRIALS:-} ]] && tune+=(--trials "$EGG_TRIALS")
+# EGG_TRIALS: input sets checked per problem (`--input-sets`: the
+# problem's own, then fresh random ones).
+[[ -n ${EGG_TRIALS:-} ]] && tune+=(--input-sets "$EGG_TRIALS")
 echo "# bench/$suite.sh on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(date -u +%F)"
 PYTHONPATH=$here/python${PYTHONPATH:+:$PYTHONPATH} python3 -m egg.bench \
   "${problems[@]}" --out "$out" "${tune[@]}" 2>&1 | grep --line-buffered -v Warning | tee "$out/table.md"
