@@ -151,10 +151,11 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
       if (t.bm == 128 && t.bn == 128 && !splitPartial)
         stageChoices = {3, 4};
       // Split inputs keep their low parts beside them: twice the shared
-      // memory per stage. Two stages of 128x128 tiles ran 2-3% faster
-      // than three (H200, KernelBench L2 33 and 45).
+      // memory per stage. Three stages of 128x128 tiles are the form
+      // checked on the GPU (two ran 2-3% faster on the H200 but were only
+      // timed; docs/next-steps.md, 0e).
       if (splitF32)
-        stageChoices = {2, 3};
+        stageChoices = {3, 2};
       // 128x256 tiles over a long K (at least 1024) take their copies
       // from TMA (a producer warpgroup; 2-D products and split products'
       // partial products, checkLowerable falls back to cp.async for the

@@ -22,7 +22,7 @@
 // RUN: egg-translate --egg-to-manifest %t.tf32.mlir | FileCheck %s --check-prefix=MANIFEST
 // RUN: not egg-opt %s --egg-pipeline="agent=replay decisions=%t.tf32.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DENIED
 
-// F32: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 2, tf32_terms = 3>"
+// F32: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3>"
 // F32: "tuning": "#egg.tuning<threads = [16, 16], {{.*}}thread = [8, 8]
 // F32-PTX-LABEL: .entry linear_tf32_k0_kernel(
 // F32-PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
