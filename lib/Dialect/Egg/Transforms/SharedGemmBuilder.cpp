@@ -275,7 +275,7 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
   }
   // Split TF32 products: each operand's low parts, laid out as its tiles.
   if (plan.splitTf32)
-    for (auto [x, offset] : llvm::zip(operands, offsets)) {
+    for (const Operand &x : operands) {
       lowOffsets.push_back(total);
       total += llvm::alignTo(x.stageBytes * plan.stages, kWgmmaSwizzleAtom);
     }
@@ -316,17 +316,17 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
   }
   // Descriptors hold absolute addresses; built here, at the product, where
   // the thread ids are defined.
+  auto descriptorAt = [&](const Operand &x, int64_t offset) {
+    return buildDescriptor(
+        b, x,
+        arith::AddIOp::create(b, loc, alignedStart,
+                              constIndex(b, loc, offset)));
+  };
   if (plan.wgmma)
     for (auto [x, offset] : llvm::zip(operands, offsets))
-      x.descriptor =
-          buildDescriptor(b, x,
-                          arith::AddIOp::create(b, loc, alignedStart,
-                                                constIndex(b, loc, offset)));
+      x.descriptor = descriptorAt(x, offset);
   for (auto [x, offset] : llvm::zip(operands, lowOffsets))
-    x.lowDescriptor =
-        buildDescriptor(b, x,
-                        arith::AddIOp::create(b, loc, alignedStart,
-                                              constIndex(b, loc, offset)));
+    x.lowDescriptor = descriptorAt(x, offset);
 
   int64_t extentK =
       GemmLoops::extent(plan.loops.kLoops, gemm.getStaticLoopRanges());
