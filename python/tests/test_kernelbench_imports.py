@@ -30,9 +30,15 @@ KNOWN_COMPILE_ERRORS = {
     "of 144 per warp) cannot share rows among lanes, and every lane would add into the "
     "same elements: egg-distribute-rows refuses it (it compiles at the official size)",
 }
-# Imports whose float64 result differs from PyTorch's beyond rounding: open
-# bugs, kept visible here until fixed.
-KNOWN_MISMATCHES = {}
+# Imports whose float64 result differs from PyTorch's beyond the tolerance:
+# open bugs, or problems too ill-conditioned at the test's small sizes for
+# float64 rounding, kept visible here.
+KNOWN_MISMATCHES = {
+    "24_EfficientNetB2": "ill-conditioned at the test's small sizes: its training-mode "
+    "batch norms over a batch of 2 make a 1e-15 relative change of the input move the "
+    "output by 2e-6 (PyTorch in float64 against itself), so summation order alone "
+    "exceeds rtol 1e-5 on some elements with some random weights",
+}
 
 
 def small(value):
