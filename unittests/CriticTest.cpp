@@ -255,6 +255,23 @@ TEST(GemmTiles, PartialTilesCutTheLoopTheirRangeEndsIn) {
             (SmallVector<int64_t>{1, 1, 128}));
   EXPECT_EQ(rowMajorTileCount(group, wide, 128, /*partial=*/true),
             8 * 508 * 2);
+  // With `overhang`, the innermost loop takes a tile past its end, up to
+  // twice its extent (warpgroup MMA's 64 rows over a 62-wide output row).
+  SmallVector<int64_t> narrow = {16, 62, 62, 64};
+  EXPECT_FALSE(splitRowMajor(group, narrow, 64, /*partial=*/true).has_value());
+  EXPECT_EQ(splitRowMajor(group, narrow, 64, /*partial=*/true,
+                          /*overhang=*/true),
+            (SmallVector<int64_t>{1, 1, 64}));
+  EXPECT_EQ(rowMajorTileCount(group, narrow, 64, /*partial=*/true,
+                              /*overhang=*/true),
+            16 * 62);
+  EXPECT_FALSE(splitRowMajor(group, narrow, 128, /*partial=*/true,
+                             /*overhang=*/true)
+                   .has_value());
+  // Whole rows still come first: 124 positions are two of them.
+  EXPECT_EQ(splitRowMajor(group, narrow, 124, /*partial=*/true,
+                          /*overhang=*/true),
+            (SmallVector<int64_t>{1, 2, 62}));
 }
 
 // Search neighbourhoods (enumerateColumnTunings): a cluster is a change of

@@ -46,10 +46,17 @@ int64_t GemmLoops::extent(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents) {
 
 std::optional<SmallVector<int64_t>>
 mlir::egg::splitRowMajor(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
-                         int64_t count, bool partial) {
+                         int64_t count, bool partial, bool overhang) {
   if (partial && loops.size() == 1 && count != extents[loops[0]] &&
       count <= 2 * extents[loops[0]])
     return SmallVector<int64_t>{count};
+  if (partial && overhang && !loops.empty() &&
+      count > extents[loops.back()] && count % extents[loops.back()] != 0 &&
+      count <= 2 * extents[loops.back()]) {
+    SmallVector<int64_t> split(loops.size(), 1);
+    split.back() = count;
+    return split;
+  }
   SmallVector<int64_t> split(loops.size(), 1);
   for (int64_t i = loops.size() - 1; i >= 0 && count > 1; --i) {
     int64_t e = extents[loops[i]];
@@ -83,9 +90,9 @@ int64_t mlir::egg::fitRowMajor(ArrayRef<unsigned> loops,
 
 int64_t mlir::egg::rowMajorTileCount(ArrayRef<unsigned> loops,
                                      ArrayRef<int64_t> extents, int64_t count,
-                                     bool partial) {
+                                     bool partial, bool overhang) {
   std::optional<SmallVector<int64_t>> split =
-      splitRowMajor(loops, extents, count, partial);
+      splitRowMajor(loops, extents, count, partial, overhang);
   if (!split)
     return 0;
   int64_t tiles = 1;
@@ -96,11 +103,11 @@ int64_t mlir::egg::rowMajorTileCount(ArrayRef<unsigned> loops,
 
 std::optional<SmallVector<int64_t>>
 mlir::egg::gemmTileList(const GemmLoops &gemm, ArrayRef<int64_t> within,
-                        int64_t m, int64_t n, bool partial) {
+                        int64_t m, int64_t n, bool partial, bool overhang) {
   std::optional<SmallVector<int64_t>> ms =
-      splitRowMajor(gemm.mLoops, within, m, partial);
+      splitRowMajor(gemm.mLoops, within, m, partial, overhang);
   std::optional<SmallVector<int64_t>> ns =
-      splitRowMajor(gemm.nLoops, within, n, partial);
+      splitRowMajor(gemm.nLoops, within, n, partial, overhang);
   if (!ms || !ns)
     return std::nullopt;
   SmallVector<int64_t> tile;
@@ -128,12 +135,27 @@ std::optional<unsigned> mlir::egg::contiguousLoop(AffineMap map) {
   return dim.getPosition();
 }
 
+bool mlir::egg::copiesTf32Elements(linalg::LinalgOp op, const GemmLoops &gemm,
+                                   unsigned which, int64_t vector) {
+  OpOperand *operand = op.getDpsInputOperand(which);
+  if (getElementTypeOrSelf(operand->get().getType()).getIntOrFloatBitWidth() !=
+      32)
+    return false;
+  std::optional<unsigned> fast =
+      contiguousLoop(op.getMatchingIndexingMap(operand));
+  if (fast != gemm.innerK())
+    return true;
+  int64_t run = op.getStaticLoopRanges()[gemm.innerK()];
+  return ShapedType::isDynamic(run) || run % vector != 0;
+}
+
 std::optional<GemmTiles> mlir::egg::gemmTiles(const GemmLoops &gemm,
                                               ArrayRef<int64_t> extents,
                                               int64_t m, int64_t n, int64_t om,
-                                              int64_t on, bool partial) {
+                                              int64_t on, bool partial,
+                                              bool overhang) {
   std::optional<SmallVector<int64_t>> block =
-      gemmTileList(gemm, extents, m, n, partial);
+      gemmTileList(gemm, extents, m, n, partial, overhang);
   if (!block)
     return std::nullopt;
   // The block's extent of each loop, for the split among its owners.

@@ -1,6 +1,8 @@
 """egg.compile on a GPU: the compiled callable matches eager PyTorch. Skipped
 where CUDA is not available (CI); run on the GPU host."""
+import copy
 import glob
+import json
 from pathlib import Path
 
 import pytest
@@ -174,6 +176,52 @@ def test_split_tf32_products_keep_f32_accuracy(tmp_path):
         ours = ((compiled(x).double() - want).norm() / want.norm()).item()
         theirs = ((x @ w.t()).double() - want).norm().item() / want.norm().item()
         assert ours < 1e-5 and ours < 4 * theirs, (
+            f"relative L2 error {ours} against PyTorch's f32 {theirs}")
+
+
+@pytest.mark.parametrize("shape", [
+    # 62-wide output rows: 64-position tiles past each row's end; K = 27.
+    dict(conv=torch.nn.Conv2d, batch=8, cin=3, cout=64, size=(64, 64),
+         tiles="threads = [128, 1, 1], block = [1, 64, 1, 64], warp = [1, 64, 1, 64]"),
+    # 10-wide rows: 12 of them per 120-position tile; K = 288, 96 filters
+    # (a partial tile of 128).
+    dict(conv=torch.nn.Conv2d, batch=8, cin=32, cout=96, size=(256, 12),
+         tiles="threads = [128, 1, 2], block = [1, 128, 12, 10], warp = [1, 64, 12, 10]"),
+    # A 3-D convolution to 30 x 30 planes.
+    dict(conv=torch.nn.Conv3d, batch=8, cin=8, cout=64, size=(6, 32, 32),
+         tiles="threads = [128, 1, 1], block = [1, 64, 1, 1, 32], warp = [1, 64, 1, 1, 32]"),
+])
+def test_split_tf32_convolutions_keep_f32_accuracy(tmp_path, shape):
+    """An NCHW f32 convolution as split TF32 products (from a decisions
+    file: the expert keeps FMA tiles), its image and filter copied an
+    element at a time: within f32's error of float64 and of PyTorch's own
+    f32 convolution (TF32 off), on fresh inputs."""
+    torch.manual_seed(0)
+    model = shape["conv"](shape["cin"], shape["cout"], 3)
+
+    def inputs():
+        return [torch.randn(shape["batch"], shape["cin"], *shape["size"])]
+
+    egg.compile(model, inputs(), workdir=tmp_path / "expert")
+    decisions = json.loads((tmp_path / "expert" / "forward.decisions.json").read_text())
+    (conv,) = [k for k in decisions["kernels"] if "conv" in k["anchor"]]
+    conv["tuning"] = (f"#egg.tuning<{shape['tiles']}, reduction = [32], shared = [0, 1], "
+                      "swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, "
+                      "tf32_terms = 3>")
+    path = tmp_path / "split.json"
+    path.write_text(json.dumps(decisions))
+    compiled = egg.compile(model, inputs(), agent="replay", decisions=path,
+                           workdir=tmp_path / "split")
+    recorded = (tmp_path / "split" / "forward.decisions.json").read_text()
+    assert "tf32_terms = 3" in recorded, recorded
+    gpu = model.cuda()
+    exact = copy.deepcopy(gpu).double()
+    for _ in range(2):
+        x = inputs()[0].cuda()
+        want = exact(x.double())
+        ours = ((compiled(x).double() - want).norm() / want.norm()).item()
+        theirs = ((gpu(x).double() - want).norm() / want.norm()).item()
+        assert ours < 1e-5 and ours < 4 * theirs + 1e-7, (
             f"relative L2 error {ours} against PyTorch's f32 {theirs}")
 
 

@@ -618,7 +618,7 @@ func.func @conv_tile_not_row_major(%a: tensor<1x6x34x32xf32>, %b: tensor<3x3x32x
 
 // An NCHW input is contiguous along ow + kw: neither M nor K.
 func.func @conv_nchw_vector(%a: tensor<1x32x6x35xf32>, %b: tensor<64x32x3x4xf32>) -> tensor<1x64x4x32xf32> {
-  // expected-error @+1 {{input 0 is not contiguous along its matrix dimensions: only FMA tiles with vector = 1 read it}}
+  // expected-error @+1 {{input 0 is not contiguous along its matrix dimensions: only FMA tiles with vector = 1, or f32 warpgroup MMA over cp_async, read it}}
   %r = egg.kernel @k ins(%a, %b : tensor<1x32x6x35xf32>, tensor<64x32x3x4xf32>) -> tensor<1x64x4x32xf32>
       attributes {structure = #egg.structure<conv_implicit_gemm>,
                   tuning = #egg.tuning<threads = [8, 8], block = [1, 32, 1, 32], thread = [1, 4, 1, 4], reduction = [16], shared = [0, 1], vector = 4>} {
@@ -798,7 +798,7 @@ func.func @tf32_attr() attributes {egg.allow_tf32} {
 // implemented for FMA tiles only: the tensor-core epilogue bounds one loop
 // per group.
 func.func @conv_partial_tile_mma(%a: tensor<1x6x32x32xf16>, %b: tensor<3x3x32x64xf16>) -> tensor<1x4x30x64xf32> {
-  // expected-error @+1 {{block tile 16 does not divide loop 2 of extent 30: a partial tile in a group of several loops is implemented for FMA tiles only}}
+  // expected-error @+1 {{block tile 16 does not divide loop 2 of extent 30: a partial tile in a group of several loops is implemented for FMA tiles and split TF32 products only}}
   %r = egg.kernel @k ins(%a, %b : tensor<1x6x32x32xf16>, tensor<3x3x32x64xf16>) -> tensor<1x4x30x64xf32>
       attributes {structure = #egg.structure<conv_implicit_gemm>,
                   tuning = #egg.tuning<threads = [32, 2, 1], block = [1, 1, 16, 64], warp = [1, 1, 16, 32], reduction = [16], shared = [0, 1], vector = 8, copy = cp_async, pipeline = 2>} {

@@ -10,6 +10,8 @@
 
 #include "egg/Dialect/Egg/IR/EggOps.h"
 
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+
 namespace mlir::egg {
 
 /// The roles of a product's loops for the shared-memory GEMM lowering
@@ -54,11 +56,15 @@ std::optional<unsigned> contiguousLoop(AffineMap map);
 /// nullopt when the extents do not divide so. With `partial`, the loop the
 /// range ends in (whole loops inside it) need not be divided by its part,
 /// and a group of one loop also takes a count up to twice its extent: the
-/// last tile is partial (docs/pipeline.md, "Partial tiles").
+/// last tile is partial (docs/pipeline.md, "Partial tiles"). With
+/// `overhang` (and `partial`), the innermost loop of a group may also take
+/// a count above its extent, up to twice it, the outer loops 1: a 64-row
+/// tile of warpgroup MMA over a 62-wide output row.
 std::optional<SmallVector<int64_t>> splitRowMajor(ArrayRef<unsigned> loops,
                                                   ArrayRef<int64_t> extents,
                                                   int64_t count,
-                                                  bool partial = false);
+                                                  bool partial = false,
+                                                  bool overhang = false);
 
 /// The largest count of at most `want` positions that splitRowMajor
 /// splits over `loops` (with `partial` as there); 0 if none.
@@ -69,16 +75,19 @@ int64_t fitRowMajor(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
 /// `loops`: the product over its loops of their tiles per loop, a cut
 /// last tile counted whole; 0 where `count` does not split so.
 int64_t rowMajorTileCount(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
-                          int64_t count, bool partial = false);
+                          int64_t count, bool partial = false,
+                          bool overhang = false);
 
 /// A tile list (one entry per parallel loop of a product with `numLoops`
 /// loops) holding `m` positions over the M loops and `n` over the N loops
 /// (splitRowMajor over `within`, the loop extents or an outer tile indexed
 /// by loop) and 1 on batch loops; nullopt when a group does not split so.
+/// (`overhang` as in splitRowMajor, for the block tile.)
 std::optional<SmallVector<int64_t>> gemmTileList(const GemmLoops &gemm,
                                                  ArrayRef<int64_t> within,
                                                  int64_t m, int64_t n,
-                                                 bool partial = false);
+                                                 bool partial = false,
+                                                 bool overhang = false);
 
 /// A product's block tile list of `m` x `n` positions within the loop
 /// `extents`, and its owners' (warps', warpgroups' or threads') lists of
@@ -91,7 +100,7 @@ struct GemmTiles {
 std::optional<GemmTiles> gemmTiles(const GemmLoops &gemm,
                                    ArrayRef<int64_t> extents, int64_t m,
                                    int64_t n, int64_t om, int64_t on,
-                                   bool partial = false);
+                                   bool partial = false, bool overhang = false);
 
 /// Whether a shared-memory GEMM stores an operand's tile contiguous along
 /// M/N (else along K): FMA tiles always (a thread reads its TM/TN values
@@ -103,6 +112,15 @@ inline bool gemmTileAlongMN(bool tensorCores, bool wgmma, int64_t bytes,
     return true;
   return globalAlongMN && !(wgmma && bytes == 4);
 }
+
+/// Whether warpgroup MMA over cp.async copies input `which` of `op` (a
+/// product of `gemm`'s loops, 4-byte elements) one element at a time into
+/// its K-major TF32 tile: where its layout gives no 16-byte pieces along K,
+/// being contiguous along M/N or along neither (an NCHW image read along
+/// ow + kw), or its innermost K loop not a multiple of `vector` (a
+/// filter's 3 taps). docs/pipeline.md, "Split TF32 products".
+bool copiesTf32Elements(linalg::LinalgOp op, const GemmLoops &gemm,
+                        unsigned which, int64_t vector);
 
 } // namespace mlir::egg
 

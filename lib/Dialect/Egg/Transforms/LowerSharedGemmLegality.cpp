@@ -189,6 +189,7 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
                           "warpgroup MMA only (threads = [128, N, M]): use "
                           "padding";
   }
+  bool splitTf32 = wgmma && tuning.getTf32Terms() == 3;
   ArrayRef<int64_t> block = tuning.getBlock();
   ArrayRef<int64_t> inner = mma ? tuning.getWarp() : tuning.getThread();
   StringRef level = mma ? "warp" : "thread";
@@ -204,8 +205,9 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
   // an M or N loop leaves a partial last tile, whose copies, loads and
   // stores past the loop's end are skipped (docs/pipeline.md, "Partial
   // tiles"). In a convolution's group of loops, only the loop the block's
-  // row-major range ends in may be cut so (FMA tiles; the tensor-core
-  // epilogue bounds one loop per group).
+  // row-major range ends in may be cut so (FMA tiles and split TF32
+  // products, whose innermost loop may also take a tile past its end: 64
+  // positions of a 62-wide row; the forms checked on the GPU).
   SmallVector<int64_t> blockOf(extents.size(), 1);
   int64_t gridLoops = 0;
   for (auto [p, d] : llvm::enumerate(parallel)) {
@@ -225,11 +227,11 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
                          << " is not between 1 and twice its extent "
                          << extents[d]
                          << " (a partial tile at least half inside the loop)";
-    if (extents[d] % b != 0 && group.size() != 1 && mma)
+    if (extents[d] % b != 0 && group.size() != 1 && mma && !splitTf32)
       return emitError() << "block tile " << b << " does not divide loop " << d
                          << " of extent " << extents[d] << ": a partial tile "
                          << "in a group of several loops is implemented for "
-                            "FMA tiles only";
+                            "FMA tiles and split TF32 products only";
     if (t < 1 || b % t != 0)
       return emitError() << level << " tile " << t
                          << " does not divide the block tile " << b
@@ -263,7 +265,7 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
     SmallVector<int64_t> blocks = groupTiles(loops, block, b);
     SmallVector<int64_t> inners = groupTiles(loops, inner, t);
     std::optional<SmallVector<int64_t>> wantBlock =
-        splitRowMajor(loops, extents, b, /*partial=*/true);
+        splitRowMajor(loops, extents, b, /*partial=*/true, splitTf32);
     std::optional<SmallVector<int64_t>> wantInner =
         splitRowMajor(loops, blockOf, t);
     if (!wantBlock || *wantBlock != blocks || !wantInner ||
@@ -373,14 +375,18 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
     std::optional<unsigned> fastLoop = contiguousLoop(map);
     unsigned mn = which == gemm->lhs ? gemm->innerM() : gemm->innerN();
     int64_t tileMN = which == gemm->lhs ? bm : bn;
+    // TF32 tiles (K-major) of an input without 16-byte pieces along K are
+    // filled an element at a time by cp.async.
+    bool elements = wgmma && tuning.getCopy() == CopyEngine::cp_async &&
+                    copiesTf32Elements(op, *gemm, which, v);
     // The fast index is neither: an NCHW input read along ow * s + kw,
-    // copied one element at a time into FMA tiles.
+    // copied one element at a time into FMA tiles or TF32 ones.
     if (!fastLoop || (*fastLoop != mn && *fastLoop != gemm->innerK())) {
-      if (mma || v != 1)
+      if ((mma || v != 1) && !elements)
         return emitError() << "input " << which
                            << " is not contiguous along its matrix "
-                              "dimensions: only FMA tiles with vector = 1 "
-                              "read it";
+                              "dimensions: only FMA tiles with vector = 1, "
+                              "or f32 warpgroup MMA over cp_async, read it";
     }
     unsigned fast = fastLoop.value_or(~0u);
     int64_t along = fast == mn ? tileMN : bk;
@@ -389,8 +395,9 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
     int64_t run = fast == mn ? blockOf[mn] : extents[gemm->innerK()];
     // Pieces need not be a multiple of the threads: the last round of
     // copies is guarded (a 200-row tile of 8-element pieces over 256).
-    if (v * bytes > 16 || along % v != 0 || type.getShape().back() % v != 0 ||
-        run % v != 0 || (tileMN * bk) % v)
+    if (!elements &&
+        (v * bytes > 16 || along % v != 0 || type.getShape().back() % v != 0 ||
+         run % v != 0 || (tileMN * bk) % v))
       return emitError() << "vector = " << v << " does not fit the copies of "
                          << "input " << which << ": " << tileMN << "x" << bk
                          << " elements, at most 16 bytes per access";
@@ -424,7 +431,9 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
     if (auto pad = operand->get().getDefiningOp<tensor::PadOp>()) {
       bool transposed = (fast == mn) != sharedMN;
       int64_t pieceElems =
-          transposed && tuning.getCopy() != CopyEngine::sync ? 1 : v;
+          elements || (transposed && tuning.getCopy() != CopyEngine::sync)
+              ? 1
+              : v;
       int64_t last = pad.getSourceType().getRank() - 1;
       if (pieceElems > 1 &&
           (pad.getStaticLow()[last] != 0 || pad.getStaticHigh()[last] != 0))
@@ -434,7 +443,7 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
     }
     if (tuning.getCopy() == CopyEngine::cp_async) {
       bool transposed = (fast == mn) != sharedMN;
-      int64_t chunk = transposed ? bytes : v * bytes;
+      int64_t chunk = transposed || elements ? bytes : v * bytes;
       if (chunk != 4 && chunk != 8 && chunk != 16)
         return emitError() << "copy = cp_async moves 4, 8 or 16 bytes at a "
                               "time: input "
@@ -612,5 +621,10 @@ std::string mlir::egg::describeSharedGemmRules() {
          "(e.g. [1, 2, 32] on (n, oh, ow) for 64 positions of a 32-wide "
          "output), likewise BN, WM/TM and WN/TN within the block tile; "
          "BK divides the product of the K extents; an input contiguous "
-         "along neither group (NCHW) needs vector 1 and FMA tiles.";
+         "along neither group (NCHW) needs vector 1 and FMA tiles, or "
+         "f32 warpgroup MMA over cp_async, which copies it (and a filter "
+         "whose innermost K loop is no multiple of `vector`) an element at "
+         "a time; with `tf32_terms = 3`, the innermost loop of a group may "
+         "take a tile past its end, up to twice its extent (64 positions "
+         "of a 62-wide row, the group's other loops 1).";
 }

@@ -166,6 +166,10 @@ private:
     bool fastIsMN; // Contiguous in global along M/N (else along K).
     bool sharedFastIsMN; // Contiguous in shared memory along M/N.
     int64_t bytes;       // Bytes per element.
+    // wgmma over cp.async: copied into the TF32 tile one element at a time
+    // (copiesTf32Elements); `blocked`: the global layout is not contiguous
+    // along K, so a warp copies 8 M/N rows x 4 K columns (forEachPiece).
+    bool elements = false, blocked = false;
     // wgmma: the matrix descriptor of the warpgroup's piece at stage 0,
     // K step 0, and the bytes of one stage.
     Value descriptor;
@@ -239,6 +243,8 @@ private:
   /// warp-wide copy cost 18.9M excess shared wavefronts, and 16 rows,
   /// arranged to avoid bank conflicts, 27.8M.)
   int64_t copyWidth(const Operand &x) const {
+    if (x.elements)
+      return 1;
     return x.fastIsMN == x.sharedFastIsMN || !plan.async ? plan.vector : 1;
   }
   /// TMA: the tensor map of `x`'s whole buffer, built before the launch.

@@ -251,6 +251,10 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
         MemRefType::get(shape, element, MemRefLayoutAttrInterface(), space);
     operands.push_back({which, mnLoops, tileMN, global, Value(), fastIsMN,
                         sharedFastIsMN, bytes});
+    Operand &x = operands.back();
+    x.elements = plan.wgmma && plan.async &&
+                 copiesTf32Elements(gemm, plan.loops, which, plan.vector);
+    x.blocked = x.elements && contiguousLoop(map) != plan.loops.innerK();
     return type;
   };
   SmallVector<MemRefType, 2> types = {

@@ -42,7 +42,16 @@ bool GemmBuilder::stageStores(OpBuilder &b, Value buffer,
   // fragments' eight rows per store then fall in distinct banks.
   int64_t rowElems = plan.bn + v;
   int64_t chunks = plan.bm * plan.bn / v;
-  if (16 % bytes != 0 || plan.blockExtents[plan.loops.innerN()] % v != 0 ||
+  // A partial tile bounds the staged rows and columns by one loop each:
+  // not a loop of a group of several (a convolution's positions).
+  bool groupedBounds = llvm::any_of(
+      llvm::seq<unsigned>(0, bounds.size()), [&](unsigned d) {
+        bool inM = llvm::is_contained(plan.loops.mLoops, d);
+        ArrayRef<unsigned> group = inM ? plan.loops.mLoops : plan.loops.nLoops;
+        return bounds[d] && plan.loops.isMN(d) && group.size() > 1;
+      });
+  if (groupedBounds || 16 % bytes != 0 ||
+      plan.blockExtents[plan.loops.innerN()] % v != 0 ||
       !hasAlignedLayout(buffer, v) || plan.bm * rowElems * bytes > tilesBytes ||
       chunks % plan.numThreads() != 0 ||
       (hasPartialTiles() && plan.numThreads() % (plan.bn / v) != 0))
