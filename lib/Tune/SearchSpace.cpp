@@ -261,6 +261,9 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
             .vector(vector)
             .copy(copy)
             .pipeline(stages)
+            // An f32 anchor's split products stay split: without the
+            // user's TF32 permission no other tensor-core form is legal.
+            .tf32Terms(anchor.getTf32Terms())
             .getChecked(function_ref<InFlightDiagnostic()>(emitError));
     if (tuning && succeeded(checkLowerable(kernel, tuning, emitError)))
       found.push_back({tuningDistance(tuning, anchor), tuning});

@@ -82,7 +82,7 @@ def test_split_product_tma_matches_reference(tmp_path):
         def forward(self, a, b):
             return a @ b
 
-    # Since session 28 a 1024-row product of this K keeps its whole K loop
+    # A 1024-row product of this K keeps its whole K loop
     # in a deep TMA pipeline; 512 rows still split (S = 2, 128x64 tiles).
     def inputs():
         return [torch.randn(512, 8192, dtype=torch.bfloat16), torch.randn(8192, 1024, dtype=torch.bfloat16)]
