@@ -50,8 +50,8 @@ mlir::egg::splitRowMajor(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
   if (partial && loops.size() == 1 && count != extents[loops[0]] &&
       count <= 2 * extents[loops[0]])
     return SmallVector<int64_t>{count};
-  if (partial && overhang && !loops.empty() &&
-      count > extents[loops.back()] && count % extents[loops.back()] != 0 &&
+  if (partial && overhang && !loops.empty() && count > extents[loops.back()] &&
+      count % extents[loops.back()] != 0 &&
       count <= 2 * extents[loops.back()]) {
     SmallVector<int64_t> split(loops.size(), 1);
     split.back() = count;

@@ -60,11 +60,9 @@ std::optional<unsigned> contiguousLoop(AffineMap map);
 /// `overhang` (and `partial`), the innermost loop of a group may also take
 /// a count above its extent, up to twice it, the outer loops 1: a 64-row
 /// tile of warpgroup MMA over a 62-wide output row.
-std::optional<SmallVector<int64_t>> splitRowMajor(ArrayRef<unsigned> loops,
-                                                  ArrayRef<int64_t> extents,
-                                                  int64_t count,
-                                                  bool partial = false,
-                                                  bool overhang = false);
+std::optional<SmallVector<int64_t>>
+splitRowMajor(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
+              int64_t count, bool partial = false, bool overhang = false);
 
 /// The largest count of at most `want` positions that splitRowMajor
 /// splits over `loops` (with `partial` as there); 0 if none.
@@ -83,11 +81,9 @@ int64_t rowMajorTileCount(ArrayRef<unsigned> loops, ArrayRef<int64_t> extents,
 /// (splitRowMajor over `within`, the loop extents or an outer tile indexed
 /// by loop) and 1 on batch loops; nullopt when a group does not split so.
 /// (`overhang` as in splitRowMajor, for the block tile.)
-std::optional<SmallVector<int64_t>> gemmTileList(const GemmLoops &gemm,
-                                                 ArrayRef<int64_t> within,
-                                                 int64_t m, int64_t n,
-                                                 bool partial = false,
-                                                 bool overhang = false);
+std::optional<SmallVector<int64_t>>
+gemmTileList(const GemmLoops &gemm, ArrayRef<int64_t> within, int64_t m,
+             int64_t n, bool partial = false, bool overhang = false);
 
 /// A product's block tile list of `m` x `n` positions within the loop
 /// `extents`, and its owners' (warps', warpgroups' or threads') lists of

@@ -431,9 +431,8 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
     if (auto pad = operand->get().getDefiningOp<tensor::PadOp>()) {
       bool transposed = (fast == mn) != sharedMN;
       int64_t pieceElems =
-          elements || (transposed && tuning.getCopy() != CopyEngine::sync)
-              ? 1
-              : v;
+          elements || (transposed && tuning.getCopy() != CopyEngine::sync) ? 1
+                                                                           : v;
       int64_t last = pad.getSourceType().getRank() - 1;
       if (pieceElems > 1 &&
           (pad.getStaticLow()[last] != 0 || pad.getStaticHigh()[last] != 0))

@@ -189,8 +189,7 @@ void GemmBuilder::forEachPiece(
       };
       Value block = div(piece, 32);
       Value mn = arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(b, loc, rem(block, x.tileMN / 8), c(8)),
+          b, loc, arith::MulIOp::create(b, loc, rem(block, x.tileMN / 8), c(8)),
           rem(piece, 8));
       Value k = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, div(block, x.tileMN / 8), c(4)),

@@ -44,8 +44,8 @@ bool GemmBuilder::stageStores(OpBuilder &b, Value buffer,
   int64_t chunks = plan.bm * plan.bn / v;
   // A partial tile bounds the staged rows and columns by one loop each:
   // not a loop of a group of several (a convolution's positions).
-  bool groupedBounds = llvm::any_of(
-      llvm::seq<unsigned>(0, bounds.size()), [&](unsigned d) {
+  bool groupedBounds =
+      llvm::any_of(llvm::seq<unsigned>(0, bounds.size()), [&](unsigned d) {
         bool inM = llvm::is_contained(plan.loops.mLoops, d);
         ArrayRef<unsigned> group = inM ? plan.loops.mLoops : plan.loops.nLoops;
         return bounds[d] && plan.loops.isMN(d) && group.size() > 1;
