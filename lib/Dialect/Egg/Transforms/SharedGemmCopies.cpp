@@ -161,32 +161,25 @@ void GemmBuilder::forEachPiece(
   int64_t along = (x.fastIsMN ? x.tileMN : plan.bk) / v;
   int64_t pieces = x.tileMN * plan.bk / v;
   int64_t nt = plan.numThreads();
-  std::function<void(OpBuilder &, Value)> visit = [&](OpBuilder &b,
-                                                      Value piece) {
-    Value fast = arith::MulIOp::create(
-        b, loc,
-        arith::RemUIOp::create(b, loc, piece, constIndex(b, loc, along)),
-        constIndex(b, loc, v));
-    Value slow =
-        arith::DivUIOp::create(b, loc, piece, constIndex(b, loc, along));
-    body(b, x.fastIsMN ? fast : slow, x.fastIsMN ? slow : fast);
-  };
   // Single elements of a layout not contiguous along K into a K-major
-  // TF32 tile: piece p is row 8 * h + p % 8 and column 4 * g + (p / 8) % 4
-  // for (h, g) = (p / 32) % (tileMN / 8), (p / 32) / (tileMN / 8). A warp's
-  // 32 elements then fall in 32 distinct banks of the swizzled tile (a
-  // 16-byte piece per row, permuted by row % 8), and its global reads are
-  // four 32-byte runs along M/N; lanes along one K column hit 8 banks.
-  if (x.blocked) {
-    assert(x.tileMN % 8 == 0 && plan.bk % 4 == 0 && "TF32 tile shape");
-    visit = [&](OpBuilder &b, Value piece) {
-      auto c = [&](int64_t value) { return constIndex(b, loc, value); };
-      auto rem = [&](Value v, int64_t d) {
-        return arith::RemUIOp::create(b, loc, v, c(d)).getResult();
-      };
-      auto div = [&](Value v, int64_t d) {
-        return arith::DivUIOp::create(b, loc, v, c(d)).getResult();
-      };
+  // TF32 tile (`blocked`): piece p is row 8 * h + p % 8 and column
+  // 4 * g + (p / 8) % 4 for (h, g) = (p / 32) % (tileMN / 8),
+  // (p / 32) / (tileMN / 8). A warp's 32 elements then fall in 32 distinct
+  // banks of the swizzled tile (a 16-byte piece per row, permuted by
+  // row % 8), and its global reads are four 32-byte runs along M/N; lanes
+  // along one K column hit 8 banks. Otherwise pieces run along the global
+  // layout's contiguous dimension.
+  assert((!x.blocked || (x.tileMN % 8 == 0 && plan.bk % 4 == 0)) &&
+         "TF32 tile shape");
+  auto visit = [&](OpBuilder &b, Value piece) {
+    auto c = [&](int64_t value) { return constIndex(b, loc, value); };
+    auto rem = [&](Value v, int64_t d) {
+      return arith::RemUIOp::create(b, loc, v, c(d)).getResult();
+    };
+    auto div = [&](Value v, int64_t d) {
+      return arith::DivUIOp::create(b, loc, v, c(d)).getResult();
+    };
+    if (x.blocked) {
       Value block = div(piece, 32);
       Value mn = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, rem(block, x.tileMN / 8), c(8)),
@@ -195,8 +188,12 @@ void GemmBuilder::forEachPiece(
           b, loc, arith::MulIOp::create(b, loc, div(block, x.tileMN / 8), c(4)),
           rem(div(piece, 8), 4));
       body(b, mn, k);
-    };
-  }
+      return;
+    }
+    Value fast = arith::MulIOp::create(b, loc, rem(piece, along), c(v));
+    Value slow = div(piece, along);
+    body(b, x.fastIsMN ? fast : slow, x.fastIsMN ? slow : fast);
+  };
   // A thread's pieces: tid + c * nt; a last round that not every thread
   // has (pieces not a multiple of the threads) is guarded.
   for (int64_t c = 0; c * nt < pieces; ++c) {

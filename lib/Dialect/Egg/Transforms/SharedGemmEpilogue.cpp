@@ -44,11 +44,13 @@ bool GemmBuilder::stageStores(OpBuilder &b, Value buffer,
   int64_t chunks = plan.bm * plan.bn / v;
   // A partial tile bounds the staged rows and columns by one loop each:
   // not a loop of a group of several (a convolution's positions).
+  auto inGroup = [](ArrayRef<unsigned> group, unsigned d) {
+    return group.size() > 1 && llvm::is_contained(group, d);
+  };
   bool groupedBounds =
       llvm::any_of(llvm::seq<unsigned>(0, bounds.size()), [&](unsigned d) {
-        bool inM = llvm::is_contained(plan.loops.mLoops, d);
-        ArrayRef<unsigned> group = inM ? plan.loops.mLoops : plan.loops.nLoops;
-        return bounds[d] && plan.loops.isMN(d) && group.size() > 1;
+        return bounds[d] && (inGroup(plan.loops.mLoops, d) ||
+                             inGroup(plan.loops.nLoops, d));
       });
   if (groupedBounds || 16 % bytes != 0 ||
       plan.blockExtents[plan.loops.innerN()] % v != 0 ||
