@@ -140,6 +140,8 @@ FailureOr<TuningAttr> ExpertAgent::chooseTuning(KernelOp kernel,
     return chooseColumns(kernel, structure, target);
   if (structure.getFormulation() == Formulation::scan_warp)
     return chooseScan(kernel, structure, target);
+  if (structure.getFormulation() == Formulation::recurrence_block)
+    return chooseRecurrence(kernel, structure);
   // Widest accesses first (16 bytes per thread, principle 7); if the
   // kernel cannot take them, the same choice with scalar accesses.
   if (classifyKernel(kernel) == KernelClass::Contraction) {

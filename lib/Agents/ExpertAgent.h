@@ -163,6 +163,12 @@ private:
   /// block while the rows fill two blocks per SM, 16-byte lane accesses.
   FailureOr<TuningAttr> chooseScan(KernelOp kernel, StructureAttr structure,
                                    TargetAttr target);
+  /// Recurrences (principle 11 of structure.md): up to 8 batch rows per
+  /// block (within a thread's sums and shared memory); the units over a
+  /// cluster of up to 8 blocks of 16 units or more; a thread per unit and
+  /// slice of k, up to 256.
+  FailureOr<TuningAttr> chooseRecurrence(KernelOp kernel,
+                                         StructureAttr structure);
 
   /// Maps and loop nests each thread runs (principles 3 to 7 of
   /// tuning.md): up to three loops take the block's threads; the others

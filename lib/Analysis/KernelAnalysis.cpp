@@ -28,6 +28,8 @@ StringRef mlir::egg::stringifyKernelClass(KernelClass kind) {
     return "softmax";
   case KernelClass::Scan:
     return "scan";
+  case KernelClass::Recurrence:
+    return "recurrence";
   }
   llvm_unreachable("unknown kernel class");
 }
@@ -80,6 +82,8 @@ KernelClass mlir::egg::classifyKernel(KernelOp kernel) {
   Block &body = kernel.getBodyBlock();
   if (isa_and_nonnull<ScanOp>(kernel.getAnchorOp()))
     return KernelClass::Scan;
+  if (isa_and_nonnull<RecurrenceOp>(kernel.getAnchorOp()))
+    return KernelClass::Recurrence;
   if (llvm::any_of(body,
                    [](Operation &op) { return isa<linalg::SoftmaxOp>(op); }))
     return KernelClass::Softmax;
@@ -221,6 +225,8 @@ mlir::egg::analyzeRootLoops(KernelOp kernel,
   RootLoops loops;
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(root.getOperation())) {
     loops.extents = linalgOp.getStaticLoopRanges();
+  } else if (auto recurrence = dyn_cast<RecurrenceOp>(root.getOperation())) {
+    loops.extents = {recurrence.getBatch()};
   } else if (root->getNumResults() == 1) {
     auto type = dyn_cast<RankedTensorType>(root->getResult(0).getType());
     if (type)

@@ -12,11 +12,19 @@ bool mlir::egg::isStagedMap(StructureAttr structure, TuningAttr tuning) {
          !tuning.getShared().empty();
 }
 
+RecurrenceSplit mlir::egg::splitRecurrence(int64_t units, int64_t threads,
+                                           int64_t cluster) {
+  int64_t own = units / std::max<int64_t>(cluster, 1);
+  int64_t slices = own > 0 && threads >= own ? threads / own : 1;
+  return {own, slices};
+}
+
 bool mlir::egg::lowersBlockOpsWhole(StructureAttr structure,
                                     TuningAttr tuning) {
   return isSharedGemm(tuning) || isStagedMap(structure, tuning) ||
          (structure &&
-          structure.getFormulation() == Formulation::reduce_two_stage);
+          (structure.getFormulation() == Formulation::reduce_two_stage ||
+           structure.getFormulation() == Formulation::recurrence_block));
 }
 
 bool mlir::egg::isSharedGemm(TuningAttr tuning) {

@@ -553,10 +553,19 @@ public:
       if (auto scan = dyn_cast<egg::ScanOp>(op))
         work += double(numElements(
             cast<RankedTensorType>(scan.getInput().getType()).getShape()));
+      if (auto recurrence = dyn_cast<egg::RecurrenceOp>(op)) {
+        // Per step and row: the hidden gates, a product of [H] by [H, G*H].
+        double products =
+            double(recurrence.getSteps()) * double(recurrence.getBatch()) *
+            double(recurrence.getUnits()) * double(recurrence.getUnits()) *
+            double(recurrence.getGates());
+        work += products;
+        flopCount += 2 * products;
+      }
       if (isa<arith::ConstantOp, tensor::EmptyOp, linalg::GenericOp,
-              egg::ScanOp, tensor::PadOp, tensor::ExpandShapeOp,
-              tensor::CollapseShapeOp, tensor::CastOp, tensor::ExtractSliceOp,
-              func::ReturnOp>(op))
+              egg::ScanOp, egg::RecurrenceOp, tensor::PadOp,
+              tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp,
+              tensor::ExtractSliceOp, func::ReturnOp>(op))
         continue;
       return error("unsupported op " + where(&op));
     }
@@ -678,7 +687,69 @@ private:
       return executeGeneric(generic, threads);
     if (auto scan = dyn_cast<egg::ScanOp>(op))
       return executeScan(scan);
+    if (auto recurrence = dyn_cast<egg::RecurrenceOp>(op))
+      return executeRecurrence(recurrence);
     return error("unsupported op " + where(&op));
+  }
+
+  /// A recurrent layer, step by step and row by row: the hidden gates of a
+  /// row (its old h times the weight, plus the bias), then the cell on each
+  /// unit; the row's new states replace the old ones once all its units
+  /// are done.
+  llvm::Error executeRecurrence(egg::RecurrenceOp op) {
+    llvm::Expected<Program> program = compilePayload(op.getCellBlock());
+    if (!program)
+      return program.takeError();
+    int64_t steps = op.getSteps(), batch = op.getBatch(), units = op.getUnits(),
+            gates = op.getGates(), numStates = op.getStates();
+    int64_t columns = gates * units;
+    const std::vector<double> &x = tensors[op.getInput()]->data;
+    const std::vector<double> &w = tensors[op.getWeight()]->data;
+    const std::vector<double> &bias = tensors[op.getBias()]->data;
+    auto sequence = std::make_shared<RefTensor>();
+    sequence->shape = {steps, batch, units};
+    sequence->data.assign(steps * batch * units, NAN);
+    std::vector<std::shared_ptr<RefTensor>> states;
+    for (Value v : op.getInitial())
+      states.push_back(std::make_shared<RefTensor>(*tensors[v]));
+    std::vector<double> slots(program->numSlots), hidden(columns),
+        next(numStates * units);
+    for (auto [id, value] : program->constants)
+      slots[id] = value;
+    for (int64_t step = 0; step < steps; ++step) {
+      int64_t t = op.getReverse() ? steps - 1 - step : step;
+      for (int64_t b = 0; b < batch; ++b) {
+        const double *h = states[0]->data.data() + b * units;
+        for (int64_t c = 0; c < columns; ++c) {
+          double sum = 0;
+          for (int64_t k = 0; k < units; ++k)
+            sum += h[k] * w[k * columns + c];
+          hidden[c] = sum + bias[c];
+        }
+        const double *in = x.data() + (t * batch + b) * columns;
+        for (int64_t j = 0; j < units; ++j) {
+          for (int64_t g = 0; g < gates; ++g) {
+            slots[g] = in[g * units + j];
+            slots[gates + g] = hidden[g * units + j];
+          }
+          for (int64_t s = 0; s < numStates; ++s)
+            slots[2 * gates + s] = states[s]->data[b * units + j];
+          for (const Instr &instr : program->code)
+            slots[instr.dst] = eval(instr, slots.data());
+          for (int64_t s = 0; s < numStates; ++s)
+            next[s * units + j] = slots[program->yields[s]];
+        }
+        for (int64_t s = 0; s < numStates; ++s)
+          std::copy(next.begin() + s * units, next.begin() + (s + 1) * units,
+                    states[s]->data.begin() + b * units);
+        std::copy(next.begin(), next.begin() + units,
+                  sequence->data.begin() + (t * batch + b) * units);
+      }
+    }
+    tensors[op.getResult()[0]] = sequence;
+    for (int64_t s = 0; s < numStates; ++s)
+      tensors[op.getResult()[1 + s]] = states[s];
+    return llvm::Error::success();
   }
 
   /// An inclusive scan along the innermost dimension, in order.
@@ -757,8 +828,12 @@ private:
   }
 
   llvm::Expected<Program> compilePayload(linalg::GenericOp op) {
+    return compilePayload(op.getRegion().front());
+  }
+
+  /// A scalar region (a generic's payload, a recurrence's cell) as code.
+  llvm::Expected<Program> compilePayload(Block &body) {
     Program p;
-    Block &body = op.getRegion().front();
     DenseMap<Value, int> slot;
     for (BlockArgument arg : body.getArguments())
       slot[arg] = p.numSlots++;
@@ -776,8 +851,8 @@ private:
       return id;
     };
     for (Operation &inner : body) {
-      if (auto yield = dyn_cast<linalg::YieldOp>(inner)) {
-        for (Value v : yield.getValues()) {
+      if (isa<linalg::YieldOp, egg::YieldOp>(inner)) {
+        for (Value v : inner.getOperands()) {
           auto s = operand(v);
           if (!s)
             return s.takeError();

@@ -83,6 +83,7 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   pm.addPass(createEggLowerSharedGemm());
   pm.addPass(createEggLowerColumnReductions());
   pm.addPass(createEggLowerScans());
+  pm.addPass(createEggLowerRecurrences());
   pm.addPass(createEggLowerStagedMaps());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createEggUnrollPrivateTiles());

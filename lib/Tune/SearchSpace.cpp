@@ -150,6 +150,47 @@ enumerateColumnTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
   return closestFirst(found, anchor, limit);
 }
 
+/// Recurrences: batch rows per block (the divisors of the batch), clusters
+/// of 1-8 blocks, and threads: a thread per unit with k in 1 to 32 slices,
+/// or fewer threads than units.
+static SmallVector<TuningAttr>
+enumerateRecurrenceTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
+  auto emitError = [&]() { return kernel.emitOpError(); };
+  auto recurrence = dyn_cast_or_null<RecurrenceOp>(kernel.getRootOp());
+  SmallVector<std::pair<double, TuningAttr>> found;
+  if (!recurrence)
+    return closestFirst(found, anchor, limit);
+  int64_t batch = recurrence.getBatch(), units = recurrence.getUnits();
+  for (int64_t rows = 1; rows <= batch; ++rows) {
+    if (batch % rows != 0)
+      continue;
+    for (int64_t cluster = 1; cluster <= kMaxPortableClusterSize;
+         cluster *= 2) {
+      if (units % cluster != 0)
+        continue;
+      int64_t own = units / cluster;
+      SmallVector<int64_t> counts;
+      for (int64_t slices = 1; slices <= 32; ++slices)
+        if (units % slices == 0)
+          counts.push_back(own * slices);
+      for (int64_t threads = kWarpSize; threads < own; threads *= 2)
+        counts.push_back(threads);
+      for (int64_t threads : counts) {
+        TuningAttr tuning =
+            TuningBuilder(kernel.getContext())
+                .threads({threads})
+                .block({rows})
+                .cluster(cluster)
+                .getChecked(function_ref<InFlightDiagnostic()>(emitError));
+        if (!tuning || failed(checkLowerable(kernel, tuning, emitError)))
+          continue;
+        found.push_back({tuningDistance(tuning, anchor), tuning});
+      }
+    }
+  }
+  return closestFirst(found, anchor, limit);
+}
+
 /// Maps staged through shared memory: tiles of 16-128 along the results'
 /// innermost loop and the staged inputs' contiguous loops (other tiles as
 /// the anchor's), 64-512 threads, padding 0 or the anchor's, the anchor's
@@ -309,6 +350,9 @@ SmallVector<TuningAttr> mlir::egg::enumerateTunings(KernelOp kernel,
   ScopedDiagnosticHandler quiet(kernel.getContext(),
                                 [](Diagnostic &) { return success(); });
   auto emitError = [&]() { return kernel.emitOpError(); };
+  if (kernel.getStructureAttr() && kernel.getStructureAttr().getFormulation() ==
+                                       Formulation::recurrence_block)
+    return enumerateRecurrenceTunings(kernel, anchor, limit);
   FailureOr<RootLoops> loops = analyzeRootLoops(kernel, emitError);
   if (failed(loops))
     return result;

@@ -11,10 +11,12 @@ op or the function's result needs it laid out. Anything else raises
 (the torch.compile backend splits graphs with it).
 """
 import collections
+import contextlib
 import itertools
 import math
 import operator
 import re
+import warnings
 from dataclasses import dataclass, field
 
 MLIR_TYPES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16",
@@ -294,6 +296,11 @@ def block_diagonal(t, groups):
 # its consumer's kernel can take; longer ones as egg.scan, a kernel of its
 # own whose warps read and write each element once.
 SCAN_CHUNK = 32
+# Gates of each recurrent layer's cell (PyTorch's order: LSTM i, f, g, o;
+# GRU r, z, n).
+RECURRENT_GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
+# How egg.recurrence is told to walk the steps from the last to the first.
+RECURRENCE_REVERSE = "attributes {reverse}"
 # A scan's combining op, its identity and egg.scan's kind, by kind.
 SCAN_OPS = {"sum": ("addf", 0.0, "add"), "prod": ("mulf", 1.0, "mul")}
 
@@ -875,6 +882,8 @@ class Importer:
             return self.group_norm(node)
         if t in (aten.max_pool2d_with_indices.default, aten.avg_pool2d.default):
             return self.pool2d(node, "max" if t == aten.max_pool2d_with_indices.default else "avg")
+        if t in (aten.lstm.input, aten.gru.input, aten.rnn_tanh.input, aten.rnn_relu.input):
+            return self.recurrent(node)
         raise refuse(node, "not supported")
 
     COMPARISONS = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
@@ -1215,15 +1224,16 @@ class Importer:
         read = f"d{dim} * {step} + d{rank}" if step != 1 else f"d{dim} + d{rank}"
         return self.gather(v, out_shape, [read if l == dim else f"d{l}" for l in range(rank)])
 
-    def concatenate(self, node, values, dim):
+    def concatenate(self, node, values, dim, out_shape=None):
         """cat along `dim`: each operand padded with zeros to the result's
         extent at its offset, and the padded operands summed (each element
-        has exactly one nonzero term, so the sum is exact)."""
+        has exactly one nonzero term, so the sum is exact). The result has
+        node's shape, or out_shape."""
         if any(not isinstance(v, Value) for v in values):
             raise refuse(node, "concatenation of boolean tensors or numbers")
         if len({v.dtype for v in values}) != 1:
             raise refuse(node, "concatenation of mixed element types")
-        out_shape = self.shape_of(node)
+        out_shape = self.shape_of(node) if out_shape is None else tuple(out_shape)
         dim = dim % len(out_shape)
         values = [v for v in values if len(v.shape) == len(out_shape) and v.shape[dim]]
         if len(values) == 1:
@@ -1237,7 +1247,8 @@ class Importer:
             name, shape = self.e.pad_sides(v.name, v.shape, v.dtype, low, high)
             padded.append(self.plain(name, shape, v.dtype))
             offset += v.shape[dim]
-        return self.elementwise(node, padded, self.sum_body)
+        return self.elementwise(node, padded, self.sum_body, out_dtype=values[0].dtype,
+                                out_shape=out_shape)
 
     def arg_extreme(self, v, dim, keep, kind):
         """argmax / argmin along `dim` in one pass: a reduction carrying the
@@ -1438,9 +1449,10 @@ class Importer:
                               lambda x: self.cast(x[0], "truncf", v.dtype, dtype))
         return self.plain(name, v.shape, dtype)
 
-    def matmul(self, node, a, b):
-        """[B..] x M x K times [B..] x K x N, f32 accumulation."""
-        out_shape = self.shape_of(node)
+    def matmul(self, node, a, b, out_shape=None):
+        """[B..] x M x K times [B..] x K x N, f32 accumulation; the result has
+        node's shape, or out_shape."""
+        out_shape = self.shape_of(node) if out_shape is None else tuple(out_shape)
         batch = len(out_shape) - 2
         rank = batch + 3  # batch dims, m, n, k
         dt = a.dtype
@@ -2177,6 +2189,185 @@ class Importer:
         out = self.elementwise_plain(out, float(divisor or math.prod(kernel)), "divf")
         return self.truncate(out, dt) if acc != dt else out
 
+    # -- recurrent layers ------------------------------------------------------
+
+    def recurrent(self, node):
+        """aten.lstm / gru / rnn_tanh / rnn_relu (.input) whole, per layer and
+        direction: the input projection of every step at once (x @ w_ih^T +
+        b_ih, a GEMM with a bias epilogue), then egg.recurrence for the steps
+        (the hidden side h @ w_hh^T + b_hh and the cell), the reverse
+        direction a second recurrence that walks the steps backwards. Returns
+        (output, h_n[, c_n]) as PyTorch does, as Pieces: the last layer's
+        output and the stacked final states are built where read (a result
+        left unread would otherwise be a kernel of no use)."""
+        t = node.target
+        kind = t.overloadpacket.__name__
+        gates = RECURRENT_GATES[kind]
+        names = [a.name for a in t._schema.arguments]
+        a = dict(zip(names, node.args))
+        a.update(node.kwargs)
+        x = self.arg(a["input"])
+        hx = a["hx"] if kind == "lstm" else [a["hx"]]
+        states = [self.arg(h) for h in hx]
+        params = [self.arg(p) for p in a["params"]]
+        has_biases, layers = a["has_biases"], a["num_layers"]
+        directions = 2 if a["bidirectional"] else 1
+        batch_first = a["batch_first"]
+        for v in [x] + states + params:
+            if not isinstance(v, Value) or v.dtype != "f32":
+                dtype = getattr(v, "dtype", type(v).__name__)
+                raise refuse(node, f"a recurrent layer in {dtype} (f32 is implemented)")
+        per = 4 if has_biases else 2
+        if len(params) != layers * directions * per:
+            if kind == "lstm" and len(params) == layers * directions * (per + 1):
+                raise refuse(node, "an LSTM with proj_size (its weight_hr projections are "
+                                   "not implemented)")
+            raise refuse(node, f"{len(params)} parameters for {layers} layers of "
+                               f"{directions} directions")
+        if a["train"] and a["dropout"] and layers > 1:
+            raise refuse(node, f"dropout between recurrent layers in training mode "
+                               f"(p={a['dropout']}) draws random numbers; EGG's kernels are "
+                               "deterministic (call model.eval())")
+        if len(x.shape) != 3:
+            raise refuse(node, f"a recurrent layer over a {len(x.shape)}-D input")
+        if batch_first:  # Time-major: a view, laid out by the projection.
+            x = Value(x.name, x.phys_shape, (x.shape[1], x.shape[0], x.shape[2]), x.dtype,
+                      [None if l is None else (1 - l if l < 2 else l) for l in x.phys])
+        steps, batch = x.shape[0], x.shape[1]
+        hidden = params[1].shape[1]
+        finals = [[] for _ in states]
+        width = (steps, batch, directions * hidden)
+        layer_input = x
+        for layer in range(layers):
+            if layer:
+                layer_input = self.concatenate(node, sequences, 2, width)
+            sequences = []
+            # [T * B, I], laid out once for both directions.
+            rows = self.merge_dims(self.materialize(layer_input), 0)
+            for d in range(directions):
+                at = (layer * directions + d) * per
+                w_ih, w_hh = params[at], params[at + 1]
+                b_ih, b_hh = (params[at + 2], params[at + 3]) if has_biases else (None, None)
+                xg = self.projection(node, rows, steps, w_ih, b_ih)
+                weight = self.prepared_parameter(a["params"][at + 1], "t",
+                                                 (hidden, gates * hidden),
+                                                 lambda w: w.t().contiguous())
+                if weight is None:  # Not a parameter: a transposed copy.
+                    weight = self.relayout(Value(w_hh.name, w_hh.phys_shape,
+                                                 (w_hh.shape[1], w_hh.shape[0]), w_hh.dtype,
+                                                 [None if l is None else 1 - l
+                                                  for l in w_hh.phys]), [0, 1])
+                bias = (self.materialize(b_hh) if b_hh is not None else
+                        self.plain(self.e.filled((gates * hidden,), "f32", 0.0),
+                                   (gates * hidden,), "f32"))
+                inits = [self.initial_state(node, s, layer * directions + d, batch, hidden)
+                         for s in states]
+                seq, ends = self.recurrence(kind, xg, weight, bias, inits, reverse=d == 1)
+                sequences.append(seq)
+                for i, end in enumerate(ends):
+                    finals[i].append(end)
+
+        def output():
+            out = self.concatenate(node, sequences, 2, width)
+            if batch_first:
+                out = Value(out.name, out.phys_shape, (batch, steps, out.shape[2]), out.dtype,
+                            [1, 0, 2])
+            return out
+
+        def stacked(ends):  # [L * D, B, H]
+            return self.concatenate(node, [self.view_reshape(f, (1, batch, hidden)) for f in ends],
+                                    0, (len(ends), batch, hidden))
+        return Pieces([output] + [lambda ends=ends: stacked(ends) for ends in finals])
+
+    def projection(self, node, rows, steps, w, b):
+        """The input side of every gate of every step: the layer's input
+        (`rows`, plain [T * B, I]) @ w^T (+ b) as a linear layer's GEMM,
+        [T, B, N] plain."""
+        n = w.shape[0]
+        wt = Value(w.name, w.phys_shape, (w.shape[1], n), w.dtype,
+                   [None if l is None else 1 - l for l in w.phys])
+        y = self.matmul(node, rows, wt, (rows.shape[0], n))
+        if b is not None:
+            def add(names, dt):
+                r = self.e.fresh("t")
+                return [f"{r} = arith.addf {names[0]}, {names[1]} : {dt}"], r
+            y = self.elementwise(node, [y, b], add, out_dtype="f32", out_shape=y.shape)
+        return self.split_dim(y, 0, steps)
+
+    def initial_state(self, node, state, index, batch, hidden):
+        """hx[index] ([B, H]) as a plain tensor: hx of one layer and
+        direction reshaped (no copy where it is laid out in order), else a
+        copy of the slice."""
+        if state.shape[0] == 1:
+            return self.unit_view(state, (batch, hidden)) or \
+                self.materialize(self.reshape(node, state, (batch, hidden)))
+        return self.materialize(self.select(state, 0, index))
+
+    def recurrence(self, kind, xg, weight, bias, inits, reverse):
+        """egg.recurrence over the plain [T, B, G*H] input projection xg with
+        the cell of `kind`; returns the sequence [T, B, H] and the final
+        states [B, H]."""
+        steps, batch, _ = xg.shape
+        hidden, gates = weight.shape[0], weight.shape[1] // weight.shape[0]
+        shapes = [(steps, batch, hidden)] + [(batch, hidden)] * len(inits)
+        types = [tensor_type(s, "f32") for s in shapes]
+        outs = [self.e.empty(s, "f32") for s in shapes]
+        ins = [xg, weight, bias] + inits
+        name = self.e.fresh("rc")
+        self.e.emit(f"{name}:{len(shapes)} = egg.recurrence ins("
+                    f"{', '.join(v.name for v in ins)} : "
+                    f"{', '.join(tensor_type(v.shape, 'f32') for v in ins)}) "
+                    f"outs({', '.join(outs)} : {', '.join(types)})"
+                    + (f" {RECURRENCE_REVERSE}" if reverse else "") + " {")
+        xs = [self.e.fresh("rx") for _ in range(gates)]
+        hs = [self.e.fresh("rh") for _ in range(gates)]
+        olds = [self.e.fresh("rs") for _ in inits]
+        self.e.emit("^bb0(" + ", ".join(f"{v}: f32" for v in xs + hs + olds) + "):")
+        lines, new = self.cell(kind, xs, hs, olds)
+        for line in lines:
+            self.e.emit("  " + line)
+        self.e.emit(f"  egg.yield {', '.join(new)} : {', '.join(['f32'] * len(new))}")
+        self.e.emit(f"}} -> {', '.join(types)}")
+        results = [self.plain(f"{name}#{i}", s, "f32") for i, s in enumerate(shapes)]
+        return results[0], results[1:]
+
+    def cell(self, kind, xs, hs, olds):
+        """(lines, new states) of one unit's step: PyTorch's LSTM (gates i,
+        f, g, o), GRU (r, z, n) or RNN cell, on scalars."""
+        lines, dt = [], "f32"
+
+        def op(o, *operands):
+            r = self.e.fresh("t")
+            lines.append(f"{r} = {o} {', '.join(operands)} : {dt}")
+            return r
+
+        def const(value):
+            k = self.e.fresh("k")
+            lines.append(f"{k} = arith.constant {float_literal(value, dt)} : {dt}")
+            return k
+
+        def sigmoid(v):  # 1 / (1 + exp(-v)), as aten.sigmoid is imported.
+            one = const(1.0)
+            return op("arith.divf", one,
+                      op("arith.addf", one, op("math.exp", op("arith.negf", v))))
+
+        gate = [op("arith.addf", x, h) for x, h in zip(xs, hs)] if kind != "gru" else None
+        if kind == "lstm":
+            i, f, o = sigmoid(gate[0]), sigmoid(gate[1]), sigmoid(gate[3])
+            g = op("math.tanh", gate[2])
+            c = op("arith.addf", op("arith.mulf", f, olds[1]), op("arith.mulf", i, g))
+            return lines, [op("arith.mulf", o, op("math.tanh", c)), c]
+        if kind == "gru":
+            r = sigmoid(op("arith.addf", xs[0], hs[0]))
+            z = sigmoid(op("arith.addf", xs[1], hs[1]))
+            n = op("math.tanh", op("arith.addf", xs[2], op("arith.mulf", r, hs[2])))
+            keep = op("arith.subf", const(1.0), z)
+            return lines, [op("arith.addf", op("arith.mulf", keep, n),
+                              op("arith.mulf", z, olds[0]))]
+        if kind == "rnn_tanh":
+            return lines, [op("math.tanh", gate[0])]
+        return lines, [op("arith.maximumf", gate[0], const(0.0))]
+
     # -- driver ---------------------------------------------------------------
 
     def translate(self, node):
@@ -2280,38 +2471,104 @@ def check_node(node):
             dtype = importer.dtype_of(a)  # First: it refuses non-tensors.
             importer.values[a.name] = importer.plain(f"%in{i}", importer.shape_of(a), dtype)
         value = importer.translate(producer)
-        if element and (not isinstance(value, tuple) or value[node.args[1]] is None):
+        if element and (not isinstance(value, (tuple, Pieces)) or value[node.args[1]] is None):
             raise refuse(node, "an element EGG does not compute")
     except UnsupportedOp as e:
         return str(e), False
     return None, not element and any("= linalg." in line for line in importer.e.lines)
 
 
-# Ops refused before core-ATen decomposition: it unrolls a recurrent layer
-# into thousands of nodes (minutes for a 6-layer LSTM over 512 steps) only
-# for the importer to refuse the first of them.
+# Recurrent layers (their .input overloads) are imported whole
+# (Importer.recurrent): core-ATen decomposition would unroll them into
+# thousands of nodes (minutes for a 6-layer LSTM over 512 steps). Their
+# packed-sequence overloads (.data) are refused before it, for the same reason.
 UNROLLED_BEFORE_IMPORT = ("lstm", "gru", "rnn_tanh", "rnn_relu")
 
 
 def refuse_before_decomposing(graph):
     for node in graph.nodes:
-        name = getattr(node.target, "__name__", str(node.target)).split(".")[0]
-        if node.op == "call_function" and name in UNROLLED_BEFORE_IMPORT:
-            raise refuse(node, "recurrent layers are not imported yet")
+        name = getattr(node.target, "__name__", str(node.target))
+        op, _, overload = name.partition(".")
+        if node.op == "call_function" and op in UNROLLED_BEFORE_IMPORT and overload != "input":
+            raise refuse(node, "recurrent layers over packed sequences are not imported")
 
 
 # Ops the importer takes whole, kept out of core-ATen decomposition: triu,
-# tril and roll decompose into int64 arange indices the kernels do not hold.
+# tril and roll decompose into int64 arange indices the kernels do not hold;
+# recurrent layers would be unrolled step by step.
 KEPT_WHOLE = ("triu", "tril", "roll")
 
 
+def recurrent_output_shapes(input, hx, params, has_biases, num_layers, dropout, train,
+                            bidirectional, batch_first):
+    """The results of aten.lstm / gru / rnn_* .input, shaped and laid out as
+    PyTorch's own decompositions make them, uncomputed."""
+    states = list(hx) if isinstance(hx, (list, tuple)) else [hx]
+    width = (2 if bidirectional else 1) * states[0].shape[-1]
+    if batch_first:  # Time-major, seen batch first.
+        out = input.new_empty((input.shape[1], input.shape[0], width)).transpose(0, 1)
+    else:
+        out = input.new_empty(tuple(input.shape[:-1]) + (width,))
+    return (out, *[s.new_empty(s.shape) for s in states])
+
+
+@contextlib.contextmanager
+def recurrent_layers_uncomputed():
+    """While tracing (torch.export, run_decompositions), the recurrent
+    layers' outputs get their shapes without their steps: PyTorch otherwise
+    runs its Python decomposition of each, step by step on fake tensors, only
+    to learn the shapes of ops the graph keeps whole (tens of seconds for a
+    6-layer LSTM over 512 steps). Their Python kernels (Autograd,
+    CompositeImplicitAutograd, Meta) and their entries in torch._decomp's
+    table, which tracing alone uses, are swapped for recurrent_output_shapes,
+    and restored after."""
+    import torch
+    from torch._decomp import decomposition_table
+    keys = (torch._C.DispatchKey.Autograd, torch._C.DispatchKey.CompositeImplicitAutograd,
+            torch._C.DispatchKey.Meta)
+    saved = []
+
+    def restore():
+        for op, kernels, decomposition in saved:
+            for k in keys:
+                op.py_kernels.pop(k, None)
+            op.py_kernels.update(kernels)
+            op._dispatch_cache.clear()
+            decomposition_table.pop(op, None)
+            if decomposition is not None:
+                decomposition_table[op] = decomposition
+
+    # These are PyTorch internals: where a version lacks them, tracing runs
+    # PyTorch's own decomposition (slower, same graph).
+    try:
+        for name in UNROLLED_BEFORE_IMPORT:
+            op = getattr(torch.ops.aten, name).input
+            saved.append((op, {k: op.py_kernels[k] for k in keys if k in op.py_kernels},
+                          decomposition_table.get(op)))
+            for k in keys:
+                op.py_kernels[k] = recurrent_output_shapes
+            op._dispatch_cache.clear()
+            decomposition_table[op] = recurrent_output_shapes
+    except (AttributeError, KeyError, TypeError):
+        restore()
+        saved.clear()
+    try:
+        yield
+    finally:
+        restore()
+
+
 def decompose(ep):
-    """`ep` decomposed to core ATen, the ops of KEPT_WHOLE left as they are."""
+    """`ep` decomposed to core ATen, the ops of KEPT_WHOLE and the recurrent
+    layers (UNROLLED_BEFORE_IMPORT's .input overloads) left as they are."""
     import torch
     table = torch.export.default_decompositions()
     for name in KEPT_WHOLE:
         table.pop(getattr(torch.ops.aten, name).default, None)
-    return ep.run_decompositions(table)
+    for name in UNROLLED_BEFORE_IMPORT:
+        table.pop(getattr(torch.ops.aten, name).input, None)
+    with recurrent_layers_uncomputed():
+        return ep.run_decompositions(table)
 
 
 # Ops that read only their first argument's shape (full_like(x, 0)).
@@ -2401,7 +2658,10 @@ def import_module(model, example_inputs, name="forward"):
     # Attention traced through PyTorch's math form (products and a softmax),
     # never a fused CUDA kernel's opaque op.
     with torch.no_grad(), sdpa_kernel(SDPBackend.MATH):
-        ep = torch.export.export(model, tuple(example_inputs))
+        with recurrent_layers_uncomputed(), warnings.catch_warnings():
+            # nn.LSTM, GRU and RNN list their weights anew when called.
+            warnings.filterwarnings("ignore", r"The tensor attributes .*_flat_weights\[")
+            ep = torch.export.export(model, tuple(example_inputs))
         refuse_before_decomposing(ep.graph)
         ep = decompose(ep)
     # Argument tensors in placeholder order: lifted parameters, buffers and

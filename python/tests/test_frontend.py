@@ -184,7 +184,8 @@ def test_tf32_only_where_allowed(tmp_path):
     assert not problem_allows_tf32(bench / "matmul_bt_f32.py")
 
 
-def test_recurrent_layers_are_refused_before_they_are_unrolled():
+def test_recurrent_layers_are_imported_whole_not_unrolled():
     lstm = torch.nn.LSTM(8, 16, num_layers=2, batch_first=True)
-    with pytest.raises(UnsupportedOp, match="aten.lstm"):
-        to_mlir(lstm, [torch.randn(2, 5, 8)])
+    text = to_mlir(lstm, [torch.randn(2, 5, 8)])
+    assert text.count("egg.recurrence") == 2
+    assert "math.tanh" not in text.split("egg.recurrence")[0]  # No cell outside one.

@@ -7,7 +7,7 @@
 // A matrix product without TMA cannot take a cluster.
 module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
 func.func @product(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
-  // expected-error @+1 {{cluster = 2 is implemented for column reductions (reduce_two_stage without split_k) and TMA products (gemm_direct, copy = tma) only}}
+  // expected-error @+1 {{cluster = 2 is implemented for column reductions (reduce_two_stage without split_k), TMA products (gemm_direct, copy = tma) and recurrences (recurrence_block) only}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
                   tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, cluster = 2>} {

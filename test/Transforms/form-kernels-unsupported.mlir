@@ -3,7 +3,7 @@
 // Input outside EGG's language gets a located error naming what is wrong.
 
 func.func @slice(%x: tensor<8xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{unsupported op 'tensor.extract_slice': EGG compiles linalg on tensors (linalg ops, tensor.pad, egg.scan, tensor.empty, reshapes, scalar constants)}}
+  // expected-error @+1 {{unsupported op 'tensor.extract_slice': EGG compiles linalg on tensors (linalg ops, tensor.pad, egg.scan, egg.recurrence, tensor.empty, reshapes, scalar constants)}}
   %s = tensor.extract_slice %x[0] [4] [1] : tensor<8xf32> to tensor<4xf32>
   return %s : tensor<4xf32>
 }

@@ -24,6 +24,7 @@ enum class KernelClass {
   Normalization,
   Softmax,
   Scan,
+  Recurrence,
 };
 llvm::StringRef stringifyKernelClass(KernelClass kind);
 KernelClass classifyKernel(KernelOp kernel);

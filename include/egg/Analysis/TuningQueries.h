@@ -66,6 +66,21 @@ inline constexpr int64_t kWgmmaSwizzleAtom = 1024;
 /// Whether the block's ops stay whole through the mapping and are lowered
 /// to thread code afterwards (a GEMM through shared memory, a column
 /// reduction): no thread-level tiling, no per-thread temporaries.
+/// Sums a recurrence_block thread carries through its dot products (rows
+/// per block x gates): more would spill out of registers.
+inline constexpr int64_t kMaxRecurrenceAccumulators = 64;
+
+/// How a recurrence_block block shares a step: a cluster's blocks take
+/// equal slices of the units; a block's threads cover its units, splitting
+/// k into `kSlices` equal slices where they outnumber them (threads =
+/// units per block x slices), else each takes units in turn (one slice).
+struct RecurrenceSplit {
+  int64_t unitsPerBlock;
+  int64_t kSlices;
+};
+RecurrenceSplit splitRecurrence(int64_t units, int64_t threads,
+                                int64_t cluster);
+
 bool lowersBlockOpsWhole(StructureAttr structure, TuningAttr tuning);
 
 /// `fragments_ahead = 1` unrolls an FMA tile's whole K tile: at most this

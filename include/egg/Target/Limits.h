@@ -28,6 +28,10 @@ inline constexpr int64_t kWarpSize = 32;
 /// leaves some of them idle.
 inline constexpr int64_t kWarpSchedulersPerSM = 4;
 
+/// Blocks of a thread-block cluster that every chip with clusters runs
+/// (more need a non-portable opt-in).
+inline constexpr int64_t kMaxPortableClusterSize = 8;
+
 /// Resident threads per SM.
 inline constexpr int64_t kMaxThreadsPerSM = 2048;
 

@@ -224,7 +224,7 @@ func.func @nested(%a: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 func.func @yield_outside() {
-  // expected-error @+1 {{expects parent op 'egg.kernel'}}
+  // expected-error @+1 {{expects parent op to be one of 'egg.kernel, egg.recurrence'}}
   egg.yield
 }
 
@@ -300,5 +300,186 @@ func.func @scan_mixed(%x: tensor<8x100xf32>, %e: memref<8x100xf32>) {
 func.func @scan_result(%x: memref<8x100xf32>, %e: memref<8x100xf32>) {
   // expected-error @+1 {{on buffers returns nothing}}
   %s = egg.scan add %x into %e : memref<8x100xf32>, memref<8x100xf32> -> tensor<8x100xf32>
+  return
+}
+
+// -----
+
+func.func @recurrence_weight(%x: tensor<5x2x12xf32>, %w: tensor<4x10xf32>, %b: tensor<12xf32>, %h0: tensor<2x4xf32>) {
+  %s = tensor.empty() : tensor<5x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  // expected-error @+1 {{weight must be [H, G*H], got 'tensor<4x10xf32>'}}
+  %r:2 = egg.recurrence ins(%x, %w, %b, %h0 : tensor<5x2x12xf32>, tensor<4x10xf32>, tensor<12xf32>, tensor<2x4xf32>)
+      outs(%s, %f : tensor<5x2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b2: f32, %h: f32):
+    egg.yield %h : f32
+  } -> tensor<5x2x4xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @recurrence_input(%x: tensor<5x2x8xf32>, %w: tensor<4x12xf32>, %b: tensor<12xf32>, %h0: tensor<2x4xf32>) {
+  %s = tensor.empty() : tensor<5x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  // expected-error @+1 {{input must be [T, B, G*H] = [5, 2, 12], got 'tensor<5x2x8xf32>'}}
+  %r:2 = egg.recurrence ins(%x, %w, %b, %h0 : tensor<5x2x8xf32>, tensor<4x12xf32>, tensor<12xf32>, tensor<2x4xf32>)
+      outs(%s, %f : tensor<5x2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b1: f32, %c: f32, %d: f32, %e: f32, %g: f32, %h: f32):
+    egg.yield %h : f32
+  } -> tensor<5x2x4xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @recurrence_bias(%x: tensor<5x2x12xf32>, %w: tensor<4x12xf32>, %b: tensor<4xf32>, %h0: tensor<2x4xf32>) {
+  %s = tensor.empty() : tensor<5x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  // expected-error @+1 {{bias must be [G*H] = [12], got 'tensor<4xf32>'}}
+  %r:2 = egg.recurrence ins(%x, %w, %b, %h0 : tensor<5x2x12xf32>, tensor<4x12xf32>, tensor<4xf32>, tensor<2x4xf32>)
+      outs(%s, %f : tensor<5x2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b1: f32, %c: f32, %d: f32, %e: f32, %g: f32, %h: f32):
+    egg.yield %h : f32
+  } -> tensor<5x2x4xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @recurrence_sequence(%x: tensor<5x2x4xf32>, %w: tensor<4x4xf32>, %b: tensor<4xf32>, %h0: tensor<2x4xf32>) {
+  %s = tensor.empty() : tensor<4x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  // expected-error @+1 {{sequence must be [T, B, H] = [5, 2, 4], got 'tensor<4x2x4xf32>'}}
+  %r:2 = egg.recurrence ins(%x, %w, %b, %h0 : tensor<5x2x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<2x4xf32>)
+      outs(%s, %f : tensor<4x2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b1: f32, %h: f32):
+    egg.yield %h : f32
+  } -> tensor<4x2x4xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @recurrence_states(%x: tensor<5x2x4xf32>, %w: tensor<4x4xf32>, %b: tensor<4xf32>, %h0: tensor<2x4xf32>) {
+  %s = tensor.empty() : tensor<5x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  // expected-error @+1 {{takes one or more initial states and as many finals, got 1 and 2}}
+  %r:3 = egg.recurrence ins(%x, %w, %b, %h0 : tensor<5x2x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<2x4xf32>)
+      outs(%s, %f, %f : tensor<5x2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b1: f32, %h: f32):
+    egg.yield %h : f32
+  } -> tensor<5x2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @recurrence_state_shape(%x: tensor<5x2x4xf32>, %w: tensor<4x4xf32>, %b: tensor<4xf32>, %h0: tensor<3x4xf32>) {
+  %s = tensor.empty() : tensor<5x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  // expected-error @+1 {{states must be [B, H] = [2, 4], got 'tensor<3x4xf32>'}}
+  %r:2 = egg.recurrence ins(%x, %w, %b, %h0 : tensor<5x2x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<3x4xf32>)
+      outs(%s, %f : tensor<5x2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b1: f32, %h: f32):
+    egg.yield %h : f32
+  } -> tensor<5x2x4xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @recurrence_rank(%x: tensor<10x4xf32>, %w: tensor<4x4xf32>, %b: tensor<4xf32>, %h0: tensor<2x4xf32>) {
+  %s = tensor.empty() : tensor<5x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  // expected-error @+1 {{input must have rank 3, got 'tensor<10x4xf32>'}}
+  %r:2 = egg.recurrence ins(%x, %w, %b, %h0 : tensor<10x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<2x4xf32>)
+      outs(%s, %f : tensor<5x2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b1: f32, %h: f32):
+    egg.yield %h : f32
+  } -> tensor<5x2x4xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @recurrence_mixed(%x: tensor<5x2x4xf32>, %w: memref<4x4xf32>, %b: tensor<4xf32>, %h0: tensor<2x4xf32>) {
+  %s = tensor.empty() : tensor<5x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  // expected-error @+1 {{takes operands that are all tensors or all buffers}}
+  %r:2 = egg.recurrence ins(%x, %w, %b, %h0 : tensor<5x2x4xf32>, memref<4x4xf32>, tensor<4xf32>, tensor<2x4xf32>)
+      outs(%s, %f : tensor<5x2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b1: f32, %h: f32):
+    egg.yield %h : f32
+  } -> tensor<5x2x4xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @recurrence_results(%x: memref<5x2x4xf32>, %w: memref<4x4xf32>, %b: memref<4xf32>, %h0: memref<2x4xf32>, %s: memref<5x2x4xf32>, %f: memref<2x4xf32>) {
+  // expected-error @+1 {{on buffers returns nothing}}
+  %r = egg.recurrence ins(%x, %w, %b, %h0 : memref<5x2x4xf32>, memref<4x4xf32>, memref<4xf32>, memref<2x4xf32>)
+      outs(%s, %f : memref<5x2x4xf32>, memref<2x4xf32>) {
+  ^bb0(%a: f32, %b1: f32, %h: f32):
+    egg.yield %h : f32
+  } -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @recurrence_result_types(%x: tensor<5x2x4xf32>, %w: tensor<4x4xf32>, %b: tensor<4xf32>, %h0: tensor<2x4xf32>) {
+  %s = tensor.empty() : tensor<5x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  // expected-error @+1 {{on tensors returns the sequence and the final states, of their inits' types}}
+  %r = egg.recurrence ins(%x, %w, %b, %h0 : tensor<5x2x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<2x4xf32>)
+      outs(%s, %f : tensor<5x2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b1: f32, %h: f32):
+    egg.yield %h : f32
+  } -> tensor<5x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @recurrence_cell_arguments(%x: tensor<5x2x4xf32>, %w: tensor<4x4xf32>, %b: tensor<4xf32>, %h0: tensor<2x4xf32>) {
+  %s = tensor.empty() : tensor<5x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  // expected-error @+1 {{cell takes 3 f32 arguments (1 input gates, 1 hidden gates, 1 states), got 2}}
+  %r:2 = egg.recurrence ins(%x, %w, %b, %h0 : tensor<5x2x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<2x4xf32>)
+      outs(%s, %f : tensor<5x2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %h: f32):
+    egg.yield %h : f32
+  } -> tensor<5x2x4xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @recurrence_cell_yield(%x: tensor<5x2x4xf32>, %w: tensor<4x4xf32>, %b: tensor<4xf32>, %h0: tensor<2x4xf32>) {
+  %s = tensor.empty() : tensor<5x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  // expected-error @+1 {{cell yields the 1 new states as f32}}
+  %r:2 = egg.recurrence ins(%x, %w, %b, %h0 : tensor<5x2x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<2x4xf32>)
+      outs(%s, %f : tensor<5x2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b1: f32, %h: f32):
+    egg.yield %h, %a : f32, f32
+  } -> tensor<5x2x4xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @recurrence_cell_op(%x: tensor<5x2x4xf32>, %w: tensor<4x4xf32>, %b: tensor<4xf32>, %h0: tensor<2x4xf32>) {
+  %s = tensor.empty() : tensor<5x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  %r:2 = egg.recurrence ins(%x, %w, %b, %h0 : tensor<5x2x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<2x4xf32>)
+      outs(%s, %f : tensor<5x2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%a: f32, %b1: f32, %h: f32):
+    // expected-error @+1 {{cannot be in a recurrence's cell: it holds scalar ops alone}}
+    %t = tensor.empty() : tensor<4xf32>
+    egg.yield %h : f32
+  } -> tensor<5x2x4xf32>, tensor<2x4xf32>
   return
 }

@@ -77,3 +77,42 @@ func.func @scans(%x: tensor<8x100xf32>, %b: memref<4x64xbf16>,
   egg.scan mul %b into %o : memref<4x64xbf16>, memref<4x64xbf16>
   return %s : tensor<8x100xf32>
 }
+
+// A GRU layer's steps on tensors (reversed), and an RNN's on buffers.
+// CHECK-LABEL: func.func @recurrences
+func.func @recurrences(%x: tensor<5x2x12xf32>, %w: tensor<4x12xf32>, %b: tensor<12xf32>,
+                       %h0: tensor<2x4xf32>, %xm: memref<5x2x4xf32>, %wm: memref<4x4xf32>,
+                       %bm: memref<4xf32>, %hm: memref<2x4xf32>, %sm: memref<5x2x4xf32>,
+                       %fm: memref<2x4xf32>) -> tensor<2x4xf32> {
+  %s = tensor.empty() : tensor<5x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  // CHECK: egg.recurrence ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<5x2x12xf32>, tensor<4x12xf32>, tensor<12xf32>, tensor<2x4xf32>) outs(%{{.*}}, %{{.*}} : tensor<5x2x4xf32>, tensor<2x4xf32>) attributes {reverse} {
+  // CHECK: egg.yield %{{.*}} : f32
+  // CHECK: } -> tensor<5x2x4xf32>, tensor<2x4xf32>
+  %r:2 = egg.recurrence ins(%x, %w, %b, %h0 : tensor<5x2x12xf32>, tensor<4x12xf32>, tensor<12xf32>, tensor<2x4xf32>)
+      outs(%s, %f : tensor<5x2x4xf32>, tensor<2x4xf32>) attributes {reverse} {
+  ^bb0(%xr: f32, %xz: f32, %xn: f32, %hr: f32, %hz: f32, %hn: f32, %h: f32):
+    %one = arith.constant 1.0 : f32
+    %ar = arith.addf %xr, %hr : f32
+    %r = math.tanh %ar : f32
+    %az = arith.addf %xz, %hz : f32
+    %z = math.tanh %az : f32
+    %rh = arith.mulf %r, %hn : f32
+    %an = arith.addf %xn, %rh : f32
+    %n = math.tanh %an : f32
+    %omz = arith.subf %one, %z : f32
+    %a = arith.mulf %omz, %n : f32
+    %c = arith.mulf %z, %h : f32
+    %h2 = arith.addf %a, %c : f32
+    egg.yield %h2 : f32
+  } -> tensor<5x2x4xf32>, tensor<2x4xf32>
+  // CHECK: egg.recurrence ins(%{{.*}} : memref<5x2x4xf32>, memref<4x4xf32>, memref<4xf32>, memref<2x4xf32>) outs(%{{.*}}, %{{.*}} : memref<5x2x4xf32>, memref<2x4xf32>) {
+  egg.recurrence ins(%xm, %wm, %bm, %hm : memref<5x2x4xf32>, memref<4x4xf32>, memref<4xf32>, memref<2x4xf32>)
+      outs(%sm, %fm : memref<5x2x4xf32>, memref<2x4xf32>) {
+  ^bb0(%xi: f32, %hi: f32, %h: f32):
+    %a = arith.addf %xi, %hi : f32
+    %t = math.tanh %a : f32
+    egg.yield %t : f32
+  }
+  return %r#1 : tensor<2x4xf32>
+}

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
@@ -58,7 +59,7 @@ void KernelOp::build(OpBuilder &builder, OperationState &state, StringRef name,
 Operation *KernelOp::getAnchorOp() {
   Operation *lastLinalg = nullptr, *lastAnchor = nullptr;
   for (Operation &op : getBodyBlock()) {
-    if (isa<ScanOp>(op)) {
+    if (isa<ScanOp, RecurrenceOp>(op)) {
       lastLinalg = lastAnchor = &op;
       continue;
     }
@@ -79,7 +80,7 @@ Operation *KernelOp::getRootOp() {
   Operation *root = nullptr;
   for (Operation &op : getBodyBlock())
     if (isa<linalg::LinalgDialect>(op.getDialect()) ||
-        isa<tensor::PadOp, ScanOp>(op))
+        isa<tensor::PadOp, ScanOp, RecurrenceOp>(op))
       root = &op;
   return root;
 }
@@ -324,5 +325,175 @@ LogicalResult ScanOp::getResultTilePosition(
     SmallVector<OpFoldResult> &resultSizes) {
   resultOffsets.assign(offsets.begin(), offsets.end());
   resultSizes.assign(sizes.begin(), sizes.end());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// RecurrenceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RecurrenceOp::verify() {
+  SmallVector<Value> all = {getInput(), getWeight(), getBias(), getSequence()};
+  llvm::append_range(all, getInitial());
+  llvm::append_range(all, getFinals());
+  bool tensors = isa<TensorType>(getInput().getType());
+  for (Value v : all) {
+    auto type = cast<ShapedType>(v.getType());
+    if (isa<TensorType>(type) != tensors)
+      return emitOpError("takes operands that are all tensors or all buffers");
+    if (!type.hasStaticShape())
+      return emitOpError("takes statically shaped operands, got ") << type;
+  }
+  auto rankIs = [&](Value v, int64_t rank, StringRef what) -> LogicalResult {
+    if (cast<ShapedType>(v.getType()).getRank() == rank)
+      return success();
+    return emitOpError() << what << " must have rank " << rank << ", got "
+                         << v.getType();
+  };
+  if (failed(rankIs(getInput(), 3, "input")) ||
+      failed(rankIs(getWeight(), 2, "weight")) ||
+      failed(rankIs(getBias(), 1, "bias")) ||
+      failed(rankIs(getSequence(), 3, "sequence")))
+    return failure();
+  if (getInitial().empty() || getInitial().size() != getFinals().size())
+    return emitOpError("takes one or more initial states and as many finals, "
+                       "got ")
+           << getInitial().size() << " and " << getFinals().size();
+  int64_t t = getSteps(), b = getBatch(), h = getUnits();
+  ArrayRef<int64_t> w = getShape(getWeight());
+  if (h == 0 || w[1] % h != 0 || w[1] == 0)
+    return emitOpError("weight must be [H, G*H], got ")
+           << getWeight().getType();
+  int64_t gh = w[1];
+  if (getShape(getInput()) != ArrayRef<int64_t>{t, b, gh})
+    return emitOpError("input must be [T, B, G*H] = [")
+           << t << ", " << b << ", " << gh << "], got " << getInput().getType();
+  if (getShape(getBias()) != ArrayRef<int64_t>{gh})
+    return emitOpError("bias must be [G*H] = [")
+           << gh << "], got " << getBias().getType();
+  if (getShape(getSequence()) != ArrayRef<int64_t>{t, b, h})
+    return emitOpError("sequence must be [T, B, H] = [")
+           << t << ", " << b << ", " << h << "], got "
+           << getSequence().getType();
+  for (Value v : llvm::concat<Value>(getInitial(), getFinals()))
+    if (getShape(v) != ArrayRef<int64_t>{b, h})
+      return emitOpError("states must be [B, H] = [")
+             << b << ", " << h << "], got " << v.getType();
+  if (tensors) {
+    SmallVector<Type> want = {getSequence().getType()};
+    llvm::append_range(want, getFinals().getTypes());
+    if (TypeRange(getResult().getTypes()) != TypeRange(want))
+      return emitOpError("on tensors returns the sequence and the final "
+                         "states, of their inits' types");
+  } else if (!getResult().empty()) {
+    return emitOpError("on buffers returns nothing");
+  }
+  return success();
+}
+
+LogicalResult RecurrenceOp::verifyRegions() {
+  Block &cell = getCellBlock();
+  int64_t args = 2 * getGates() + getStates();
+  Type f32 = Float32Type::get(getContext());
+  if ((int64_t)cell.getNumArguments() != args ||
+      llvm::any_of(cell.getArgumentTypes(), [&](Type t) { return t != f32; }))
+    return emitOpError("cell takes ")
+           << args << " f32 arguments (" << getGates() << " input gates, "
+           << getGates() << " hidden gates, " << getStates() << " states), got "
+           << cell.getNumArguments();
+  auto yield = dyn_cast<YieldOp>(cell.getTerminator());
+  if (!yield || (int64_t)yield.getValues().size() != getStates() ||
+      llvm::any_of(yield.getValues().getTypes(),
+                   [&](Type t) { return t != f32; }))
+    return emitOpError("cell yields the ")
+           << getStates() << " new states as f32";
+  for (Operation &op : cell.without_terminator())
+    if (op.getNumRegions() || !llvm::all_of(op.getResultTypes(), [](Type t) {
+          return t.isIntOrIndexOrFloat();
+        }))
+      return op.emitOpError("cannot be in a recurrence's cell: it holds "
+                            "scalar ops alone");
+  return success();
+}
+
+void RecurrenceOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (!hasPureBufferSemantics())
+    return;
+  for (OpOperand &operand : getOperation()->getOpOperands()) {
+    bool written = isDpsInit(&operand);
+    effects.emplace_back(written ? static_cast<MemoryEffects::Effect *>(
+                                       MemoryEffects::Write::get())
+                                 : MemoryEffects::Read::get(),
+                         &operand, SideEffects::DefaultResource::get());
+  }
+}
+
+SmallVector<utils::IteratorType> RecurrenceOp::getLoopIteratorTypes() {
+  return {utils::IteratorType::parallel}; // The batch rows.
+}
+
+SmallVector<Range> RecurrenceOp::getIterationDomain(OpBuilder &b) {
+  return {
+      Range{b.getIndexAttr(0), b.getIndexAttr(getBatch()), b.getIndexAttr(1)}};
+}
+
+FailureOr<TilingResult>
+RecurrenceOp::getTiledImplementation(OpBuilder &b,
+                                     ArrayRef<OpFoldResult> offsets,
+                                     ArrayRef<OpFoldResult> sizes) {
+  Location loc = getLoc();
+  bool tensors = isa<TensorType>(getInput().getType());
+  SmallVector<Operation *> slices;
+  // `v` sliced to rows [offset, offset + size) of its batch dimension `dim`.
+  auto slice = [&](Value v, int64_t dim) -> Value {
+    ArrayRef<int64_t> shape = getShape(v);
+    SmallVector<OpFoldResult> off(shape.size(), b.getIndexAttr(0)), size,
+        stride(shape.size(), b.getIndexAttr(1));
+    for (int64_t s : shape)
+      size.push_back(b.getIndexAttr(s));
+    off[dim] = offsets[0];
+    size[dim] = sizes[0];
+    Operation *op = tensors ? (Operation *)tensor::ExtractSliceOp::create(
+                                  b, loc, v, off, size, stride)
+                            : (Operation *)memref::SubViewOp::create(
+                                  b, loc, v, off, size, stride);
+    slices.push_back(op);
+    return op->getResult(0);
+  };
+  Value input = slice(getInput(), 1);
+  SmallVector<Value> initial, finals;
+  for (Value v : getInitial())
+    initial.push_back(slice(v, 0));
+  Value sequence = slice(getSequence(), 1);
+  for (Value v : getFinals())
+    finals.push_back(slice(v, 0));
+  SmallVector<Type> results;
+  if (tensors) {
+    results.push_back(sequence.getType());
+    llvm::append_range(results, ValueRange(finals).getTypes());
+  }
+  auto tiled =
+      RecurrenceOp::create(b, loc, results, input, getWeight(), getBias(),
+                           initial, sequence, finals, getReverse());
+  IRMapping map;
+  getCell().cloneInto(&tiled.getCell(), map);
+  return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()), slices};
+}
+
+LogicalResult RecurrenceOp::getResultTilePosition(
+    OpBuilder &b, unsigned resultNumber, ArrayRef<OpFoldResult> offsets,
+    ArrayRef<OpFoldResult> sizes, SmallVector<OpFoldResult> &resultOffsets,
+    SmallVector<OpFoldResult> &resultSizes) {
+  // The sequence is [T, B, H], the final states [B, H].
+  ArrayRef<int64_t> shape = getShape(getDpsInits()[resultNumber]);
+  int64_t dim = resultNumber == 0 ? 1 : 0;
+  resultOffsets.assign(shape.size(), b.getIndexAttr(0));
+  resultSizes.clear();
+  for (int64_t s : shape)
+    resultSizes.push_back(b.getIndexAttr(s));
+  resultOffsets[dim] = offsets[0];
+  resultSizes[dim] = sizes[0];
   return success();
 }

@@ -411,6 +411,18 @@ LogicalResult mlir::egg::addClusterSize(gpu::LaunchOp launch, int64_t x,
   return success();
 }
 
+LogicalResult mlir::egg::addClusters(gpu::LaunchOp launch, int64_t size) {
+  if (launch.hasClusterSize() || launch.getNumWorkgroupAttributions() != 0 ||
+      launch.getNumPrivateAttributions() != 0 ||
+      getConstantIntValue(launch.getGridSizeZ()) != 1)
+    return launch.emitOpError("cluster = ")
+           << size << " needs a launch whose grid leaves z to the cluster";
+  if (failed(addClusterSize(launch, 1, 1, size)))
+    return failure();
+  launch.getGridSizeZMutable().assign(launch.getClusterSizeZ());
+  return success();
+}
+
 Value mlir::egg::addDynamicSharedMemory(OpBuilder &b, Location loc,
                                         gpu::LaunchOp launch, int64_t bytes) {
   b.setInsertionPoint(launch);

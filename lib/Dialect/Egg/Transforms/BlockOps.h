@@ -100,6 +100,13 @@ LogicalResult addClusterSize(gpu::LaunchOp launch, int64_t x, int64_t y,
 /// release, `wait` with acquire; aligned: whole warps arrive together).
 void clusterBarrier(OpBuilder &b, Location loc);
 
+/// Gives `launch` clusters of `size` blocks along z, which becomes the
+/// grid's z extent; after outlining, egg-cluster-kernels turns the constant
+/// cluster size into the kernel's `known_cluster_size` (PTX
+/// `.reqnctapercluster`), so that the runtimes' plain launches form the
+/// clusters. Before any attribution is added.
+LogicalResult addClusters(gpu::LaunchOp launch, int64_t size);
+
 /// Gives `launch` `bytes` of dynamic shared memory (its size operand, a
 /// constant before the launch) and returns the body's view of it, a
 /// `gpu.dynamic_shared_memory` at the start of the body; `b` is left just

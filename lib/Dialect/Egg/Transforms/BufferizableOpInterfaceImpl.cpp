@@ -1,7 +1,8 @@
 //===- BufferizableOpInterfaceImpl.cpp - Bufferizing egg ops --------------===//
 //
-// egg.scan is destination-passing like a linalg op: its result is its init's
-// buffer, written in place; its input is read.
+// egg.scan and egg.recurrence are destination-passing like a linalg op: each
+// result is its init's buffer, written in place (the old values are never
+// read); the other operands are read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,11 +43,59 @@ struct ScanOpInterface
     return success();
   }
 };
+
+struct RecurrenceOpInterface
+    : public DstBufferizableOpInterfaceExternalModel<RecurrenceOpInterface,
+                                                     RecurrenceOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &) const {
+    return !cast<RecurrenceOp>(op).isDpsInit(&operand);
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto recurrence = cast<RecurrenceOp>(op);
+    auto buffer = [&](Value v) {
+      return getBuffer(rewriter, v, options, state);
+    };
+    FailureOr<Value> input = buffer(recurrence.getInput()),
+                     weight = buffer(recurrence.getWeight()),
+                     bias = buffer(recurrence.getBias()),
+                     sequence = buffer(recurrence.getSequence());
+    if (failed(input) || failed(weight) || failed(bias) || failed(sequence))
+      return failure();
+    SmallVector<Value> initial, finals;
+    for (Value v : recurrence.getInitial()) {
+      FailureOr<Value> b = buffer(v);
+      if (failed(b))
+        return failure();
+      initial.push_back(*b);
+    }
+    for (Value v : recurrence.getFinals()) {
+      FailureOr<Value> b = buffer(v);
+      if (failed(b))
+        return failure();
+      finals.push_back(*b);
+    }
+    rewriter.setInsertionPoint(op);
+    auto bufferized = RecurrenceOp::create(
+        rewriter, op->getLoc(), TypeRange(), *input, *weight, *bias, initial,
+        *sequence, finals, recurrence.getReverse());
+    rewriter.inlineRegionBefore(recurrence.getCell(), bufferized.getCell(),
+                                bufferized.getCell().end());
+    SmallVector<Value> results = {*sequence};
+    llvm::append_range(results, finals);
+    replaceOpWithBufferizedValues(rewriter, op, results);
+    return success();
+  }
+};
 } // namespace
 
 void mlir::egg::registerBufferizableOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, EggDialect *) {
     ScanOp::attachInterface<ScanOpInterface>(*ctx);
+    RecurrenceOp::attachInterface<RecurrenceOpInterface>(*ctx);
   });
 }

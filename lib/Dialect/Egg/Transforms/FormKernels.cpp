@@ -45,10 +45,12 @@ using namespace mlir::egg;
 /// Ops that become part of a kernel.
 static bool isComputeOp(Operation *op) {
   return isa<linalg::LinalgDialect>(op->getDialect()) ||
-         isa<tensor::PadOp, ScanOp>(op);
+         isa<tensor::PadOp, ScanOp, RecurrenceOp>(op);
 }
 
-static bool isaScan(Operation *op) { return isa<ScanOp>(op); }
+/// Ops that are a kernel alone: their lowerings (egg-lower-scans,
+/// egg-lower-recurrences) build the whole kernel around the one op.
+static bool isAlone(Operation *op) { return isa<ScanOp, RecurrenceOp>(op); }
 
 /// All loops parallel: fills, broadcasts, transposes, elementwise generics.
 static bool isElementwise(Operation *op) {
@@ -220,8 +222,8 @@ public:
         if (!producer || sameGroup(producer, op))
           continue;
         SmallVector<Operation *> producerAnchors = anchors(producer);
-        if (llvm::any_of(producerAnchors, isaScan))
-          continue; // A scan's kernel is the scan alone (egg-lower-scans).
+        if (llvm::any_of(producerAnchors, isAlone))
+          continue; // A scan's or recurrence's kernel is that op alone.
         if (!elementwise) {
           // A reduction joins only a group whose anchors reduce the same rows.
           if (producerAnchors.empty() ||
@@ -391,7 +393,7 @@ public:
           consumer = top;
         }
       if (single && consumer && !feedsPadOf(op, consumer) &&
-          !llvm::any_of(members(consumer), isaScan))
+          !llvm::any_of(members(consumer), isAlone))
         tryMerge(consumer, op);
     }
   }
@@ -504,8 +506,8 @@ static LogicalResult checkSupported(func::FuncOp func) {
       op->emitError("unsupported op '")
           << op->getName()
           << "': EGG compiles linalg on tensors (linalg ops, tensor.pad, "
-             "egg.scan, "
-             "tensor.empty, reshapes, scalar constants)";
+             "egg.scan, egg.recurrence, tensor.empty, reshapes, scalar "
+             "constants)";
       return WalkResult::interrupt();
     }
     for (Type t : op->getResultTypes())

@@ -68,6 +68,8 @@ SmallVector<StructureAttr> mlir::egg::enumerateStructures(KernelOp kernel) {
   }
   case KernelClass::Scan:
     return {make(Formulation::scan_warp)};
+  case KernelClass::Recurrence:
+    return {make(Formulation::recurrence_block)};
   case KernelClass::Reduction:
   case KernelClass::Normalization:
   case KernelClass::Softmax:
@@ -224,11 +226,15 @@ mlir::egg::checkLowerable(KernelOp kernel, StructureAttr structure,
     return emitError() << "fragments_ahead = " << tuning.getFragmentsAhead()
                        << " is for FMA products through shared memory (a "
                           "`thread` tile and shared = [0, 1]) only";
-  if (tuning.getCluster() != 1 && !clusterColumns && !clusterProduct)
+  bool clusterRecurrence =
+      structure && structure.getFormulation() == Formulation::recurrence_block;
+  if (tuning.getCluster() != 1 && !clusterColumns && !clusterProduct &&
+      !clusterRecurrence)
     return emitError() << "cluster = " << tuning.getCluster()
                        << " is implemented for column reductions "
-                          "(reduce_two_stage without split_k) and TMA "
-                          "products (gemm_direct, copy = tma) only";
+                          "(reduce_two_stage without split_k), TMA "
+                          "products (gemm_direct, copy = tma) and "
+                          "recurrences (recurrence_block) only";
   // A split kernel is checked as its partial results (the sum over the
   // slices is tuned by the expert after egg-split-k builds it).
   if (structure && structure.isSplit())
@@ -245,6 +251,11 @@ mlir::egg::checkLowerable(KernelOp kernel, StructureAttr structure,
     return checkScan(kernel, tuning, emitError);
   if (classifyKernel(kernel) == KernelClass::Scan)
     return emitError() << "a scan kernel takes the scan_warp structure";
+  if (structure && structure.getFormulation() == Formulation::recurrence_block)
+    return checkRecurrence(kernel, tuning, emitError);
+  if (classifyKernel(kernel) == KernelClass::Recurrence)
+    return emitError() << "a recurrence kernel takes the recurrence_block "
+                          "structure";
   if (isStagedMap(structure, tuning))
     return checkStagedMap(kernel, tuning, emitError);
   if (isSharedGemm(tuning))
@@ -359,6 +370,8 @@ std::string mlir::egg::describeLoweringRules(KernelOp kernel,
     return describeColumnReductionRules();
   if (structure && structure.getFormulation() == Formulation::scan_warp)
     return describeScanRules();
+  if (structure && structure.getFormulation() == Formulation::recurrence_block)
+    return describeRecurrenceRules();
   std::string why, gemm;
   if (succeeded(analyzeGemmLoops(kernel.getAnchorOp(), why)))
     gemm = describeSharedGemmRules();

@@ -37,6 +37,11 @@ checkColumnReduction(KernelOp kernel, TuningAttr tuning,
 LogicalResult checkScan(KernelOp kernel, TuningAttr tuning,
                         function_ref<InFlightDiagnostic()> emitError);
 
+/// Recurrences (`recurrence_block`): a block runs every step of a tile of
+/// batch rows, a thread per unit. (egg-lower-recurrences)
+LogicalResult checkRecurrence(KernelOp kernel, TuningAttr tuning,
+                              function_ref<InFlightDiagnostic()> emitError);
+
 /// Maps staged through shared memory: a kernel of one elementwise op whose
 /// `shared` inputs it reads transposed; block tiles only (whole tiles, at
 /// most three tiled loops), threads a whole number of warps dividing the
@@ -59,6 +64,7 @@ LogicalResult checkSharedGemm(KernelOp kernel, StructureAttr structure,
 std::string describeCooperativeRowRules();
 std::string describeColumnReductionRules();
 std::string describeScanRules();
+std::string describeRecurrenceRules();
 std::string describeSharedGemmRules();
 /// `transposed`: the inputs a map reads across its results' innermost loop.
 std::string describeStagedMapRules(ArrayRef<int64_t> transposed);

@@ -47,23 +47,6 @@ namespace mlir::egg {
 using namespace mlir;
 using namespace mlir::egg;
 
-/// Gives `launch` clusters of `size` blocks along z, which becomes the
-/// grid's z extent; after outlining, egg-cluster-kernels turns the constant
-/// cluster size into the kernel's `known_cluster_size` (PTX
-/// `.reqnctapercluster`), so that the runtimes' plain launches form the
-/// clusters.
-static LogicalResult addClusters(gpu::LaunchOp launch, int64_t size) {
-  if (launch.hasClusterSize() || launch.getNumWorkgroupAttributions() != 0 ||
-      launch.getNumPrivateAttributions() != 0 ||
-      getConstantIntValue(launch.getGridSizeZ()) != 1)
-    return launch.emitOpError("cluster = ")
-           << size << " needs a launch whose grid leaves z to the cluster";
-  if (failed(addClusterSize(launch, 1, 1, size)))
-    return failure();
-  launch.getGridSizeZMutable().assign(launch.getClusterSizeZ());
-  return success();
-}
-
 /// The generic address of element `offset` of workgroup buffer `buffer`
 /// (this block's copy), for `mapa` to move to another block's.
 static Value genericAddress(OpBuilder &b, Location loc, Value buffer,

@@ -34,7 +34,8 @@ def Egg_Formulation : I32EnumAttr<"Formulation",
   I32EnumAttrCase<"conv_direct", 11>,
   I32EnumAttrCase<"conv_implicit_gemm", 12>,
   I32EnumAttrCase<"reduce_serial", 13>,
-  I32EnumAttrCase<"scan_warp", 14>
+  I32EnumAttrCase<"scan_warp", 14>,
+  I32EnumAttrCase<"recurrence_block", 15>
 ]> {
   let cppNamespace = "::mlir::egg";
   let genSpecializedAttr = 0;

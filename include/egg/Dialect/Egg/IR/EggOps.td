@@ -71,8 +71,10 @@ def Egg_KernelOp : Egg_Op<"kernel", [
 }
 
 def Egg_YieldOp : Egg_Op<"yield", [
-    Pure, ReturnLike, Terminator, HasParent<"KernelOp">]> {
-  let summary = "returns the results of an egg.kernel";
+    Pure, ReturnLike, Terminator,
+    ParentOneOf<["KernelOp", "RecurrenceOp"]>]> {
+  let summary = "returns the results of an egg.kernel or a recurrence's "
+                "cell";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
   let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
@@ -167,6 +169,81 @@ def Egg_ScanOp : Egg_Op<"scan", [
     int64_t getScanLength() {
       return ::llvm::cast<::mlir::ShapedType>(getInput().getType())
           .getShape().back();
+    }
+  }];
+}
+
+def Egg_RecurrenceOp : Egg_Op<"recurrence", [
+    IsolatedFromAbove, AttrSizedOperandSegments, DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<TilingInterface, [
+        "getIterationDomain", "getLoopIteratorTypes",
+        "getTiledImplementation", "getResultTilePosition"]>]> {
+  let summary = "a recurrent layer's steps (LSTM, GRU, RNN cells)";
+  let description = [{
+    Runs a recurrent cell over `T` steps for `B` independent batch rows of
+    `H` units with `G` gates and `S` states (state 0 is the hidden state
+    `h`). `input` ([T, B, G*H]) holds the input side of every gate, the
+    input projection computed beforehand for all steps at once; `weight`
+    ([H, G*H]) and `bias` ([G*H]) give the hidden side: at step `t` (taken
+    from T-1 down to 0 when `reverse` is set) the hidden gates of row `b`
+    are `h[b] @ weight + bias`. The cell region computes, for each row and
+    unit `j`, the new states from its arguments: the G input gates
+    `input[t][b][g*H + j]`, the G hidden gates, then the S old states at
+    `[b][j]`; it yields the S new states. The new `h` is written to
+    `sequence[t][b][j]` and feeds the next step. Results: the sequence
+    ([T, B, H]) and the final states ([B, H] each), tensor semantics with
+    `sequence` and `finals` as inits (overwritten), or buffer semantics (no
+    results). Linalg has no loop-carried form, so front ends use this op
+    for torch's LSTM, GRU and RNN layers (docs/pipeline.md, "Recurrences").
+
+    Batch rows never meet: the op tiles along B (its one loop), every step
+    of a row in one tile. `egg-form-kernels` gives it a kernel of its own.
+
+    ```mlir
+    %seq, %h, %c = egg.recurrence ins(%xg, %w, %b, %h0, %c0 :
+        tensor<512x10x1024xf32>, tensor<256x1024xf32>, tensor<1024xf32>,
+        tensor<10x256xf32>, tensor<10x256xf32>)
+        outs(%s0, %h1, %c1 : tensor<512x10x256xf32>, tensor<10x256xf32>,
+             tensor<10x256xf32>) {
+    ^bb0(%xi: f32, %xf: f32, %xg: f32, %xo: f32, %hi: f32, %hf: f32,
+         %hg: f32, %ho: f32, %h: f32, %c: f32):
+      ...
+      egg.yield %h2, %c2 : f32, f32
+    } -> tensor<512x10x256xf32>, tensor<10x256xf32>, tensor<10x256xf32>
+    ```
+  }];
+  let arguments = (ins TensorOrMemRef<[F32]>:$input,
+                       TensorOrMemRef<[F32]>:$weight,
+                       TensorOrMemRef<[F32]>:$bias,
+                       Variadic<TensorOrMemRef<[F32]>>:$initial,
+                       TensorOrMemRef<[F32]>:$sequence,
+                       Variadic<TensorOrMemRef<[F32]>>:$finals,
+                       UnitAttr:$reverse);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let regions = (region SizedRegion<1>:$cell);
+  let assemblyFormat = [{
+    `ins` `(` $input `,` $weight `,` $bias `,` $initial `:` type($input) `,`
+    type($weight) `,` type($bias) `,` type($initial) `)`
+    `outs` `(` $sequence `,` $finals `:` type($sequence) `,` type($finals)
+    `)` attr-dict-with-keyword $cell (`->` type($result)^)?
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return ::mlir::MutableOperandRange(
+          getOperation(), getSequenceMutable().getOperandNumber(),
+          1 + getFinals().size());
+    }
+    int64_t getSteps() { return getShape(getInput())[0]; }
+    int64_t getBatch() { return getShape(getInput())[1]; }
+    int64_t getUnits() { return getShape(getWeight())[0]; }
+    int64_t getGates() { return getShape(getWeight())[1] / getUnits(); }
+    int64_t getStates() { return getInitial().size(); }
+    ::mlir::Block &getCellBlock() { return getCell().front(); }
+    static ::llvm::ArrayRef<int64_t> getShape(::mlir::Value v) {
+      return ::llvm::cast<::mlir::ShapedType>(v.getType()).getShape();
     }
   }];
 }

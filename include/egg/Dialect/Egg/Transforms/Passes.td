@@ -209,6 +209,24 @@ def EggLowerColumnReductions : Pass<"egg-lower-column-reductions", "::mlir::Modu
   ];
 }
 
+def EggLowerRecurrences : Pass<"egg-lower-recurrences", "::mlir::ModuleOp"> {
+  let summary = "Build the steps of recurrence_block kernels";
+  let description = [{
+    For kernel functions whose structure is `recurrence_block`, rewrites
+    the egg.recurrence of each block's batch rows (after `egg-map-to-gpu`)
+    into its steps: per step the block copies its rows' hidden state into
+    shared memory, each thread (a hidden unit) sums the products of the
+    state with its units' weight columns for every gate and row, runs the
+    cell and stores the new states; barriers separate the steps
+    (docs/pipeline.md, "Recurrences").
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect", "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
 def EggLowerScans : Pass<"egg-lower-scans", "::mlir::ModuleOp"> {
   let summary = "Build a warp's scan of its row in scan_warp kernels";
   let description = [{
