@@ -400,3 +400,24 @@ func.func @batch_stats_broadcast(%part: tensor<8x16xf32>, %x: tensor<8x16x64xf32
   } -> tensor<8x16x64xf32>
   return %y : tensor<8x16x64xf32>
 }
+
+// -----
+
+// Work nothing reads is dropped rather than made a kernel that writes
+// nothing: one kernel, the square.
+// CHECK-LABEL: func.func @unused_fill
+// CHECK-NOT: linalg.fill
+// CHECK: egg.kernel @unused_fill_k0
+// CHECK-NOT: egg.kernel
+func.func @unused_fill(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %c = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32xf32>
+  %dead = linalg.fill ins(%c : f32) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+  %e2 = tensor.empty() : tensor<64x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<64x64xf32>) outs(%e2 : tensor<64x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}

@@ -31,8 +31,11 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
 
 #include <functional>
+
+#define DEBUG_TYPE "egg-form-kernels"
 
 namespace mlir::egg {
 #define GEN_PASS_DEF_EGGFORMKERNELS
@@ -533,6 +536,14 @@ struct FormKernelsPass : public egg::impl::EggFormKernelsBase<FormKernelsPass> {
     OpBuilder builder(&getContext());
     unsigned counter = 0;
     for (Block &block : func.getBody()) {
+      // Work whose result nothing reads (a fill left by a front end) would
+      // be a kernel that writes nothing: drop it (tensor ops are pure).
+      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+        if (isOpTriviallyDead(&op)) {
+          LLVM_DEBUG(llvm::dbgs() << "dropping unused " << op.getName()
+                                  << "\n");
+          op.erase();
+        }
       Partition partition(block);
       if (fuse) {
         partition.fuseWithProducers();
