@@ -421,3 +421,24 @@ func.func @unused_fill(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
   } -> tensor<64x64xf32>
   return %r : tensor<64x64xf32>
 }
+
+// -----
+
+// Every result of a recurrence leaves its kernel, read or not: the blocks
+// of a step share its sequence and states, which need the function's
+// buffers.
+// CHECK-LABEL: func.func @recurrence_results
+// CHECK: egg.kernel @recurrence_results_k0
+// CHECK-SAME: -> tensor<3x2x4xf32>, tensor<2x4xf32>
+// CHECK: egg.yield %{{.*}}#0, %{{.*}}#1 : tensor<3x2x4xf32>, tensor<2x4xf32>
+func.func @recurrence_results(%x: tensor<3x2x4xf32>, %w: tensor<4x4xf32>, %b: tensor<4xf32>, %h0: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %s = tensor.empty() : tensor<3x2x4xf32>
+  %f = tensor.empty() : tensor<2x4xf32>
+  %r:2 = egg.recurrence ins(%x, %w, %b, %h0 : tensor<3x2x4xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<2x4xf32>)
+      outs(%s, %f : tensor<3x2x4xf32>, tensor<2x4xf32>) {
+  ^bb0(%xi: f32, %hi: f32, %h: f32):
+    %a = arith.addf %xi, %hi : f32
+    egg.yield %a : f32
+  } -> tensor<3x2x4xf32>, tensor<2x4xf32>
+  return %r#1 : tensor<2x4xf32>
+}

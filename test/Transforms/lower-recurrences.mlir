@@ -138,3 +138,27 @@ func.func private @other(%x: memref<2x1x4xf32>, %w: memref<4x4xf32>, %b: memref<
   }
   return
 }
+
+// -----
+
+// A state written to a buffer the launch allocates (each thread's own once
+// lowered) is refused: the blocks of a step share it.
+func.func private @local_state(%x: memref<2x1x4xf32>, %w: memref<4x4xf32>, %b: memref<4xf32>,
+                               %h0: memref<1x4xf32>, %s: memref<2x1x4xf32>)
+    attributes {egg.structure = #egg.structure<recurrence_block>,
+                egg.tuning = #egg.tuning<threads = [32], block = [1]>} {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %f = memref.alloc() : memref<1x4xf32>
+    // expected-error @+1 {{writes its sequence or states to a buffer the launch allocates: each must be a buffer of the function (a result of the recurrence's kernel)}}
+    egg.recurrence ins(%x, %w, %b, %h0 : memref<2x1x4xf32>, memref<4x4xf32>, memref<4xf32>, memref<1x4xf32>)
+        outs(%s, %f : memref<2x1x4xf32>, memref<1x4xf32>) {
+    ^bb0(%xi: f32, %hi: f32, %h: f32):
+      egg.yield %h : f32
+    }
+    gpu.terminator
+  }
+  return
+}

@@ -449,11 +449,14 @@ static KernelOp buildKernel(OpBuilder &builder, ArrayRef<Operation *> group,
       inputs.insert(v);
     }
 
-  // Results: values of the group used outside it.
+  // Results: values of the group used outside it, and every result of a
+  // recurrence: the blocks of a step share its sequence and states, which
+  // need buffers of the whole function, never ones the launch allocates.
   SmallVector<Value> escaping;
   for (Operation *op : group)
     for (Value r : op->getResults())
-      if (llvm::any_of(r.getUsers(),
+      if (isa<RecurrenceOp>(op) ||
+          llvm::any_of(r.getUsers(),
                        [&](Operation *u) { return !isInside(u); }))
         escaping.push_back(r);
 

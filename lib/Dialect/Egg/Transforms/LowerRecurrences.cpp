@@ -74,6 +74,13 @@ static LogicalResult lowerRecurrence(RecurrenceOp op, gpu::LaunchOp launch,
   if (!op.hasPureBufferSemantics())
     return op.emitOpError("reaches egg-lower-recurrences on tensors: run it "
                           "after bufferization");
+  // The blocks of a step share the sequence and states: a buffer the
+  // launch allocates would be each thread's own.
+  for (Value init : op.getDpsInits())
+    if (isTemporary(baseBuffer(init), launch))
+      return op.emitOpError("writes its sequence or states to a buffer the "
+                            "launch allocates: each must be a buffer of the "
+                            "function (a result of the recurrence's kernel)");
   Location loc = op.getLoc();
   int64_t steps = op.getSteps(), rows = op.getBatch(), units = op.getUnits(),
           gates = op.getGates(), states = op.getStates();
