@@ -57,14 +57,9 @@ FailureOr<TuningAttr> ExpertAgent::chooseRecurrence(KernelOp kernel,
       break;
     }
   // Shared memory bounds the rows (h, and the slices' sums).
-  auto fits = [&](int64_t r) {
-    RecurrenceSplit split = splitRecurrence(units, threads, cluster);
-    int64_t bytes = 4 * r * units;
-    if (split.kSlices > 1)
-      bytes += 4 * split.kSlices * r * gates * split.unitsPerBlock;
-    return bytes <= kStaticSharedMemoryPerBlock;
-  };
-  while (rows > 1 && !fits(rows))
+  RecurrenceSplit split = splitRecurrence(units, threads, cluster);
+  while (rows > 1 && recurrenceSharedBytes(rows, units, gates, split) >
+                         kStaticSharedMemoryPerBlock)
     rows = largestDivisorAtMost(recurrence.getBatch(), rows - 1);
   EXPERT_TRACE(kernel,
                "recurrence: " << recurrence.getBatch() << " rows of " << units

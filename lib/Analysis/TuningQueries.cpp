@@ -19,6 +19,14 @@ RecurrenceSplit mlir::egg::splitRecurrence(int64_t units, int64_t threads,
   return {own, slices};
 }
 
+int64_t mlir::egg::recurrenceSharedBytes(int64_t rows, int64_t units,
+                                         int64_t gates, RecurrenceSplit split) {
+  int64_t floats = rows * units;
+  if (split.kSlices > 1)
+    floats += split.kSlices * rows * gates * split.unitsPerBlock;
+  return floats * 4;
+}
+
 bool mlir::egg::lowersBlockOpsWhole(StructureAttr structure,
                                     TuningAttr tuning) {
   return isSharedGemm(tuning) || isStagedMap(structure, tuning) ||

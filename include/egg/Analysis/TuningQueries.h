@@ -80,6 +80,10 @@ struct RecurrenceSplit {
 };
 RecurrenceSplit splitRecurrence(int64_t units, int64_t threads,
                                 int64_t cluster);
+/// Shared memory a recurrence_block block of `rows` batch rows holds (f32):
+/// the rows' h, and the slices' sums where k is split.
+int64_t recurrenceSharedBytes(int64_t rows, int64_t units, int64_t gates,
+                              RecurrenceSplit split);
 
 bool lowersBlockOpsWhole(StructureAttr structure, TuningAttr tuning);
 

@@ -56,9 +56,7 @@ mlir::egg::checkRecurrence(KernelOp kernel, TuningAttr tuning,
                        << units
                        << ") into equal slices, threads = units per "
                           "block x slices";
-  int64_t bytes = 4 * rows * units;
-  if (split.kSlices > 1)
-    bytes += 4 * split.kSlices * rows * gates * split.unitsPerBlock;
+  int64_t bytes = recurrenceSharedBytes(rows, units, gates, split);
   if (bytes > kStaticSharedMemoryPerBlock)
     return emitError() << "the block's hidden states and partial sums take "
                        << bytes << " bytes of shared memory, more than "
