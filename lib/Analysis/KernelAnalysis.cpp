@@ -339,6 +339,14 @@ SmallVector<bool> mlir::egg::tiledLoops(const RootLoops &loops,
   SmallVector<bool> result;
   for (auto [p, pos] : llvm::enumerate(loops.parallelPositions))
     result.push_back(tileOf(p) != 0 && !dropped(p, pos));
+  // A block tile spanning every loop (a small convolution of one image)
+  // keeps its first whole loop tiled: a kernel needs one block loop.
+  if (tiled > 0 && llvm::none_of(result, [](bool t) { return t; }))
+    for (auto [p, pos] : llvm::enumerate(loops.parallelPositions))
+      if (tileOf(p) != 0 && tileOf(p) == extents[pos]) {
+        result[p] = true;
+        break;
+      }
   return result;
 }
 

@@ -281,6 +281,45 @@ def phase_blocks(q):
     return rounded if (rounded - q) * 16 <= q else q
 
 
+@dataclass
+class PhaseWindow:
+    """How one dim of a strided transposed convolution splits into phases:
+    output q*s + r for r in the window [start_window, start_window + s);
+    the phases computed are start + step*j for j < count; tap k is phase
+    phase_of[k] and reads input q + offsets[k]."""
+    start_window: int
+    start: int
+    step: int
+    count: int
+    phase_of: list
+    offsets: list
+
+
+def phase_window(stride, shifts, outputs):
+    """The PhaseWindow of one dim whose tap k adds input i into output
+    i*stride + shifts[k], with the least work: computed phases x kernel
+    extent x blocks over `outputs` outputs. A window starting below 0 can
+    give every tap the same input offset (stride 2, kernel 4, padding 1:
+    two phases of 2 taps rather than 3); a run of phases whose step
+    divides the stride leaves out phases no tap reaches. Ties keep the
+    window at 0."""
+    best = None
+    for w in range(0, -stride, -1):
+        phase = [w + (v - w) % stride for v in shifts]
+        offsets = [(r - v) // stride for r, v in zip(phase, shifts)]
+        present = sorted(set(phase))
+        step = stride
+        for r in present[1:]:
+            step = math.gcd(step, r - present[0])
+        count = (present[-1] - present[0]) // step + 1
+        blocks = phase_blocks(-(-(outputs - w) // stride))
+        cost = count * (max(offsets) - min(offsets) + 1) * blocks
+        if best is None or cost < best[0]:
+            best = (cost, PhaseWindow(w, present[0], step, count,
+                                      [(r - present[0]) // step for r in phase], offsets))
+    return best[1]
+
+
 def block_diagonal(t, groups):
     """A grouped transposed convolution's weight [C, F/G, K..] as the dense
     [C, F, K..] one: group g's input channels feed only its F/G outputs."""
@@ -1654,46 +1693,47 @@ class Importer:
     def strided_transposed_convolution(self, node, x, w, bias, stride, padding, dilation,
                                        output_padding, out_shape, densify):
         """A transposed convolution of stride s as one stride-1 convolution
-        with s^d times the output channels: output position q*s + r (phase
-        r) takes the taps k with (r + p - k*d) divisible by s, reading input
-        q + (r + p - k*d)/s. Each phase's taps form a sub-kernel; all phases
-        share one input offset and kernel extent (taps a phase lacks are
-        zeros), so the phases are output channels of one convolution whose
-        weight is prepared from the parameter at compile time. Its result,
-        [N, phases*F, Q...], is the output seen as [N, F, Q0, s0, Q1, s1,
-        ...] with the dims permuted: one copy lays it out. No zeros are
-        inserted into the input."""
+        whose output channels are its phases: tap k of a dim adds input i
+        into output i*s + k*d - p, which is output q*s + r of phase r for
+        the input q + e (e = (r - k*d + p) / s). Each phase's taps form a
+        sub-kernel; all phases share one input offset and kernel extent
+        (taps a phase lacks are zeros), so the phases are output channels of
+        one convolution whose weight is prepared from the parameter at
+        compile time. Phases are counted from a window [w, w + s) with
+        w <= 0 (`phase_window`), and only an arithmetic run of them is
+        computed: a phase no tap reaches (stride 2, dilation 2) is zero,
+        filled in by a pad of the result. The result, [N, phases*F, Q...],
+        is the output seen as [N, F, Q0, s0, Q1, s1, ...] with the dims
+        permuted: one copy lays it out. No zeros are inserted into the
+        input."""
         kernel, spatial = w.shape[2:], len(w.shape) - 2
-        taps, low, high, extent, blocks = [], [], [], [], []
+        windows, low, high, extent, blocks = [], [], [], [], []
         for i in range(spatial):
             s, p, d, k_n = stride[i], padding[i], dilation[i], kernel[i]
-            q_n, i_n = -(-out_shape[2 + i] // s), x.shape[2 + i]  # Whole phase blocks.
-            q_n = phase_blocks(q_n)
-            # (phase, tap, input offset) of every tap of every phase.
-            dim_taps = [(r, k, (r + p - k * d) // s) for r in range(s) for k in range(k_n)
-                        if (r + p - k * d) % s == 0]
-            lo = min(e for _, _, e in dim_taps)
-            hi = max(e for _, _, e in dim_taps)
+            win = phase_window(s, [k * d - p for k in range(k_n)], out_shape[2 + i])
+            lo, hi = min(win.offsets), max(win.offsets)
+            # Whole blocks of s outputs from the window's start.
+            q_n = phase_blocks(-(-(out_shape[2 + i] - win.start_window) // s))
             if lo > 0:
                 raise refuse(node, "transposed convolution whose padding crops its input")
-            taps.append([(r, k, e - lo) for r, k, e in dim_taps])
+            windows.append(win)
             extent.append(hi - lo + 1)
             low.append(-lo)
-            high.append(max(0, q_n - 1 + hi - (i_n - 1)))
+            high.append(max(0, q_n - 1 + hi - (x.shape[2 + i] - 1)))
             blocks.append(q_n)
-        phases = math.prod(stride)
+        counts = [win.count for win in windows]
+        phases = math.prod(counts)
         channels = w.shape[1]
 
-        def phase_weight(t, taps=taps, extent=extent, stride=stride):
-            import itertools
+        def phase_weight(t, windows=windows, extent=extent, counts=counts):
             t = densify(t)
             out = t.new_zeros((phases * t.shape[1], t.shape[0]) + tuple(extent))
-            for combo in itertools.product(*taps):
+            lows = [min(win.offsets) for win in windows]
+            for k in itertools.product(*(range(len(win.offsets)) for win in windows)):
                 r = 0
-                for (phase, _, _), s in zip(combo, stride):
-                    r = r * s + phase
-                k = tuple(c[1] for c in combo)
-                j = tuple(c[2] for c in combo)
+                for win, tap, n in zip(windows, k, counts):
+                    r = r * n + win.phase_of[tap]
+                j = tuple(win.offsets[tap] - lo for win, tap, lo in zip(windows, k, lows))
                 out[(slice(r * t.shape[1], (r + 1) * t.shape[1]), slice(None)) + j] = \
                     t[(slice(None), slice(None)) + k].transpose(0, 1)
             return out
@@ -1702,8 +1742,11 @@ class Importer:
                                          phase_weight)
         if weight is None:
             raise refuse(node, "transposed convolution of a weight that is not a parameter")
+        # Phases the run leaves out hold no tap: they are the bias alone,
+        # added after the pad that fills them in.
+        whole_run = all(win.count == s for win, s in zip(windows, stride))
         phase_bias = None
-        if bias is not None:
+        if bias is not None and whole_run:
             phase_bias = self.prepared_parameter(bias, "phases", (phases * channels,),
                                                  lambda t: t.repeat(phases))
             if phase_bias is None:
@@ -1723,19 +1766,41 @@ class Importer:
                                       (1,) * spatial, 1, y_shape)
         if phase_bias is not None:
             y = self.add_channel_bias_value(y, phase_bias)
-        # [N, s0, .., F, Q0, ..] -> the output's [N, F, Q0, s0, Q1, s1, ..].
-        split = (n,) + tuple(stride) + (channels,) + tuple(blocks)
-        y = self.reshape(node, y, split)
+        # [N, c0, .., F, Q0, ..] -> [N, F, Q0, c0, Q1, c1, ..].
+        split = (n,) + tuple(counts) + (channels,) + tuple(blocks)
+        y = self.view_reshape(y, split)
         logical = [0] + [3 + 2 * i for i in range(spatial)] + [1] + [2 + 2 * i for i in range(spatial)]
-        inter = (n, channels) + tuple(v for i in range(spatial) for v in (blocks[i], stride[i]))
+        inter = (n, channels) + tuple(v for i in range(spatial) for v in (blocks[i], counts[i]))
         view = Value(y.name, y.phys_shape, inter, y.dtype, logical)
+        out = self.materialize(view)
+        if not whole_run:
+            # Phase start + step*j of the window sits at [j + a0, c] of the
+            # block's s outputs seen as [s / step, step].
+            wide = (n, channels) + tuple(v for i in range(spatial)
+                                         for v in (blocks[i], counts[i], 1))
+            out = self.view_reshape(out, wide)
+            lo_pad, hi_pad = [0, 0], [0, 0]
+            for win, s in zip(windows, stride):
+                a0, c = divmod(win.start - win.start_window, win.step)
+                lo_pad += [0, a0, c]
+                hi_pad += [0, s // win.step - a0 - win.count, win.step - 1 - c]
+            name, padded = self.e.pad_sides(out.name, wide, out.dtype, lo_pad, hi_pad)
+            out = self.plain(name, padded, out.dtype)
         whole = (n, channels) + tuple(q * s for q, s in zip(blocks, stride))
-        out = self.reshape(node, self.materialize(view), whole)
-        return out if whole == tuple(out_shape) else self.crop(out, tuple(out_shape))
+        out = self.reshape(node, out, whole)
+        offsets = [-win.start_window for win in windows]
+        if whole != tuple(out_shape) or any(offsets):
+            out = self.crop(out, tuple(out_shape), [0, 0] + offsets)
+        if bias is not None and phase_bias is None:
+            out = self.add_channel_bias(out, bias)
+        return out
 
-    def crop(self, v, shape):
-        """The leading `shape` part of the plain tensor v, copied."""
-        return self.gather(v, shape, [f"d{i}" for i in range(len(shape))])
+    def crop(self, v, shape, offsets=None):
+        """The part of the plain tensor v of `shape` from `offsets` (the
+        leading part where None), copied."""
+        offsets = offsets or [0] * len(shape)
+        return self.gather(v, shape, [f"d{i} + {o}" if o else f"d{i}"
+                                      for i, o in enumerate(offsets)])
 
     def convolution_nhwc(self, x, w, bias, stride, padding, dilation, out_shape):
         """out[n, oh, ow, f] = sum x[n, oh*s + kh*d, ow*s + kw*d, c] w[f, kh, kw, c]

@@ -65,6 +65,20 @@ CASES = {
                                                                   padding=1), [(2, 3, 4, 5)]),
     "conv_transpose3d_k5_stride2_cropped": (torch.nn.ConvTranspose3d(2, 3, 5, stride=2, padding=2),
                                             [(1, 2, 3, 4, 3)]),
+    # Phase windows: phases no tap reaches are left out and filled in by a
+    # pad (stride 2, dilation 2: one phase of three), and a window from -1
+    # gives every tap one input offset (stride 2, kernel 4, padding 1).
+    "conv_transpose3d_stride2_dilated": (torch.nn.ConvTranspose3d(3, 4, 3, stride=2, padding=1,
+                                                                  dilation=2), [(1, 3, 3, 4, 3)]),
+    "conv_transpose1d_stride2_dilated": (torch.nn.ConvTranspose1d(3, 4, 3, stride=2, padding=1,
+                                                                  dilation=2, bias=False),
+                                         [(2, 3, 7)]),
+    "conv_transpose2d_k4_stride2_padded": (torch.nn.ConvTranspose2d(3, 4, 4, stride=2, padding=1),
+                                           [(2, 3, 5, 6)]),
+    "conv_transpose2d_stride3_window": (torch.nn.ConvTranspose2d(3, 4, (5, 2), stride=3,
+                                                                 padding=(2, 1),
+                                                                 output_padding=(1, 0)),
+                                        [(1, 3, 4, 5)]),
     "softplus": (Fn(F.softplus), [(16, 64)]),
     "mish": (Fn(F.mish), [(16, 64)]),
     "elu": (Fn(lambda x: F.elu(x, 0.7)), [(16, 64)]),
