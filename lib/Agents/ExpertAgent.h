@@ -144,9 +144,12 @@ private:
   /// threads with a register tile each; K steps of 16 (32-bit) or 32
   /// (16-bit) elements, 16-byte copies, and cp.async with three stages in
   /// flight where the layouts allow it.
+  /// `rowTiles`: FMA thread tiles may take whole rows of the block along N
+  /// (docs/pipeline.md, "Row thread tiles").
   FailureOr<TuningAttr> chooseSharedGemm(KernelOp kernel,
                                          StructureAttr structure,
-                                         TargetAttr target, bool splitPartial);
+                                         TargetAttr target, bool splitPartial,
+                                         bool rowTiles = true);
 
   /// Column reductions (principle 10 of tuning.md): 16-byte loads, 32
   /// threads along the columns (a warp reads 512 contiguous bytes of a row)

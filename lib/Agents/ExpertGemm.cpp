@@ -200,7 +200,8 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
 FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
                                                     StructureAttr structure,
                                                     TargetAttr target,
-                                                    bool splitPartial) {
+                                                    bool splitPartial,
+                                                    bool rowTiles) {
   std::string why;
   Operation *anchor = kernel.getAnchorOp();
   FailureOr<GemmLoops> gemm = analyzeGemmLoops(anchor, why);
@@ -322,6 +323,50 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
         tm = fitOwner(tm, /*alongM=*/true);
         tn = fitOwner(tn, /*alongM=*/false);
       }
+      // Row thread tiles: where the output rows' width leaves a thread at
+      // most 3 positions along a row (a row of 62 takes 2), the block
+      // takes whole rows and each thread 8 filters x a part of each of
+      // 8 / part rows (8 x 4 rows x 2 positions): the values per
+      // shared-memory read of an 8x8 tile (docs/pipeline.md, "Row thread
+      // tiles"). Only with four warps or more, in static shared memory.
+      std::optional<SmallVector<int64_t>> rowThread;
+      constexpr int64_t kRowTile = 8;
+      if (rowTiles && fitted && tn < 4 && bm % kRowTile == 0 &&
+          gemm->nLoops.size() >= 2) {
+        unsigned across = gemm->nLoops.back();
+        unsigned down = gemm->nLoops[gemm->nLoops.size() - 2];
+        auto position = [&](unsigned d) {
+          int64_t p = 0;
+          for (unsigned l = 0; l < d; ++l)
+            p += !gemm->isReduction(l);
+          return p;
+        };
+        for (int64_t part = kRowTile / 2; part >= 2 && !rowThread; part /= 2) {
+          int64_t rows = kRowTile / part, width = extents[across];
+          int64_t threads = (width / part) * (bm / kRowTile);
+          if (width % part != 0 || rows > extents[down] ||
+              threads < kWarpSchedulersPerSM * kWarpSize ||
+              threads > kMaxThreadsPerBlock ||
+              sharedGemmBytes(bm, rows * width, bk, padding, 2, lhsType,
+                              rhsType, false,
+                              false) > kStaticSharedMemoryPerBlock)
+            continue;
+          std::optional<GemmTiles> rowTiles =
+              gemmTiles(*gemm, extents, bm, rows * width, kRowTile, 1, partial);
+          if (!rowTiles)
+            continue;
+          rowTiles->inner[position(down)] = rows;
+          rowTiles->inner[position(across)] = part;
+          bn = rows * width;
+          tm = wantTm = tn = wantTn = kRowTile;
+          blockTile = rowTiles->block;
+          rowThread = rowTiles->inner;
+          blocks = mulSat(
+              batches,
+              mulSat(rowMajorTileCount(gemm->mLoops, extents, bm, partial),
+                     rowMajorTileCount(gemm->nLoops, extents, bn, partial)));
+        }
+      }
       int64_t load = mulSat(llvm::divideCeil(blocks, target.getSmCount()),
                             bm * bn * (tm * tn + tm + tn) / (tm * tn));
       int64_t busy = fma && bestSide >= 64 ? target.getSmCount() * 7 / 8
@@ -374,6 +419,8 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
         warp = warpTiles->inner;
       if (threadTiles)
         thread = threadTiles->inner;
+      if (rowThread)
+        thread = *rowThread;
       struct Mapping {
         SmallVector<int64_t> threads;
         ArrayRef<int64_t> warp, thread;
@@ -468,5 +515,9 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
       }
     }
   }
+  // Row thread tiles that no copy makes legal leave the plain tiles.
+  if (failed(best) && rowTiles)
+    return chooseSharedGemm(kernel, structure, target, splitPartial,
+                            /*rowTiles=*/false);
   return best;
 }

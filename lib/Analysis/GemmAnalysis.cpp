@@ -126,6 +126,32 @@ mlir::egg::gemmTileList(const GemmLoops &gemm, ArrayRef<int64_t> within,
   return tile;
 }
 
+std::optional<RowRuns> mlir::egg::rowRuns(ArrayRef<int64_t> block,
+                                          ArrayRef<int64_t> inner) {
+  size_t n = block.size();
+  if (inner.size() != n)
+    return std::nullopt;
+  // The row loop: the outermost one the thread tile spans beyond 1, whole.
+  size_t row = 0;
+  while (row < n && inner[row] == 1)
+    ++row;
+  if (row == n || block[row] == 1 || inner[row] != block[row])
+    return std::nullopt;
+  // The loop the thread's part of a row ends in: strictly part of it.
+  size_t part = row + 1;
+  while (part < n && block[part] == 1)
+    ++part;
+  if (part == n || inner[part] >= block[part] || block[part] % inner[part] != 0)
+    return std::nullopt;
+  int64_t stride = 1;
+  for (size_t l = row + 1; l < n; ++l) {
+    if (l > part && inner[l] != block[l])
+      return std::nullopt;
+    stride *= block[l];
+  }
+  return RowRuns{block[row], stride};
+}
+
 std::optional<unsigned> mlir::egg::contiguousLoop(AffineMap map) {
   if (map.getNumResults() == 0)
     return std::nullopt;

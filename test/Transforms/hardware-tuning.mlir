@@ -354,10 +354,11 @@ func.func @conv3d(%x: tensor<16x16x18x34x34xf32>, %w: tensor<256x16x3x3x3xf32>) 
 // -----
 
 // A 3-D convolution to 62-wide output rows: a thread tile along a row
-// covers 1, 2, 31 or 62 positions, so the 4 x 4 per thread is cut to 4 x 2
-// and grows along the filters to 16 x 2 (tuning.md, principle 9).
+// covers 1, 2, 31 or 62 positions, so the block takes 4 whole rows and
+// each thread 8 filters x 2 positions of each row (row thread tiles,
+// tuning.md, principle 9).
 // CHECK-LABEL: func.func @conv3d_odd_rows
-// CHECK: tuning = #egg.tuning<threads = [62, 4], block = [1, 64, 1, 2, 62], thread = [1, 16, 1, 1, 2]
+// CHECK: tuning = #egg.tuning<threads = [31, 8], block = [1, 64, 1, 4, 62], thread = [1, 8, 1, 4, 2]
 func.func @conv3d_odd_rows(%x: tensor<16x3x64x64x64xf32>, %w: tensor<64x3x3x3x3xf32>) -> tensor<16x64x62x62x62xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x64x62x62x62xf32>

@@ -1114,3 +1114,22 @@ func.func @split_tf32_too_deep(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>)
   return %r : tensor<256x256xf32>
 }
 }
+
+// -----
+
+// FMA thread tiles may take whole rows of the block along N (4 rows x 2
+// positions of a block of 4 output rows), not a part of its rows.
+func.func @conv_thread_rows_not_whole(%a: tensor<2x8x36x36xf32>, %b: tensor<64x8x3x3xf32>) -> tensor<2x64x34x34xf32> {
+  // expected-error @+1 {{the N loops (0, 2, 3) take block tiles [1, 4, 34] and thread tiles [1, 2, 2]: each must cover whole inner loops and part of one (a contiguous row-major range), or FMA thread tiles whole rows of the block along N}}
+  %r = egg.kernel @k ins(%a, %b : tensor<2x8x36x36xf32>, tensor<64x8x3x3xf32>) -> tensor<2x64x34x34xf32>
+      attributes {structure = #egg.structure<conv_implicit_gemm>,
+                  tuning = #egg.tuning<threads = [34, 8], block = [1, 64, 4, 34], thread = [1, 8, 2, 2], reduction = [16], shared = [0, 1], padding = 4, copy = cp_async, pipeline = 2>} {
+  ^bb0(%x: tensor<2x8x36x36xf32>, %y: tensor<64x8x3x3xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<2x64x34x34xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x64x34x34xf32>) -> tensor<2x64x34x34xf32>
+    %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %y : tensor<2x8x36x36xf32>, tensor<64x8x3x3xf32>) outs(%f : tensor<2x64x34x34xf32>) -> tensor<2x64x34x34xf32>
+    egg.yield %c : tensor<2x64x34x34xf32>
+  }
+  return %r : tensor<2x64x34x34xf32>
+}

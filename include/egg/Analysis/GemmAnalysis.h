@@ -98,6 +98,20 @@ std::optional<GemmTiles> gemmTiles(const GemmLoops &gemm,
                                    int64_t n, int64_t om, int64_t on,
                                    bool partial = false, bool overhang = false);
 
+/// A thread tile of an N group that is not one contiguous range of the
+/// block's row-major positions but `rows` of them, `stride` positions
+/// apart: the thread spans a whole outer loop of the block tile (its rows)
+/// and a part of the loop inside it, with the loops between of block tile 1
+/// and those further in whole (4 rows x 2 positions of a block of 4 output
+/// rows 62 wide; docs/pipeline.md, "Row thread tiles"). `block` and `inner`
+/// hold the group's block and thread tiles per loop, outer to inner;
+/// nullopt where the thread tile is not of that form.
+struct RowRuns {
+  int64_t rows, stride;
+};
+std::optional<RowRuns> rowRuns(ArrayRef<int64_t> block,
+                               ArrayRef<int64_t> inner);
+
 /// Whether a shared-memory GEMM stores an operand's tile contiguous along
 /// M/N (else along K): FMA tiles always (a thread reads its TM/TN values
 /// as vectors); tensor-core tiles keep the global layout (ldmatrix and

@@ -78,11 +78,13 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
   // group's tile is the product over its loops.
   plan.bm = plan.bn = plan.tm = plan.tn = 1;
   plan.blockExtents.assign(gemm.getNumLoops(), 1);
+  SmallVector<int64_t> innerOf(gemm.getNumLoops(), 1);
   unsigned p = 0;
   for (unsigned d = 0; d < gemm.getNumLoops(); ++d) {
     if (loops->isReduction(d))
       continue;
     plan.blockExtents[d] = tuning.getBlock()[p];
+    innerOf[d] = inner[p];
     if (llvm::is_contained(loops->mLoops, d)) {
       plan.bm *= tuning.getBlock()[p];
       plan.tm *= inner[p];
@@ -109,8 +111,17 @@ static FailureOr<Plan> readPlan(TuningAttr tuning, linalg::GenericOp gemm) {
     };
     plan.splitM =
         plan.tm % 2 == 0 && (plan.tm / 2) * bytesOf(plan.loops.lhs) >= 16;
-    plan.splitN =
-        plan.tn % 2 == 0 && (plan.tn / 2) * bytesOf(plan.loops.rhs) >= 16;
+    SmallVector<int64_t> blocksN, innersN;
+    for (unsigned d : plan.loops.nLoops) {
+      blocksN.push_back(plan.blockExtents[d]);
+      innersN.push_back(innerOf[d]);
+    }
+    if (std::optional<RowRuns> rows = rowRuns(blocksN, innersN)) {
+      plan.runsN = rows->rows;
+      plan.runStrideN = rows->stride;
+    }
+    plan.splitN = plan.runsN == 1 && plan.tn % 2 == 0 &&
+                  (plan.tn / 2) * bytesOf(plan.loops.rhs) >= 16;
   }
   // Partial M/N tiles (dynamic loop ranges within the block) guard their
   // copies, loads and stores per loop; K and batch loops must be static.
@@ -240,7 +251,7 @@ static LogicalResult lowerLaunch(gpu::LaunchOp launch, TuningAttr tuning) {
   std::optional<GroupedStores> grouped;
   std::optional<unsigned> dimN = outMap.getResultPosition(
       getAffineDimExpr(plan->loops.innerN(), gemm.getContext()));
-  int64_t run = plan->splitN ? plan->tn / 2 : plan->tn;
+  int64_t run = plan->splitN ? plan->tn / 2 : plan->tn / plan->runsN;
   if (dimN && plan->mma)
     grouped = GroupedStores{*dimN, 2};
   else if (dimN && run % 4 == 0 &&

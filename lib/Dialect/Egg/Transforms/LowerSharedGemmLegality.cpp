@@ -268,14 +268,18 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
         splitRowMajor(loops, extents, b, /*partial=*/true, splitTf32);
     std::optional<SmallVector<int64_t>> wantInner =
         splitRowMajor(loops, blockOf, t);
-    if (!wantBlock || *wantBlock != blocks || !wantInner ||
-        *wantInner != inners)
+    // FMA thread tiles may also take rows of the block along N (rowRuns).
+    bool rowTile = !isM && !mma && wantBlock && *wantBlock == blocks &&
+                   rowRuns(blocks, inners);
+    if (!rowTile && (!wantBlock || *wantBlock != blocks || !wantInner ||
+                     *wantInner != inners))
       return emitError() << "the " << (isM ? "M" : "N") << " loops ("
                          << ArrayRef<unsigned>(loops) << ") take block tiles ["
                          << ArrayRef<int64_t>(blocks) << "] and " << level
                          << " tiles [" << ArrayRef<int64_t>(inners) << "]"
                          << ": each must cover whole inner loops and part of "
-                            "one (a contiguous row-major range)";
+                            "one (a contiguous row-major range), or FMA "
+                            "thread tiles whole rows of the block along N";
   }
   // wgmma: 64 rows of A per instruction, N a multiple of 8 up to 256.
   if (wgmma && tm % 64 != 0)

@@ -57,6 +57,9 @@ struct Plan {
   /// shared-memory reads and its stores then cover contiguous 16-byte
   /// pieces instead of every other one.
   bool splitM = false, splitN = false;
+  /// FMA tiles: a thread's TN values as `runsN` runs of TN / runsN,
+  /// `runStrideN` positions apart, one per row of the block (rowRuns).
+  int64_t runsN = 1, runStrideN = 0;
   /// FMA tiles: each K step's fragments loaded before the previous step's
   /// FMAs, across K tiles (`fragments_ahead`).
   bool fragmentsAhead = false;
@@ -257,8 +260,11 @@ private:
   void buildProducer(OpBuilder &b);
   /// The parity of fill `kt / stages` of a stage's mbarrier, plus `flip`.
   Value fillParity(OpBuilder &b, Value kt, int64_t flip);
+  /// `count` values of `x` from `base`, in vectors that also divide
+  /// `align` (the distance between a thread's runs, 0 for none).
   SmallVector<Value> loadFragment(OpBuilder &b, const Operand &x, Value stage,
-                                  Value kk, int64_t count, Value base);
+                                  Value kk, int64_t count, Value base,
+                                  int64_t align = 0);
   SmallVector<Value> compute(OpBuilder &b, Value stage, ValueRange accs);
   /// FMA tiles: a thread's TM values of A, then its TN values of B, at
   /// K offset `kk` of the tile in `stage`.

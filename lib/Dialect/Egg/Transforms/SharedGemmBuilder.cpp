@@ -164,13 +164,17 @@ std::pair<SmallVector<Value, 2>, int64_t> GemmBuilder::fmaRuns(OpBuilder &b,
                                                                bool alongM) {
   int64_t tile = alongM ? plan.tm : plan.tn;
   bool split = alongM ? plan.splitM : plan.splitN;
-  int64_t run = split ? tile / 2 : tile;
+  int64_t rows = alongM ? 1 : plan.runsN;
+  int64_t run = split ? tile / 2 : tile / rows;
   Value first =
       arith::MulIOp::create(b, loc, alongM ? ty : tx, constIndex(b, loc, run));
   SmallVector<Value, 2> starts = {first};
   if (split)
     starts.push_back(arith::AddIOp::create(
         b, loc, first, constIndex(b, loc, (alongM ? plan.bm : plan.bn) / 2)));
+  for (int64_t r = 1; r < rows; ++r)
+    starts.push_back(arith::AddIOp::create(
+        b, loc, first, constIndex(b, loc, r * plan.runStrideN)));
   return {starts, run};
 }
 

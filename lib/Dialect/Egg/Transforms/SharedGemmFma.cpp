@@ -25,10 +25,12 @@ using namespace mlir::egg::gemm;
 
 SmallVector<Value> GemmBuilder::loadFragment(OpBuilder &b, const Operand &x,
                                              Value stage, Value kk,
-                                             int64_t count, Value base) {
+                                             int64_t count, Value base,
+                                             int64_t align) {
   Type element = getElementTypeOrSelf(x.shared.getType());
   int64_t bytes = x.bytes;
-  int64_t w = commonPow2({count, x.tileMN + plan.padding}, 16 / bytes);
+  int64_t w = commonPow2(
+      {count, x.tileMN + plan.padding, align ? align : count}, 16 / bytes);
   SmallVector<Value> values;
   for (int64_t q = 0; q < count; q += w) {
     Value at = arith::AddIOp::create(b, loc, base, constIndex(b, loc, q));
@@ -54,7 +56,8 @@ SmallVector<Value> GemmBuilder::loadFmaFragments(OpBuilder &b, Value stage,
     auto [starts, run] = fmaRuns(b, alongM);
     for (Value start : starts)
       llvm::append_range(values, loadFragment(b, operands[alongM ? 0 : 1],
-                                              stage, kk, run, start));
+                                              stage, kk, run, start,
+                                              alongM ? 0 : plan.runStrideN));
   }
   return values;
 }
