@@ -325,46 +325,54 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
       }
       // Row thread tiles: where the output rows' width leaves a thread at
       // most 3 positions along a row (a row of 62 takes 2), the block
-      // takes whole rows and each thread 8 filters x a part of each of
-      // 8 / part rows (8 x 4 rows x 2 positions): the values per
-      // shared-memory read of an 8x8 tile (docs/pipeline.md, "Row thread
-      // tiles"). Only with four warps or more, in static shared memory.
+      // takes whole rows and each thread 8 filters (4 where 8 leave fewer
+      // than four warps) x a part of each of 8 / part rows (8 x 4 rows x
+      // 2 positions): the values per shared-memory read of an 8x8 tile
+      // (docs/pipeline.md, "Row thread tiles"). Only with four warps or
+      // more, in static shared memory.
       std::optional<SmallVector<int64_t>> rowThread;
-      constexpr int64_t kRowTile = 8;
-      if (rowTiles && fitted && tn < 4 && bm % kRowTile == 0 &&
-          gemm->nLoops.size() >= 2) {
+      constexpr int64_t kRowPositions = 8;
+      if (rowTiles && fitted && tn < 4 && gemm->nLoops.size() >= 2) {
         unsigned across = gemm->nLoops.back();
         unsigned down = gemm->nLoops[gemm->nLoops.size() - 2];
+        int64_t width = extents[across];
         auto position = [&](unsigned d) {
           int64_t p = 0;
           for (unsigned l = 0; l < d; ++l)
             p += !gemm->isReduction(l);
           return p;
         };
-        for (int64_t part = kRowTile / 2; part >= 2 && !rowThread; part /= 2) {
-          int64_t rows = kRowTile / part, width = extents[across];
-          int64_t threads = (width / part) * (bm / kRowTile);
-          if (width % part != 0 || rows > extents[down] ||
-              threads < kWarpSchedulersPerSM * kWarpSize ||
-              threads > kMaxThreadsPerBlock ||
-              sharedGemmBytes(bm, rows * width, bk, padding, 2, lhsType,
-                              rhsType, false,
-                              false) > kStaticSharedMemoryPerBlock)
-            continue;
-          std::optional<GemmTiles> rowTiles =
-              gemmTiles(*gemm, extents, bm, rows * width, kRowTile, 1, partial);
-          if (!rowTiles)
-            continue;
-          rowTiles->inner[position(down)] = rows;
-          rowTiles->inner[position(across)] = part;
-          bn = rows * width;
-          tm = wantTm = tn = wantTn = kRowTile;
-          blockTile = rowTiles->block;
-          rowThread = rowTiles->inner;
-          blocks = mulSat(
-              batches,
-              mulSat(rowMajorTileCount(gemm->mLoops, extents, bm, partial),
-                     rowMajorTileCount(gemm->nLoops, extents, bn, partial)));
+        for (int64_t filters : {int64_t(8), int64_t(4)}) {
+          if (rowThread)
+            break;
+          for (int64_t part = kRowPositions / 2; part >= 2 && !rowThread;
+               part /= 2) {
+            int64_t rows = kRowPositions / part;
+            int64_t threads = (width / part) * (bm / filters);
+            if (bm % filters != 0 || width % part != 0 ||
+                rows > extents[down] ||
+                llvm::divideCeil(threads, kWarpSize) < kWarpSchedulersPerSM ||
+                threads > kMaxThreadsPerBlock ||
+                sharedGemmBytes(bm, rows * width, bk, padding, 2, lhsType,
+                                rhsType, false,
+                                false) > kStaticSharedMemoryPerBlock)
+              continue;
+            std::optional<GemmTiles> tiles = gemmTiles(
+                *gemm, extents, bm, rows * width, filters, 1, partial);
+            if (!tiles)
+              continue;
+            tiles->inner[position(down)] = rows;
+            tiles->inner[position(across)] = part;
+            bn = rows * width;
+            tm = wantTm = filters;
+            tn = wantTn = kRowPositions;
+            blockTile = tiles->block;
+            rowThread = tiles->inner;
+            blocks = mulSat(
+                batches,
+                mulSat(rowMajorTileCount(gemm->mLoops, extents, bm, partial),
+                       rowMajorTileCount(gemm->nLoops, extents, bn, partial)));
+          }
         }
       }
       int64_t load = mulSat(llvm::divideCeil(blocks, target.getSmCount()),
