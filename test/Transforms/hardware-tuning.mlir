@@ -369,10 +369,11 @@ func.func @conv3d_odd_rows(%x: tensor<16x3x64x64x64xf32>, %w: tensor<64x3x3x3x3x
 
 // -----
 
-// The same rows with 16 filters: growing the tile would leave the block
-// fewer than four warps (one per scheduler), so it stays 4 x 2.
+// The same rows with 16 filters: 8 filters per thread would leave the
+// block fewer than four warps (one per scheduler), so each thread takes
+// 4 filters x 4 rows x 2 positions (124 threads: four warps).
 // CHECK-LABEL: func.func @conv3d_odd_rows_few_filters
-// CHECK: tuning = #egg.tuning<threads = [62, 4], block = [1, 16, 1, 2, 62], thread = [1, 4, 1, 1, 2]
+// CHECK: tuning = #egg.tuning<threads = [31, 4], block = [1, 16, 1, 4, 62], thread = [1, 4, 1, 4, 2]
 func.func @conv3d_odd_rows_few_filters(%x: tensor<16x3x64x64x64xf32>, %w: tensor<16x3x3x3x3xf32>) -> tensor<16x16x62x62x62xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x16x62x62x62xf32>
