@@ -312,13 +312,19 @@ def tune(path, source, module, model, inputs, opts, row, work):
     start = time.perf_counter()
     tuned = work / "tune"
     try:
-        subprocess.run([find_tool("egg-tune"), str(source), "-o", str(tuned),
-                        f"--max-candidates={opts.tune}", "--quiet", f"--chip={opts.chip}"],
-                       capture_output=True, text=True, timeout=opts.tool_timeout_s * 4)
+        run = subprocess.run([find_tool("egg-tune"), str(source), "-o", str(tuned),
+                              f"--max-candidates={opts.tune}", "--quiet", f"--chip={opts.chip}"],
+                             capture_output=True, text=True, timeout=opts.tool_timeout_s * 4)
     except subprocess.TimeoutExpired:
         row["tune_error"] = "egg-tune ran out of time"
         return
     row["tune_s"] = time.perf_counter() - start
+    # egg-tune's warnings (a check it had to change) and errors, kept in
+    # the row: its records stay in the run's work folder.
+    notes = [line for line in run.stderr.splitlines()
+             if "warning" in line or "error" in line]
+    if run.returncode != 0 or notes:
+        row["tune_log"] = "\n".join(notes or run.stderr.splitlines()[-5:])[-1500:]
     decisions = tuned / f"{source.stem}.decisions.json"
     if not decisions.is_file():
         row["tune_error"] = "egg-tune gave no decisions"
