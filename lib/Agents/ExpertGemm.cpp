@@ -289,10 +289,13 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
       if (!blockTile ||
           (partial && !fitted && extentM % bm == 0 && extentN % bn == 0))
         continue;
-      int64_t blocks =
-          mulSat(batches,
-                 mulSat(rowMajorTileCount(gemm->mLoops, extents, bm, partial),
-                        rowMajorTileCount(gemm->nLoops, extents, bn, partial)));
+      auto blockCount = [&]() {
+        return mulSat(
+            batches,
+            mulSat(rowMajorTileCount(gemm->mLoops, extents, bm, partial),
+                   rowMajorTileCount(gemm->nLoops, extents, bn, partial)));
+      };
+      int64_t blocks = blockCount();
       // Larger tiles first; a smaller one only for more blocks while the
       // larger leaves SMs idle. FMA tiles (f32) of 64x64 and more: a
       // smaller one only where it lowers the busiest SM's work (its share
@@ -368,10 +371,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
             tn = wantTn = kRowPositions;
             blockTile = tiles->block;
             rowThread = tiles->inner;
-            blocks = mulSat(
-                batches,
-                mulSat(rowMajorTileCount(gemm->mLoops, extents, bm, partial),
-                       rowMajorTileCount(gemm->nLoops, extents, bn, partial)));
+            blocks = blockCount();
           }
         }
       }

@@ -286,13 +286,15 @@ class PhaseWindow:
     """How one dim of a strided transposed convolution splits into phases:
     output q*s + r for r in the window [start_window, start_window + s);
     the phases computed are start + step*j for j < count; tap k is phase
-    phase_of[k] and reads input q + offsets[k]."""
+    phase_of[k] and reads input q + offsets[k]; `blocks` blocks of s
+    outputs from the window's start cover every output (phase_blocks)."""
     start_window: int
     start: int
     step: int
     count: int
     phase_of: list
     offsets: list
+    blocks: int
 
 
 def phase_window(stride, shifts, outputs):
@@ -316,7 +318,8 @@ def phase_window(stride, shifts, outputs):
         cost = count * (max(offsets) - min(offsets) + 1) * blocks
         if best is None or cost < best[0]:
             best = (cost, PhaseWindow(w, present[0], step, count,
-                                      [(r - present[0]) // step for r in phase], offsets))
+                                      [(r - present[0]) // step for r in phase], offsets,
+                                      blocks))
     return best[1]
 
 
@@ -1711,9 +1714,7 @@ class Importer:
         for i in range(spatial):
             s, p, d, k_n = stride[i], padding[i], dilation[i], kernel[i]
             win = phase_window(s, [k * d - p for k in range(k_n)], out_shape[2 + i])
-            lo, hi = min(win.offsets), max(win.offsets)
-            # Whole blocks of s outputs from the window's start.
-            q_n = phase_blocks(-(-(out_shape[2 + i] - win.start_window) // s))
+            lo, hi, q_n = min(win.offsets), max(win.offsets), win.blocks
             if lo > 0:
                 raise refuse(node, "transposed convolution whose padding crops its input")
             windows.append(win)
