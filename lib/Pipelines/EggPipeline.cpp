@@ -149,6 +149,7 @@ void mlir::egg::buildEggPipeline(OpPassManager &pm,
   attach.allowTf32 = options.allowTf32;
   attach.splitK = options.splitK;
   pm.addPass(createEggAttachTarget(attach));
+  pm.addNestedPass<func::FuncOp>(createEggCollapseReducedLoops());
   pm.addNestedPass<func::FuncOp>(createEggFormKernels());
   EggAlgorithmStructureOptions stage1;
   stage1.agentName = options.agent;

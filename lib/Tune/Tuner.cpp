@@ -77,6 +77,7 @@ LogicalResult Tuner::analyze() {
   attach.chip = opt.chip;
   attach.splitK = opt.splitK;
   pm.addPass(createEggAttachTarget(attach));
+  pm.addNestedPass<func::FuncOp>(createEggCollapseReducedLoops());
   pm.addNestedPass<func::FuncOp>(createEggFormKernels());
   if (failed(pm.run(*module)))
     return failure();

@@ -49,6 +49,24 @@ def EggFormKernels : Pass<"egg-form-kernels", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::egg::EggDialect"];
 }
 
+def EggCollapseReducedLoops : Pass<"egg-collapse-reduced-loops", "::mlir::func::FuncOp"> {
+  let summary = "Merge a reduction's trailing reduced loops into one row";
+  let description = [{
+    A reduction over several trailing dimensions that every operand lays
+    out contiguously (a mean over C, D, H and W of an NCDHW tensor) becomes
+    a reduction over one loop of their product, so that the row the agents
+    see, and the lanes that share it, span the whole reduced extent rather
+    than its innermost dimension (30 of 475200).
+
+    Only reductions whose reduced input has no other reader are merged, so
+    kernels that read the same row more than once (norms) keep one shape;
+    a single-use elementwise producer of that input is merged alike, so it
+    still fuses into the reduction's kernel. Contractions are left alone.
+    Run before `egg-form-kernels`.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def EggInlineKernels : Pass<"egg-inline-kernels", "::mlir::func::FuncOp"> {
   let summary = "Dissolve egg.kernel ops back into their function";
   let description = [{
