@@ -527,9 +527,8 @@ public:
       for (Type t : op.getResultTypes())
         if (auto shaped = dyn_cast<RankedTensorType>(t);
             shaped && shaped.hasStaticShape() &&
-            llvm::any_of(shaped.getShape(), [&](int64_t d) {
-              return d > maxElements;
-            }))
+            llvm::any_of(shaped.getShape(),
+                         [&](int64_t d) { return d > maxElements; }))
           return error("tensor too large for the float64 reference " +
                        where(&op));
       if (auto c = dyn_cast<arith::ConstantOp>(op))
@@ -752,16 +751,24 @@ private:
     return llvm::Error::success();
   }
 
-  /// An inclusive scan along the innermost dimension, in order.
+  /// A scan along the innermost dimension: from the first element (from
+  /// the last with `reverse`), each element included or (`exclusive`) not.
   llvm::Error executeScan(egg::ScanOp scan) {
-    auto t = std::make_shared<RefTensor>(*tensors[scan.getInput()]);
+    const RefTensor &in = *tensors[scan.getInput()];
+    auto t = std::make_shared<RefTensor>(in);
     int64_t n = t->shape.empty() ? 0 : t->shape.back();
     bool product = scan.getKind() == egg::ScanKind::mul;
-    for (size_t row = 0; n > 0 && row < t->data.size(); row += n)
-      for (int64_t i = 1; i < n; ++i) {
-        double &x = t->data[row + i];
-        x = product ? t->data[row + i - 1] * x : t->data[row + i - 1] + x;
+    bool reverse = scan.getReverse(), exclusive = scan.getExclusive();
+    for (size_t row = 0; n > 0 && row < t->data.size(); row += n) {
+      double carry = product ? 1.0 : 0.0;
+      for (int64_t k = 0; k < n; ++k) {
+        size_t at = row + (reverse ? n - 1 - k : k);
+        double x = in.data[at];
+        double with = product ? carry * x : carry + x;
+        t->data[at] = exclusive ? carry : with;
+        carry = with;
       }
+    }
     tensors[scan.getResult()[0]] = t;
     return llvm::Error::success();
   }
@@ -1186,10 +1193,10 @@ private:
       // as in x @ W^T) waits on each add; four outputs of the next loop out
       // at a time give four independent sums, each still in its own order.
       unsigned middle = order.size() >= 3 ? order[order.size() - 2] : 0;
-      bool fourOutputs =
-          mac && innerStride[mac->out] == 0 && order.size() >= 3 &&
-          iterators[middle] == utils::IteratorType::parallel &&
-          operands[mac->out].access.strides[middle] != 0;
+      bool fourOutputs = mac && innerStride[mac->out] == 0 &&
+                         order.size() >= 3 &&
+                         iterators[middle] == utils::IteratorType::parallel &&
+                         operands[mac->out].access.strides[middle] != 0;
       // Runs the innermost loop from the current offsets; returns how many
       // points of the middle loop it covered (four outputs at once, or one).
       auto runInner = [&]() -> int64_t {

@@ -1334,41 +1334,48 @@ class Importer:
             r = Value(r.name, r.phys_shape, shape, r.dtype, list(kept))
         return r
 
-    def scan(self, node, v, dim, kind):
+    def scan(self, node, v, dim, kind, reverse=False, exclusive=False):
         """cumsum / cumprod along `dim`, on rows laid out with `dim` innermost
-        (scan_rows); the result is read back through the permuted view."""
+        (scan_rows); the result is read back through the permuted view.
+        `reverse`: from the last element; `exclusive`: each element left
+        out of its own result (scan_forms)."""
         rank = len(v.shape)
         dim = dim % rank
         order = [d for d in range(rank) if d != dim] + [dim]
         u = self.relayout(v, order)
         rows = self.reshape(node, self.plain(u.name, u.phys_shape, u.dtype),
                             (math.prod(u.phys_shape[:-1]), u.phys_shape[-1]))
-        y = self.reshape(node, self.scan_rows(node, rows, kind), u.phys_shape)
+        y = self.reshape(node, self.scan_rows(node, rows, kind, reverse, exclusive),
+                         u.phys_shape)
         return Value(y.name, u.phys_shape, v.shape, v.dtype, list(order))
 
-    def scan_rows(self, node, x, kind):
-        """Inclusive scan of each row of the plain [R, N] tensor x: an
-        elementwise generic for short rows, else egg.scan."""
+    def scan_rows(self, node, x, kind, reverse=False, exclusive=False):
+        """Scan of each row of the plain [R, N] tensor x: an elementwise
+        generic for short rows, else egg.scan."""
         r, n = x.shape
         if n <= SCAN_CHUNK:
-            return self.short_scan(x, kind)
+            return self.short_scan(x, kind, reverse, exclusive)
         x = self.materialize(x)
         init, name = self.e.empty((r, n), x.dtype), self.e.fresh("s")
         ty = tensor_type((r, n), x.dtype)
-        self.e.emit(f"{name} = egg.scan {SCAN_OPS[kind][2]} {x.name} into {init} "
+        flags = (" reverse" if reverse else "") + (" exclusive" if exclusive else "")
+        self.e.emit(f"{name} = egg.scan {SCAN_OPS[kind][2]}{flags} {x.name} into {init} "
                     f": {ty}, {ty} -> {ty}")
         return self.plain(name, (r, n), x.dtype)
 
-    def short_scan(self, x, kind):
+    def short_scan(self, x, kind, reverse=False, exclusive=False):
         """Scan of rows of at most SCAN_CHUNK elements as an elementwise
         generic: element k of the row is an operand of its own (map
-        (d0, d1) -> (d0, k)), kept where k is before (or at) the element. No
+        (d0, d1) -> (d0, k)), kept where k is before (or at) the element
+        (after it with `reverse`; `exclusive` leaves the element out). No
         reduction, so the consumer a short scan feeds (a segment sum reading
         rows whole) can share its kernel."""
         r, n = x.shape
         x = self.materialize(x)
         dt, fresh = x.dtype, self.e.fresh
         op, identity, _ = SCAN_OPS[kind]
+        keeps = {(False, False): "ule", (False, True): "ult",
+                 (True, False): "uge", (True, True): "ugt"}[(reverse, exclusive)]
         maps = [f"affine_map<(d0, d1) -> (d0, {k})>" for k in range(n)]
         maps.append("affine_map<(d0, d1) -> (d0, d1)>")
         init, name, ty = self.e.empty((r, n), dt), fresh("g"), tensor_type((r, n), dt)
@@ -1384,7 +1391,7 @@ class Importer:
         for k in range(n):
             at, keep, term, nxt = fresh("i"), fresh("t"), fresh("t"), fresh("t")
             lines += [f"{at} = arith.constant {k} : index",
-                      f"{keep} = arith.cmpi ule, {at}, {i} : index",
+                      f"{keep} = arith.cmpi {keeps}, {at}, {i} : index",
                       f"{term} = arith.select {keep}, %b{k}, {unit} : {dt}",
                       f"{nxt} = arith.{op} {cur}, {term} : {dt}"]
             cur = nxt
@@ -2469,9 +2476,17 @@ class Importer:
             if str(node.meta["val"].dtype) in INTEGER_DTYPES:
                 self.integer_inputs.add(node.name)
         results = None
+        forms, folded_away = scan_forms(graph)
         for node in graph.nodes:
             if node.op == "placeholder" or (needed is not None and node.op != "output"
                                             and node.name not in needed):
+                continue
+            if node.name in folded_away:
+                continue
+            if node.name in forms:
+                source, dim, kind, reverse, exclusive = forms[node.name]
+                self.values[node.name] = self.scan(node, self.arg(source), dim, kind,
+                                                   reverse=reverse, exclusive=exclusive)
                 continue
             if node.name in self.folded:
                 # Integers and booleans come in as float32 (booleans as a
@@ -2549,6 +2564,82 @@ def check_node(node):
 # thousands of nodes (minutes for a 6-layer LSTM over 512 steps). Their
 # packed-sequence overloads (.data) are refused before it, for the same reason.
 UNROLLED_BEFORE_IMPORT = ("lstm", "gru", "rnn_tanh", "rnn_relu")
+
+
+def scan_forms(graph):
+    """Scans written around cumsum/cumprod that one egg.scan computes in a
+    single pass: flip(cumsum(flip(x, [d]), d), [d]) (reverse) and
+    cat([identity of extent 1 along d, cumsum(x[..., :n-1], d)], d)
+    (exclusive). Returns ({outer node: (x, d, kind, reverse, exclusive)},
+    names of the nodes only they read, which need no translation)."""
+    import torch
+    aten = torch.ops.aten
+    scans = {aten.cumsum.default: "sum", aten.cumprod.default: "prod"}
+
+    def rank(n):
+        return len(getattr(n.meta.get("val"), "shape", ()))
+
+    def only_user(n, user):
+        return isinstance(n, torch.fx.Node) and n.op == "call_function" and \
+            list(n.users) == [user]
+
+    def scan_of(n, user):
+        """(input, dim, kind) of a cumsum/cumprod node read only by user."""
+        if not only_user(n, user) or n.target not in scans or n.kwargs.get("dtype"):
+            return None
+        return n.args[0], n.args[1] % rank(n), scans[n.target]
+
+    def is_identity_fill(n, kind, user):
+        value = n.args[1] if len(n.args) > 1 else None
+        return only_user(n, user) and n.target in (aten.full_like.default, aten.full.default) \
+            and value == SCAN_OPS[kind][1]
+
+    forms, inner = {}, {}
+    for node in graph.nodes:
+        if node.op != "call_function":
+            continue
+        if node.target == aten.flip.default and len(node.args[1]) == 1:
+            found = scan_of(node.args[0], node)
+            if found:
+                flip, dim, kind = found
+                if only_user(flip, node.args[0]) and flip.target == aten.flip.default and \
+                        [d % rank(flip) for d in flip.args[1]] == [dim] and \
+                        node.args[1][0] % rank(node) == dim:
+                    forms[node.name] = (flip.args[0], dim, kind, True, False)
+                    inner[node.name] = [node.args[0], flip]
+        elif node.target == aten.cat.default and len(node.args[0]) == 2:
+            dim = (node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)) % rank(node)
+            fill, part = node.args[0]
+            found = scan_of(part, node)
+            if not found or found[1] != dim:
+                continue
+            sliced, _, kind = found
+            if not (only_user(sliced, part) and sliced.target == aten.slice.Tensor):
+                continue
+            x = sliced.args[0]
+            args = list(sliced.args) + [None] * (5 - len(sliced.args))
+            n = x.meta["val"].shape[dim]
+            end = args[3] + n if isinstance(args[3], int) and args[3] < 0 else args[3]
+            if args[1] % rank(x) == dim and args[2] in (0, None) and end == n - 1 and \
+                    args[4] in (1, None) and is_identity_fill(fill, kind, node) and \
+                    fill.meta["val"].shape[dim] == 1:
+                forms[node.name] = (x, dim, kind, False, True)
+                inner[node.name] = [part, sliced, fill]
+    # The inner nodes, and what only they read (the fill's view of x),
+    # never the scanned input itself.
+    away = set()
+    for outer, nodes in inner.items():
+        keep = forms[outer][0].name
+        work = list(nodes)
+        while work:
+            n = work.pop()
+            if not isinstance(n, torch.fx.Node) or n.op != "call_function" or \
+                    n.name == keep or n.name in away:
+                continue
+            if all(u.name in away or u.name == outer for u in n.users):
+                away.add(n.name)
+                work.extend(n.all_input_nodes)
+    return forms, away
 
 
 def refuse_before_decomposing(graph):

@@ -117,6 +117,18 @@ CASES = {
     "cumsum_reversed": (Fn(lambda x: torch.cumsum(x.flip(1), 1).flip(1)), [(3, 77)]),
     "cumsum_exclusive": (Fn(lambda x: torch.cat((torch.zeros_like(x[:, :1]),
                                                  torch.cumsum(x[:, :-1], 1)), 1)), [(3, 50)]),
+    "cumsum_reversed_short_rows": (Fn(lambda x: torch.cumsum(x.flip(1), 1).flip(1)), [(4, 20)]),
+    "cumprod_reversed_outer_dim": (Fn(lambda x: torch.cumprod(x.flip(0), 0).flip(0)),
+                                   [("positive", 40, 3)]),
+    "cumsum_exclusive_short_rows": (Fn(lambda x: torch.cat((torch.zeros_like(x[:, :1]),
+                                                            torch.cumsum(x[:, :-1], 1)), 1)),
+                                    [(4, 20)]),
+    "cumprod_exclusive_outer_dim": (Fn(lambda x: torch.cat((torch.ones_like(x[:1]),
+                                                            torch.cumprod(x[:-1], 0)), 0)),
+                                    [("positive", 40, 3)]),
+    # Reads of the flipped input beside the scan keep the flips as copies.
+    "cumsum_reversed_flip_reused": (Fn(lambda x: torch.cumsum(x.flip(1), 1).flip(1) + x.flip(1)),
+                                    [(3, 40)]),
     "cumsum_masked": (Fn(lambda x, m: torch.cumsum(x * m, 1)), [(3, 40), ("mask", 3, 40)]),
     "where_boolean_input": (Fn(lambda x, m: torch.where(m, x, -x)), [(3, 40), ("mask", 3, 40)]),
     # any / all of a comparison (the float64 reference once took `true`
@@ -202,6 +214,19 @@ def test_family_imports_compiles_and_matches(name, tmp_path):
     source = tmp_path / "f.mlir"
     source.write_text(imported.mlir)
     compile_mlir(source, tmp_path / "out")
+
+
+@pytest.mark.parametrize("fn,form", [
+    (lambda x: torch.cumsum(x.flip(1), 1).flip(1), "egg.scan add reverse %"),
+    (lambda x: torch.cat((torch.zeros_like(x[:, :1]), torch.cumsum(x[:, :-1], 1)), 1),
+     "egg.scan add exclusive %"),
+])
+def test_reverse_and_exclusive_scans_are_one_pass(fn, form):
+    """A flip around a cumsum, or a cumsum of all but the last element
+    after a zero, is one egg.scan of the input: no flipped or sliced copy."""
+    text = import_module(Fn(fn), [torch.randn(8, 300)]).mlir
+    assert text.count("egg.scan") == 1 and form in text
+    assert "linalg.generic" not in text and "tensor.pad" not in text
 
 
 def test_zero_dim_results_keep_pytorchs_shape():

@@ -75,6 +75,10 @@ func.func @scans(%x: tensor<8x100xf32>, %b: memref<4x64xbf16>,
   %s = egg.scan add %x into %e : tensor<8x100xf32>, tensor<8x100xf32> -> tensor<8x100xf32>
   // CHECK: egg.scan mul %{{.*}} into %{{.*}} : memref<4x64xbf16>, memref<4x64xbf16>
   egg.scan mul %b into %o : memref<4x64xbf16>, memref<4x64xbf16>
+  // CHECK: egg.scan add reverse exclusive %{{.*}} into %{{.*}} : memref<4x64xbf16>, memref<4x64xbf16>
+  egg.scan add reverse exclusive %b into %o : memref<4x64xbf16>, memref<4x64xbf16>
+  // CHECK: egg.scan mul exclusive %{{.*}} into %{{.*}} : memref<4x64xbf16>, memref<4x64xbf16>
+  egg.scan mul exclusive %b into %o : memref<4x64xbf16>, memref<4x64xbf16>
   return %s : tensor<8x100xf32>
 }
 

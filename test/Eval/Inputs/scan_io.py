@@ -15,8 +15,8 @@ if mode == "write":
     values = [float(v) for row in rows for v in row]
     (folder / "arg0.f64").write_bytes(struct.pack("<12d", *values))
     sys.exit(0)
-for result in ("result0.f64", "result1.f64"):
-    raw = (folder / result).read_bytes()
+for result in sorted(folder.glob("result*.f64")):
+    raw = result.read_bytes()
     got = struct.unpack(f"<{len(raw) // 8}d", raw)
     for r in range(0, len(got), 4):
         print(" ".join(f"{v:g}" for v in got[r:r + 4]))

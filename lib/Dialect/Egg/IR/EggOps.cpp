@@ -313,7 +313,7 @@ ScanOp::getTiledImplementation(OpBuilder &b, ArrayRef<OpFoldResult> offsets,
   if (isa<TensorType>(type))
     results.push_back(init.getType());
   auto tiled = ScanOp::create(b, loc, results, inputSlice->getResult(0), init,
-                              getKind());
+                              getKind(), getReverse(), getExclusive());
   return TilingResult{{tiled},
                       SmallVector<Value>(tiled->getResults()),
                       {inputSlice, initSlice}};

@@ -38,7 +38,7 @@ struct ScanOpInterface
       return failure();
     rewriter.setInsertionPoint(op);
     ScanOp::create(rewriter, op->getLoc(), TypeRange(), *input, *init,
-                   scan.getKind());
+                   scan.getKind(), scan.getReverse(), scan.getExclusive());
     replaceOpWithBufferizedValues(rewriter, op, *init);
     return success();
   }

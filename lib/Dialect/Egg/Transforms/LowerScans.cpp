@@ -13,6 +13,11 @@
 //     each lane adds the carry and the lanes before it to its elements and
 //     stores them; the carry takes the step's total (lane 31's).
 //
+// `reverse` walks the row from its end: logical element j is physical
+// element n-1-j, so a lane's vector is read at n - (l+1)*V and taken from
+// its last element down. `exclusive` stores before each element is added
+// (a lane's first element gets what the lanes before it carry).
+//
 // 16-bit rows are combined in f32 and rounded once per element.
 //
 //===----------------------------------------------------------------------===//
@@ -89,6 +94,9 @@ static LogicalResult lowerScan(ScanOp scan, int64_t v) {
   auto vectorType = VectorType::get({v}, element);
   int64_t alignment = v * element.getWidth() / 8;
   Value accIdentity = identityOf(b, loc, kind, acc);
+  bool reverse = scan.getReverse(), exclusive = scan.getExclusive();
+  // Element i of a lane's logical run sits at position slot(i) of its vector.
+  auto slot = [&](int64_t i) { return reverse ? v - 1 - i : i; };
 
   scf::ForOp::create(
       b, loc, cst(0), cst(steps), cst(1), ValueRange{accIdentity},
@@ -97,7 +105,10 @@ static LogicalResult lowerScan(ScanOp scan, int64_t v) {
         Value base = arith::AddIOp::create(
             lb, loc, arith::MulIOp::create(lb, loc, k, cst(step)), laneStart);
         SmallVector<Value> at = indices;
-        at.push_back(base);
+        at.push_back(
+            reverse
+                ? arith::SubIOp::create(lb, loc, cst(n - v), base).getResult()
+                : base);
         // A row whose length is not a whole number of steps: lanes past
         // its end read the identity and store nothing (V divides the row).
         Value inside;
@@ -131,8 +142,8 @@ static LogicalResult lowerScan(ScanOp scan, int64_t v) {
         // The lane's elements, scanned in registers.
         SmallVector<Value> sums;
         for (int64_t i = 0; i < v; ++i) {
-          Value x = widen(
-              lb, vector::ExtractOp::create(lb, loc, loaded, ArrayRef{i}));
+          Value x = widen(lb, vector::ExtractOp::create(lb, loc, loaded,
+                                                        ArrayRef{slot(i)}));
           sums.push_back(i ? combine(lb, loc, kind, sums.back(), x) : x);
         }
         // The lanes' totals, scanned across the warp: after the round of
@@ -160,13 +171,15 @@ static LogicalResult lowerScan(ScanOp scan, int64_t v) {
             arith::ConstantIntOp::create(lb, loc, lb.getI32Type(), kLanes - 1);
         auto stepTotal = gpu::ShuffleOp::create(lb, loc, total, last, width,
                                                 gpu::ShuffleMode::IDX);
-        SmallVector<Value> results;
-        for (Value s : sums) {
-          Value r = combine(lb, loc, kind, prefix, s);
-          results.push_back(
+        SmallVector<Value> results(v);
+        for (int64_t i = 0; i < v; ++i) {
+          Value r = !exclusive ? combine(lb, loc, kind, prefix, sums[i])
+                    : i == 0   ? prefix
+                               : combine(lb, loc, kind, prefix, sums[i - 1]);
+          results[slot(i)] =
               acc == element
                   ? r
-                  : arith::TruncFOp::create(lb, loc, element, r).getResult());
+                  : arith::TruncFOp::create(lb, loc, element, r).getResult();
         }
         Value out =
             vector::FromElementsOp::create(lb, loc, vectorType, results);

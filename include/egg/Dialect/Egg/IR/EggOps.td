@@ -133,12 +133,16 @@ def Egg_ScanOp : Egg_Op<"scan", [
     DeclareOpInterfaceMethods<TilingInterface, [
         "getIterationDomain", "getLoopIteratorTypes",
         "getTiledImplementation", "getResultTilePosition"]>]> {
-  let summary = "an inclusive scan along the innermost dimension";
+  let summary = "a scan along the innermost dimension";
   let description = [{
     Element `[..., i]` of the result combines `input[..., 0]` to
     `input[..., i]` with `kind` (`add`: a cumulative sum, `mul`: a
     cumulative product), in order along the innermost dimension; every
-    other dimension is parallel. Linalg has no scan, so front ends put
+    other dimension is parallel. With `reverse` it combines `input[..., i]`
+    to `input[..., n-1]`, walking from the end (`flip(cumsum(flip(x)))`);
+    with `exclusive` it leaves out element `i` itself (the identity at the
+    first element: `cat(0, cumsum(x[:-1]))`). Either way each element is
+    read and written once. Linalg has no scan, so front ends put
     the scanned dimension innermost (a transpose where it was not) and use
     this op. Like a linalg op it has tensor semantics (`init` gives the
     result's shape and is overwritten) or buffer semantics (no result).
@@ -154,10 +158,13 @@ def Egg_ScanOp : Egg_Op<"scan", [
   }];
   let arguments = (ins TensorOrMemRef<[AnyFloat]>:$input,
                        TensorOrMemRef<[AnyFloat]>:$init,
-                       Egg_ScanKind:$kind);
+                       Egg_ScanKind:$kind,
+                       UnitAttr:$reverse,
+                       UnitAttr:$exclusive);
   let results = (outs Variadic<AnyRankedTensor>:$result);
   let assemblyFormat = [{
-    $kind $input `into` $init attr-dict `:` type($input) `,` type($init)
+    $kind (`reverse` $reverse^)? (`exclusive` $exclusive^)? $input `into`
+    $init attr-dict `:` type($input) `,` type($init)
     (`->` type($result)^)?
   }];
   let hasVerifier = 1;
