@@ -17,7 +17,8 @@ nn = torch.nn
 from egg.bench import cli, driver, report  # noqa: E402
 from egg.bench.check import compare, tolerance  # noqa: E402
 from egg.bench.store import CompileCache, Results  # noqa: E402
-from egg.bench.worker import Options, f32_conditioning, import_and_compile  # noqa: E402
+from egg.bench.worker import (Options, changed_decisions, f32_conditioning,  # noqa: E402
+                              import_and_compile)
 from egg.kernelbench import exec_problem  # noqa: E402
 
 RELU = """
@@ -197,3 +198,18 @@ def test_compile_error_reason_is_the_first_error_line():
     assert first_error(diagnostics) == ("x.mlir:9:9: error: a kernel needs a "
                                         "per-thread buffer")
     assert first_error("egg-opt crashed") == "egg-opt crashed"
+
+
+def test_tuned_decisions_keep_only_the_kernels_the_tuner_changed(tmp_path):
+    def write(name, kernels):
+        path = tmp_path / name
+        path.write_text(json.dumps({"kernels": [
+            {"name": n, "structure": s, "tuning": t} for n, s, t in kernels]}))
+        return path
+    expert = write("expert.json", [("k0", "#egg.structure<conv_implicit_gemm>", "#egg.tuning<a>"),
+                                   ("k1", "#egg.structure<elementwise_flat>", "#egg.tuning<b>")])
+    tuned = write("tuned.json", [("k0", "#egg.structure<conv_direct>", "#egg.tuning<c>"),
+                                 ("k1", "#egg.structure<elementwise_flat>", "#egg.tuning<b>")])
+    assert changed_decisions(expert, tuned) == {
+        "k0": "#egg.structure<conv_direct> #egg.tuning<c>"}
+    assert changed_decisions(tmp_path / "missing.json", tuned)["k1"].endswith("<b>")

@@ -329,6 +329,8 @@ def tune(path, source, module, model, inputs, opts, row, work):
     if not decisions.is_file():
         row["tune_error"] = "egg-tune gave no decisions"
         return
+    row["tuned_decisions"] = changed_decisions(work / f"{source.stem}.decisions.json",
+                                               decisions)
     manifest, _ = compile_mlir(source, work / "tuned", chip=opts.chip, agent="replay",
                                decisions=decisions, timeout=opts.tool_timeout_s)
     imported = import_module(model, inputs, name="forward")
@@ -339,6 +341,21 @@ def tune(path, source, module, model, inputs, opts, row, work):
             row["tuned_ms"] = time_it(compiled, inputs, opts)
     else:
         row["tune_error"] = f"egg-tune's winner is wrong: {verdict.get('reason')}"
+
+
+def changed_decisions(expert, tuned):
+    """The kernels whose structure or tuning egg-tune's winner changed from
+    the expert's, as {kernel: "structure tuning"}: what a rule could learn
+    from the run (the rest of the records stay in the work folder)."""
+    def kernels(path):
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, ValueError):
+            return {}
+        return {k.get("name"): f"{k.get('structure')} {k.get('tuning')}"
+                for k in data.get("kernels", [])}
+    before, after = kernels(expert), kernels(tuned)
+    return {name: choice for name, choice in after.items() if before.get(name) != choice}
 
 
 # Relative L2 error against float64 that a correct f32 kernel stays under;
