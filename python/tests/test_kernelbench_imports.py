@@ -25,11 +25,7 @@ PROBLEMS = sorted(ROOT.glob("level*/*.py"))
 
 # Imports that are right but that egg-opt does not compile yet (#49), with
 # egg-opt's reason.
-KNOWN_COMPILE_ERRORS = {
-    "65_Conv2d_AvgPool_Sigmoid_Sum": "at the test's small sizes the sum's kernel (16 rows "
-    "of 144 per warp) cannot share rows among lanes, and every lane would add into the "
-    "same elements: egg-distribute-rows refuses it (it compiles at the official size)",
-}
+KNOWN_COMPILE_ERRORS = {}
 # Imports whose float64 result differs from PyTorch's beyond the tolerance:
 # open bugs, or problems too ill-conditioned at the test's small sizes for
 # float64 rounding, kept visible here.
