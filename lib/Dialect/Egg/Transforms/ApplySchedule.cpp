@@ -243,8 +243,15 @@ static bool padAsBorderedView(RewriterBase &rewriter, tensor::PadOp pad,
 static LogicalResult prepareBody(func::FuncOp func) {
   RewritePatternSet patterns(func.getContext());
   linalg::populateLinalgNamedOpsGeneralizationPatterns(patterns);
-  linalg::populateElementwiseOpsFusionPatterns(
-      patterns, [](OpOperand *) { return true; });
+  // A map whose value is also a result of the kernel stays whole: fused
+  // into its consumer it would be computed twice, once in a loop nest of
+  // its own that feeds nothing (tile-and-fuse yields it from the root's
+  // loops instead).
+  linalg::populateElementwiseOpsFusionPatterns(patterns, [](OpOperand *use) {
+    return llvm::none_of(use->get().getUsers(), [](Operation *user) {
+      return isa<func::ReturnOp>(user);
+    });
+  });
   return applyPatternsGreedily(func, std::move(patterns));
 }
 
