@@ -10,10 +10,10 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
     a = #egg.structure<elementwise_flat>,
     // CHECK-SAME: b = #egg.structure<gemm_split_k, split_k = 4>
     b = #egg.structure<gemm_split_k, split_k = 4>,
-    // CHECK-SAME: c = #egg.structure<softmax_online>
-    c = #egg.structure<softmax_online>,
-    // CHECK-SAME: d = #egg.structure<norm_welford>
-    d = #egg.structure<norm_welford>,
+    // CHECK-SAME: c = #egg.structure<softmax_three_pass>
+    c = #egg.structure<softmax_three_pass>,
+    // CHECK-SAME: d = #egg.structure<norm_two_pass>
+    d = #egg.structure<norm_two_pass>,
     // CHECK-SAME: e = #egg.structure<conv_implicit_gemm>
     e = #egg.structure<conv_implicit_gemm>,
     // The default split_k = 1 is elided.

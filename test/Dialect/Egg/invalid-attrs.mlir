@@ -32,8 +32,15 @@ func.func @f() attributes {x = #egg.structure<gemm_split_k>}
 
 // -----
 
-// expected-error @+1 {{split_k only applies to gemm_split_k and reduce_two_stage, not softmax_online}}
-func.func @f() attributes {x = #egg.structure<softmax_online, split_k = 2>}
+// expected-error @+1 {{split_k only applies to gemm_split_k and reduce_two_stage, not softmax_three_pass}}
+func.func @f() attributes {x = #egg.structure<softmax_three_pass, split_k = 2>}
+
+// -----
+
+// Structures the compiler cannot build are not in the dialect.
+// expected-error @+2 {{expected ::mlir::egg::Formulation to be one of}}
+// expected-error @+1 {{failed to parse Egg_StructureAttr parameter 'formulation'}}
+func.func @f() attributes {x = #egg.structure<softmax_online>}
 
 // -----
 

@@ -27,10 +27,7 @@ def Egg_Formulation : I32EnumAttr<"Formulation",
   I32EnumAttrCase<"reduce_row_per_warp", 4>,
   I32EnumAttrCase<"reduce_two_stage", 5>,
   I32EnumAttrCase<"softmax_three_pass", 6>,
-  I32EnumAttrCase<"softmax_online", 7>,
-  I32EnumAttrCase<"softmax_single_pass", 8>,
   I32EnumAttrCase<"norm_two_pass", 9>,
-  I32EnumAttrCase<"norm_welford", 10>,
   I32EnumAttrCase<"conv_direct", 11>,
   I32EnumAttrCase<"conv_implicit_gemm", 12>,
   I32EnumAttrCase<"reduce_serial", 13>,
@@ -136,7 +133,7 @@ def Egg_StructureAttr : Egg_Attr<"Structure", "structure"> {
     ```mlir
     #egg.structure<gemm_split_k, split_k = 4>
     #egg.structure<reduce_two_stage, split_k = 8>
-    #egg.structure<softmax_online>
+    #egg.structure<conv_direct>
     ```
   }];
   let parameters = (ins
