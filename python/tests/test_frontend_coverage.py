@@ -184,6 +184,8 @@ CASES = {
     "adaptive_avg_pool1d": (torch.nn.AdaptiveAvgPool1d(1), [(2, 6, 9)]),
     "causal_mask_of_constants": (CausalDecay(), [(2, 3, 7)]),
     "embedding": (torch.nn.Embedding(11, 6), [("index", 11, 3, 5)]),
+    "index_of_a_computed_tensor": (Fn(lambda x, i: (x * 2)[:, i] + 1),
+                                   [(4, 9), ("index", 9, 3)]),
     "index_with_a_tensor": (Fn(lambda x, i: x[:, i] + 1), [(4, 9, 2), ("index", 9, 2, 3)]),
     "constant_pad": (Fn(lambda x: F.pad(x, (1, 2, 0, 3), value=0.5) * 2), [(2, 4, 5)]),
 }

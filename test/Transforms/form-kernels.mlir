@@ -442,3 +442,40 @@ func.func @recurrence_results(%x: tensor<3x2x4xf32>, %w: tensor<4x4xf32>, %b: te
   } -> tensor<3x2x4xf32>, tensor<2x4xf32>
   return %r#1 : tensor<2x4xf32>
 }
+
+// -----
+
+// A map that gathers from another map's result (tensor.extract in its
+// payload, as `(x * 2)[:, i]` reads its source) reads any element of it:
+// the producer's loop nest is a kernel of its own, not a prologue.
+// CHECK-LABEL: func.func @gather_from_a_map
+// CHECK: egg.kernel @gather_from_a_map_k0 ins(%{{.*}} : tensor<4x2xf32>) -> tensor<4x2xf32>
+// CHECK: egg.kernel @gather_from_a_map_k1 ins(%{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<4x2xf32>) -> tensor<4x5xf32>
+func.func @gather_from_a_map(%x: tensor<4x3xf32>, %y: tensor<4x2xf32>) -> tensor<4x5xf32> {
+  %e = tensor.empty() : tensor<4x2xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%y : tensor<4x2xf32>) outs(%e : tensor<4x2xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<4x2xf32>
+  %e2 = tensor.empty() : tensor<4x5xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e2 : tensor<4x5xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %ja = arith.minsi %j, %c2 : index
+    %a = tensor.extract %x[%i, %ja] : tensor<4x3xf32>
+    %jb0 = arith.subi %j, %c3 : index
+    %jb1 = arith.maxsi %jb0, %c0 : index
+    %jb = arith.minsi %jb1, %c1 : index
+    %b = tensor.extract %r[%i, %jb] : tensor<4x2xf32>
+    %lt = arith.cmpi slt, %j, %c3 : index
+    %v = arith.select %lt, %a, %b : f32
+    linalg.yield %v : f32
+  } -> tensor<4x5xf32>
+  return %c : tensor<4x5xf32>
+}

@@ -220,7 +220,9 @@ public:
       SmallVector<int64_t> rows = rowSpace(op);
       if (!elementwise && rows.empty())
         continue;
-      for (Value v : readValues(op)) {
+      // Operands only: a value a payload gathers from (tensor.extract) is
+      // read at any element, so its producer's loop nest stays apart.
+      for (Value v : op->getOperands()) {
         Operation *producer = computeDef(v);
         if (!producer || sameGroup(producer, op))
           continue;
@@ -391,6 +393,10 @@ public:
           }
           if (sameGroup(top, op))
             continue;
+          // A gather (tensor.extract in a payload) reads any element of
+          // its source: the source's loop nest cannot share its kernel.
+          if (user != top)
+            single = false;
           if (consumer && !sameGroup(consumer, top))
             single = false;
           consumer = top;
@@ -543,8 +549,8 @@ struct FormKernelsPass : public egg::impl::EggFormKernelsBase<FormKernelsPass> {
       // be a kernel that writes nothing: drop it (tensor ops are pure).
       for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
         if (isOpTriviallyDead(&op)) {
-          LLVM_DEBUG(llvm::dbgs() << "dropping unused " << op.getName()
-                                  << "\n");
+          LLVM_DEBUG(llvm::dbgs()
+                     << "dropping unused " << op.getName() << "\n");
           op.erase();
         }
       Partition partition(block);
