@@ -197,9 +197,9 @@ struct CollapseReducedLoopsPass
                  << "merged " << group.size() << " reduced loops of "
                  << result->collapsedOp << "\n");
       rewriter.replaceOp(op, result->results);
-      SmallVector<tensor::CollapseShapeOp> work;
       if (!prologue)
         continue;
+      SmallVector<tensor::CollapseShapeOp> work;
       for (Value operand : result->collapsedOp->getOperands())
         if (auto collapse = operand.getDefiningOp<tensor::CollapseShapeOp>())
           work.push_back(collapse);
