@@ -343,6 +343,10 @@ SCAN_CHUNK = 32
 RECURRENT_GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 # How egg.recurrence is told to walk the steps from the last to the first.
 RECURRENCE_REVERSE = "attributes {reverse}"
+# Operands a concatenation reads in one pass over its result (each element
+# reads all of them, the ones outside their range at their clamped edge);
+# more are concatenated in groups of this many first.
+CAT_FAN_IN = 4
 # A scan's combining op, its identity and egg.scan's kind, by kind.
 SCAN_OPS = {"sum": ("addf", 0.0, "add"), "prod": ("mulf", 1.0, "mul")}
 
@@ -1267,10 +1271,9 @@ class Importer:
         return self.gather(v, out_shape, [read if l == dim else f"d{l}" for l in range(rank)])
 
     def concatenate(self, node, values, dim, out_shape=None):
-        """cat along `dim`: each operand padded with zeros to the result's
-        extent at its offset, and the padded operands summed (each element
-        has exactly one nonzero term, so the sum is exact). The result has
-        node's shape, or out_shape."""
+        """cat along `dim`: one pass over the result per CAT_FAN_IN operands
+        (concatenate_few), more operands concatenated in groups first. The
+        result has node's shape, or out_shape."""
         if any(not isinstance(v, Value) for v in values):
             raise refuse(node, "concatenation of boolean tensors or numbers")
         if len({v.dtype for v in values}) != 1:
@@ -1278,19 +1281,53 @@ class Importer:
         out_shape = self.shape_of(node) if out_shape is None else tuple(out_shape)
         dim = dim % len(out_shape)
         values = [v for v in values if len(v.shape) == len(out_shape) and v.shape[dim]]
+        while len(values) > CAT_FAN_IN:
+            groups = [values[i:i + CAT_FAN_IN] for i in range(0, len(values), CAT_FAN_IN)]
+            values = [self.concatenate_few(g, dim, tuple(
+                sum(v.shape[dim] for v in g) if d == dim else out_shape[d]
+                for d in range(len(out_shape)))) for g in groups]
+        return self.concatenate_few(values, dim, out_shape)
+
+    def concatenate_few(self, values, dim, out_shape):
+        """cat of a few operands in one generic over the result: element i
+        along `dim` reads every operand with tensor.extract at i less its
+        offset, clamped into the operand (the reads of the others fall on
+        their edge, in cache), and keeps the one whose range holds i."""
         if len(values) == 1:
             return values[0]
-        padded, offset = [], 0
-        for v in values:
-            v = self.materialize(v)
-            low = [offset if d == dim else 0 for d in range(len(out_shape))]
-            high = [out_shape[d] - offset - v.shape[d] if d == dim else 0
-                    for d in range(len(out_shape))]
-            name, shape = self.e.pad_sides(v.name, v.shape, v.dtype, low, high)
-            padded.append(self.plain(name, shape, v.dtype))
-            offset += v.shape[dim]
-        return self.elementwise(node, padded, self.sum_body, out_dtype=values[0].dtype,
-                                out_shape=out_shape)
+        values = [self.materialize(v) for v in values]
+        rank, dt, fresh = len(out_shape), values[0].dtype, self.e.fresh
+        offsets = [sum(v.shape[dim] for v in values[:j]) for j in range(len(values))]
+
+        def body(_):
+            at = [fresh("i") for _ in range(rank)]
+            lines = [f"{at[d]} = linalg.index {d} : index" for d in range(rank)]
+            zero = fresh("c")
+            lines.append(f"{zero} = arith.constant 0 : index")
+            reads = []
+            for v, offset in zip(values, offsets):
+                off, last, shifted, low, idx, r = (fresh("c"), fresh("c"), fresh("i"),
+                                                   fresh("i"), fresh("i"), fresh("t"))
+                lines += [f"{off} = arith.constant {offset} : index",
+                          f"{last} = arith.constant {v.shape[dim] - 1} : index",
+                          f"{shifted} = arith.subi {at[dim]}, {off} : index",
+                          f"{low} = arith.maxsi {shifted}, {zero} : index",
+                          f"{idx} = arith.minsi {low}, {last} : index"]
+                where = [idx if d == dim else at[d] for d in range(rank)]
+                lines.append(f"{r} = tensor.extract {v.name}[{', '.join(where)}] : "
+                             f"{tensor_type(v.shape, dt)}")
+                reads.append(r)
+            result = reads[-1]
+            for j in range(len(values) - 2, -1, -1):
+                bound, below, chosen = fresh("c"), fresh("t"), fresh("t")
+                lines += [f"{bound} = arith.constant {offsets[j + 1]} : index",
+                          f"{below} = arith.cmpi slt, {at[dim]}, {bound} : index",
+                          f"{chosen} = arith.select {below}, {reads[j]}, {result} : {dt}"]
+                result = chosen
+            return lines, result
+        name = self.e.generic(rank, ["parallel"] * rank, [], out_shape, dt,
+                              affine_map(rank, [f"d{i}" for i in range(rank)]), body)
+        return self.plain(name, out_shape, dt)
 
     def arg_extreme(self, v, dim, keep, kind):
         """argmax / argmin along `dim` in one pass: a reduction carrying the
