@@ -46,21 +46,21 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
   auto op = cast<linalg::LinalgOp>(anchor);
   Type element = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
   // f32 as TF32 where the user allowed it; otherwise as three TF32
-  // products on split inputs (tf32_terms = 3, f32-grade error), where both
-  // inputs are contiguous along K. Their tiles are stored K-major: an
-  // input contiguous along M/N would be copied transposed, an element at a
-  // time, which hardly pays (H200, 4096^3 x @ w: 2.61 ms against 2.79 on
-  // FMA tiles; docs/principles/tuning.md, principle 13).
+  // products on split inputs (tf32_terms = 3, f32-grade error), where each
+  // input is copied in 16-byte pieces: along K, or along M/N and
+  // transposed by the split pass (`x @ w`'s w). An input copied an element
+  // at a time hardly pays (H200, 4096^3 x @ w: 2.61 ms against 2.79 on FMA
+  // tiles; docs/principles/tuning.md, principle 13).
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
   bool splitF32 = element.isF32() && !allowsTf32(kernel);
   if (bytes != 2 && !element.isF32())
     return failure();
   if (splitF32 &&
-      !llvm::all_of(
-          std::array<unsigned, 2>{gemm->lhs, gemm->rhs}, [&](unsigned which) {
-            return contiguousLoop(op.getMatchingIndexingMap(
-                       op.getDpsInputOperand(which))) == gemm->innerK();
-          }))
+      !llvm::all_of(std::array<unsigned, 2>{gemm->lhs, gemm->rhs},
+                    [&](unsigned which) {
+                      return tf32CopyOf(op, *gemm, which, 16 / bytes,
+                                        /*split=*/true) != Tf32Copy::elements;
+                    }))
     return failure();
   SmallVector<int64_t> extents = op.getStaticLoopRanges();
   int64_t batches = batchCount(*gemm, extents);
@@ -125,6 +125,12 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
       std::optional<GemmTiles> tile =
           gemmTiles(*gemm, extents, t.bm, t.bn, t.wm, t.wn, partial);
       if (!tile || (partial && extentM % t.bm == 0 && extentN % t.bn == 0))
+        continue;
+      // A split product's tile never exceeds its M or N extent: FMA tiles
+      // take such short products with less padding (H100, NetVLAD's
+      // 32 x 512 x 100 products: 1.42 ms split in 64-row tiles, 1.15 on
+      // FMA tiles, for the whole model).
+      if (splitF32 && (extentM < t.bm || extentN < t.bn))
         continue;
       int64_t blocks = mulSat(batches, llvm::divideCeil(extentM, t.bm) *
                                            llvm::divideCeil(extentN, t.bn));

@@ -161,18 +161,27 @@ std::optional<unsigned> mlir::egg::contiguousLoop(AffineMap map) {
   return dim.getPosition();
 }
 
-bool mlir::egg::copiesTf32Elements(linalg::LinalgOp op, const GemmLoops &gemm,
-                                   unsigned which, int64_t vector) {
+Tf32Copy mlir::egg::tf32CopyOf(linalg::LinalgOp op, const GemmLoops &gemm,
+                               unsigned which, int64_t vector, bool split) {
   OpOperand *operand = op.getDpsInputOperand(which);
-  if (getElementTypeOrSelf(operand->get().getType()).getIntOrFloatBitWidth() !=
-      32)
-    return false;
+  auto type = cast<ShapedType>(operand->get().getType());
+  if (type.getElementTypeBitWidth() != 32)
+    return Tf32Copy::pieces;
   std::optional<unsigned> fast =
       contiguousLoop(op.getMatchingIndexingMap(operand));
-  if (fast != gemm.innerK())
-    return true;
-  int64_t run = op.getStaticLoopRanges()[gemm.innerK()];
-  return ShapedType::isDynamic(run) || run % vector != 0;
+  unsigned mn = which == gemm.lhs ? gemm.innerM() : gemm.innerN();
+  auto whole = [&](unsigned loop) {
+    int64_t run = op.getStaticLoopRanges()[loop];
+    return !ShapedType::isDynamic(run) && run % vector == 0;
+  };
+  if (fast == gemm.innerK())
+    return whole(*fast) ? Tf32Copy::pieces : Tf32Copy::elements;
+  // Transposed pieces also keep 16-byte alignment along the layout's rows.
+  if (split && fast == mn && whole(mn) &&
+      !type.isDynamicDim(type.getRank() - 1) &&
+      type.getShape().back() % vector == 0)
+    return Tf32Copy::transposed;
+  return Tf32Copy::elements;
 }
 
 std::optional<GemmTiles> mlir::egg::gemmTiles(const GemmLoops &gemm,

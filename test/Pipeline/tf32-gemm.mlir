@@ -6,7 +6,9 @@
 // wgmma, the first product of each K tile starts from zero (scale-d 0)
 // and the tile's sum is added in f32; the manifest does not claim TF32,
 // so egg-eval judges it at f32's precision. The plain product (B
-// N-contiguous) stays on FMA tiles.
+// N-contiguous) is split too: B's 16-byte pieces are copied along N into
+// the low parts' tiles, then read back as columns of 4 K values after a
+// barrier and stored K-major (16-byte stores) after another.
 // With `allow-tf32` the expert takes one TF32 product (K steps of 32 f32,
 // stored K-major: 16-byte pieces of the linear layer's operands, 4-byte
 // transposing copies of the product's B), the PTX holds wgmma's tf32 form
@@ -22,8 +24,7 @@
 // RUN: egg-translate --egg-to-manifest %t.tf32.mlir | FileCheck %s --check-prefix=MANIFEST
 // RUN: not egg-opt %s --egg-pipeline="agent=replay decisions=%t.tf32.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DENIED
 
-// F32: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3>"
-// F32: "tuning": "#egg.tuning<threads = [16, 16], {{.*}}thread = [8, 8]
+// F32-COUNT-2: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3>"
 // F32-PTX-LABEL: .entry linear_tf32_k0_kernel(
 // F32-PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
 // F32-PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {{.*}}, p, 1, 1;
@@ -32,8 +33,16 @@
 // F32-PTX-DAG: add.s32 [[BITS:%r[0-9]+]], {{%r[0-9]+}}, 4096;
 // F32-PTX-DAG: and.b32 {{%r[0-9]+}}, [[BITS]], -8192;
 // F32-PTX-LABEL: .entry matmul_tf32_k0_kernel(
-// F32-PTX-NOT: wgmma
-// F32-PTX: fma.rn.f32
+// F32-PTX-NOT: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4;
+// F32-PTX: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
+// F32-PTX: cp.async.wait_group 1;
+// F32-PTX: bar.sync 0;
+// F32-PTX-COUNT-4: ld.shared.b32
+// F32-PTX: bar.sync 0;
+// F32-PTX: and.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, -8192;
+// F32-PTX: st.shared.v4.b32
+// F32-PTX-NOT: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4;
+// F32-PTX-NOT: fma.rn.f32
 // F32-MANIFEST-NOT: allow_tf32
 
 // TF32-COUNT-2: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 4>"

@@ -1,4 +1,7 @@
 // RUN: egg-opt %s -split-input-file -egg-attach-target -egg-form-kernels -egg-algorithm-structure -egg-hardware-tuning | FileCheck %s
+// The f32 products' FMA tiles, on the same chip without warpgroup MMA
+// (sm_90; on sm_90a they are three TF32 products on split inputs):
+// RUN: egg-opt %s -split-input-file -egg-attach-target="chip=sm_90" -egg-form-kernels -egg-algorithm-structure -egg-hardware-tuning | FileCheck %s --check-prefix=FMA
 
 // The expert's stage-2 choices for the generic lowering (docs/principles/tuning.md).
 
@@ -13,12 +16,17 @@ func.func @elementwise(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
 
 // -----
 
-// GEMM through shared memory: a 128x128 output tile per block, 8x8 per
-// thread, cp.async with two stages; B is copied in 16-byte pieces along N,
-// so the K steps are 32 deep and loaded a step ahead (68 KB of dynamic
-// shared memory).
+// An f32 product on the H200: three TF32 products on split inputs, B's
+// 16-byte pieces copied along N and transposed by the split pass
+// (docs/pipeline.md, "Split TF32 products").
 // CHECK-LABEL: func.func @gemm
-// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [32], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2, fragments_ahead = 1>
+// CHECK: tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3>
+// FMA tiles through shared memory: a 128x128 output tile per block, 8x8
+// per thread, cp.async with two stages; B is copied in 16-byte pieces
+// along N, so the K steps are 32 deep and loaded a step ahead (68 KB of
+// dynamic shared memory).
+// FMA-LABEL: func.func @gemm
+// FMA: tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [32], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2, fragments_ahead = 1>
 func.func @gemm(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<2048x2048xf32>) -> tensor<2048x2048xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<2048x512xf32>, tensor<512x2048xf32>) outs(%c : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   return %r : tensor<2048x2048xf32>
@@ -31,8 +39,10 @@ func.func @gemm(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<2
 // 376 of 64x128 (at most three), which keep 8x8 per thread in 128 threads
 // and two stages of 16-deep K steps (32-deep ones loaded ahead are for
 // 128x128 tiles only).
+// FMA-LABEL: func.func @gemm_uneven_waves
+// FMA: tuning = #egg.tuning<threads = [16, 8], block = [64, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2>
 // CHECK-LABEL: func.func @gemm_uneven_waves
-// CHECK: tuning = #egg.tuning<threads = [16, 8], block = [64, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2>
+// CHECK: tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3>
 func.func @gemm_uneven_waves(%a: tensor<3000x1024xf32>, %b: tensor<1024x1000xf32>, %c: tensor<3000x1000xf32>) -> tensor<3000x1000xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<3000x1024xf32>, tensor<1024x1000xf32>) outs(%c : tensor<3000x1000xf32>) -> tensor<3000x1000xf32>
   return %r : tensor<3000x1000xf32>
@@ -42,8 +52,10 @@ func.func @gemm_uneven_waves(%a: tensor<3000x1024xf32>, %b: tensor<1024x1000xf32
 
 // 128 tiles of 128x128 for 132 SMs: the few idle SMs do not call for
 // 128x64 tiles, two on most SMs.
+// FMA-LABEL: func.func @gemm_most_sms
+// FMA: tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [32], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2, fragments_ahead = 1>
 // CHECK-LABEL: func.func @gemm_most_sms
-// CHECK: tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [32], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2, fragments_ahead = 1>
+// CHECK: tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3>
 func.func @gemm_most_sms(%a: tensor<1024x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<1024x2048xf32>) -> tensor<1024x2048xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<1024x512xf32>, tensor<512x2048xf32>) outs(%c : tensor<1024x2048xf32>) -> tensor<1024x2048xf32>
   return %r : tensor<1024x2048xf32>

@@ -123,14 +123,21 @@ inline bool gemmTileAlongMN(bool tensorCores, bool wgmma, int64_t bytes,
   return globalAlongMN && !(wgmma && bytes == 4);
 }
 
-/// Whether warpgroup MMA over cp.async copies input `which` of `op` (a
-/// product of `gemm`'s loops, 4-byte elements) one element at a time into
-/// its K-major TF32 tile: where its layout gives no 16-byte pieces along K,
-/// being contiguous along M/N or along neither (an NCHW image read along
-/// ow + kw), or its innermost K loop not a multiple of `vector` (a
-/// filter's 3 taps). docs/pipeline.md, "Split TF32 products".
-bool copiesTf32Elements(linalg::LinalgOp op, const GemmLoops &gemm,
-                        unsigned which, int64_t vector);
+/// How warpgroup MMA over cp.async fills the K-major TF32 tile of input
+/// `which` of `op` (a product of `gemm`'s loops, 4-byte elements;
+/// docs/pipeline.md, "Split TF32 products"):
+/// - `pieces`: 16-byte pieces along K, as laid out;
+/// - `transposed`: (split products only) 16-byte pieces along M/N into the
+///   tile of low parts, which the split pass transposes: an input
+///   contiguous along M/N whose innermost M/N loop is a multiple of
+///   `vector` (`x @ w`'s w);
+/// - `elements`: one element at a time: an input contiguous along neither
+///   (an NCHW image read along ow + kw), one along K or M/N whose
+///   innermost loop is no multiple of `vector` (a filter's 3 taps), or one
+///   contiguous along M/N of an unsplit product.
+enum class Tf32Copy { pieces, transposed, elements };
+Tf32Copy tf32CopyOf(linalg::LinalgOp op, const GemmLoops &gemm, unsigned which,
+                    int64_t vector, bool split);
 
 } // namespace mlir::egg
 

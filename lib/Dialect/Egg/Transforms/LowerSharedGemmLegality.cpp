@@ -380,9 +380,14 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
     unsigned mn = which == gemm->lhs ? gemm->innerM() : gemm->innerN();
     int64_t tileMN = which == gemm->lhs ? bm : bn;
     // TF32 tiles (K-major) of an input without 16-byte pieces along K are
-    // filled an element at a time by cp.async.
-    bool elements = wgmma && tuning.getCopy() == CopyEngine::cp_async &&
-                    copiesTf32Elements(op, *gemm, which, v);
+    // filled an element at a time by cp.async, or (split products of an
+    // input contiguous along M/N) from 16-byte pieces along M/N that the
+    // split pass transposes.
+    Tf32Copy tf32Copy = wgmma && tuning.getCopy() == CopyEngine::cp_async
+                            ? tf32CopyOf(op, *gemm, which, v, splitTf32)
+                            : Tf32Copy::pieces;
+    bool elements = tf32Copy == Tf32Copy::elements;
+    bool staged = tf32Copy == Tf32Copy::transposed;
     // The fast index is neither: an NCHW input read along ow * s + kw,
     // copied one element at a time into FMA tiles or TF32 ones.
     if (!fastLoop || (*fastLoop != mn && *fastLoop != gemm->innerK())) {
@@ -434,9 +439,10 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
     // the border.
     if (auto pad = operand->get().getDefiningOp<tensor::PadOp>()) {
       bool transposed = (fast == mn) != sharedMN;
-      int64_t pieceElems =
-          elements || (transposed && tuning.getCopy() != CopyEngine::sync) ? 1
-                                                                           : v;
+      int64_t pieceElems = elements || (transposed && !staged &&
+                                        tuning.getCopy() != CopyEngine::sync)
+                               ? 1
+                               : v;
       int64_t last = pad.getSourceType().getRank() - 1;
       if (pieceElems > 1 &&
           (pad.getStaticLow()[last] != 0 || pad.getStaticHigh()[last] != 0))
@@ -446,7 +452,7 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
     }
     if (tuning.getCopy() == CopyEngine::cp_async) {
       bool transposed = (fast == mn) != sharedMN;
-      int64_t chunk = transposed || elements ? bytes : v * bytes;
+      int64_t chunk = (transposed && !staged) || elements ? bytes : v * bytes;
       if (chunk != 4 && chunk != 8 && chunk != 16)
         return emitError() << "copy = cp_async moves 4, 8 or 16 bytes at a "
                               "time: input "

@@ -173,6 +173,11 @@ private:
     // (copiesTf32Elements); `blocked`: the global layout is not contiguous
     // along K, so a warp copies 8 M/N rows x 4 K columns (forEachPiece).
     bool elements = false, blocked = false;
+    // Split TF32 products of an input contiguous along M/N: cp.async copies
+    // 16-byte pieces along M/N into `low` laid out [BK][tileMN] (the
+    // staging tile), which the split pass transposes into the K-major
+    // tiles (readStaged, writeStaged).
+    bool staged = false;
     // wgmma: the matrix descriptor of the warpgroup's piece at stage 0,
     // K step 0, and the bytes of one stage.
     Value descriptor;
@@ -239,6 +244,22 @@ private:
   /// splitTf32: rewrites the pieces of `x` in `stage` that this thread
   /// copied as their TF32 high parts and stores the low parts in `x.low`.
   void splitTile(OpBuilder &b, const Operand &x, Value stage);
+  /// Staged `x`: this thread's columns of 4 K values at one M/N position
+  /// from the staging tile of `stage` (vectors of 4; zeros for a guarded
+  /// last round's missing pieces).
+  SmallVector<Value> readStaged(OpBuilder &b, const Operand &x, Value stage);
+  /// Staged `x`: stores the columns read by readStaged as 16-byte pieces
+  /// of the K-major tiles, their TF32 high parts in `shared` and low parts
+  /// in `low` (once every thread has read the staging tile).
+  void writeStaged(OpBuilder &b, const Operand &x, Value stage,
+                   ArrayRef<Value> columns);
+  /// Staged `x`: calls `body` with the (M/N, K) position of each column of
+  /// 4 K values this thread transposes, and its round; a last round that
+  /// not every thread has is guarded by `has` (null where all have it).
+  void forEachStagedColumn(OpBuilder &b, const Operand &x,
+                           function_ref<void(OpBuilder &, Value mn, Value k,
+                                             int64_t round, Value has)>
+                               body);
   /// Elements per copied piece of `x`. Stored transposed by cp.async, one
   /// 4-byte element per copy: each lane copies single elements, so that a
   /// warp's copies cover few rows of the global tile. (With 16-byte pieces,
@@ -248,6 +269,8 @@ private:
   int64_t copyWidth(const Operand &x) const {
     if (x.elements)
       return 1;
+    if (x.staged)
+      return plan.vector;
     return x.fastIsMN == x.sharedFastIsMN || !plan.async ? plan.vector : 1;
   }
   /// TMA: the tensor map of `x`'s whole buffer, built before the launch.

@@ -256,8 +256,12 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
     operands.push_back({which, mnLoops, tileMN, global, Value(), fastIsMN,
                         sharedFastIsMN, bytes});
     Operand &x = operands.back();
-    x.elements = plan.wgmma && plan.async &&
-                 copiesTf32Elements(gemm, plan.loops, which, plan.vector);
+    Tf32Copy tf32Copy =
+        plan.wgmma && plan.async
+            ? tf32CopyOf(gemm, plan.loops, which, plan.vector, plan.splitTf32)
+            : Tf32Copy::pieces;
+    x.elements = tf32Copy == Tf32Copy::elements;
+    x.staged = tf32Copy == Tf32Copy::transposed;
     x.blocked = x.elements && contiguousLoop(map) != plan.loops.innerK();
     return type;
   };
@@ -325,10 +329,9 @@ LogicalResult GemmBuilder::prepare(OpBuilder &b) {
   // Descriptors hold absolute addresses; built here, at the product, where
   // the thread ids are defined.
   auto descriptorAt = [&](const Operand &x, int64_t offset) {
-    return buildDescriptor(
-        b, x,
-        arith::AddIOp::create(b, loc, alignedStart,
-                              constIndex(b, loc, offset)));
+    return buildDescriptor(b, x,
+                           arith::AddIOp::create(b, loc, alignedStart,
+                                                 constIndex(b, loc, offset)));
   };
   if (plan.wgmma)
     for (auto [x, offset] : llvm::zip(operands, offsets))
@@ -417,11 +420,28 @@ SmallVector<Value> GemmBuilder::buildMainLoop(OpBuilder &b,
   };
   // Split TF32 products: each thread splits the pieces it copied once they
   // have landed (its own cp.async writes need no barrier), before the
-  // fence that hands the stage to wgmma.
+  // fence that hands the stage to wgmma. Staged tiles (copied along M/N)
+  // are read once every thread's copies have landed (a barrier) and
+  // written K-major once every thread has read them (another).
   auto split = [&](OpBuilder &nb, Value stage) {
-    if (plan.splitTf32)
+    if (!plan.splitTf32)
+      return;
+    bool staged =
+        llvm::any_of(operands, [](const Operand &x) { return x.staged; });
+    SmallVector<SmallVector<Value>> held;
+    if (staged) {
+      gpu::BarrierOp::create(nb, loc);
       for (const Operand &x : operands)
+        held.push_back(x.staged ? readStaged(nb, x, stage)
+                                : SmallVector<Value>());
+      gpu::BarrierOp::create(nb, loc);
+    }
+    for (auto [i, x] : llvm::enumerate(operands)) {
+      if (x.staged)
+        writeStaged(nb, x, stage, held[i]);
+      else
         splitTile(nb, x, stage);
+    }
   };
   auto computeStep = [&](OpBuilder &nb, Value stage, ValueRange accs,
                          bool last) {

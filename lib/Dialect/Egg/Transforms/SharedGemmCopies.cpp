@@ -115,6 +115,14 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
       Value off = constIndex(b, loc, offset);
       Value mnAt = x.fastIsMN ? arith::AddIOp::create(b, loc, mn, off) : mn;
       Value kAt = x.fastIsMN ? k : arith::AddIOp::create(b, loc, k, off);
+      // A staged piece: [BK][tileMN] in the low tiles (transposed by the
+      // split pass).
+      if (x.staged)
+        return {stage, arith::AddIOp::create(
+                           b, loc,
+                           arith::MulIOp::create(b, loc, kAt,
+                                                 constIndex(b, loc, x.tileMN)),
+                           mnAt)};
       // A 16-byte piece, or one TF32 element stored transposed.
       if (plan.wgmma)
         return {stage, swizzledOffset(b, x, mnAt, kAt)};
@@ -127,8 +135,9 @@ void GemmBuilder::copyTile(OpBuilder &b, const Operand &x, Value kt,
       // checkLowerable). 16-byte pieces skip L1 (cp.async.cg): the tile is
       // read once.
       nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, x.shared, sharedAt(0), global, src, b.getIndexAttr(v),
-          readElements(v), v * bytes == 16 ? b.getUnitAttr() : UnitAttr());
+          b, loc, x.staged ? x.low : x.shared, sharedAt(0), global, src,
+          b.getIndexAttr(v), readElements(v),
+          v * bytes == 16 ? b.getUnitAttr() : UnitAttr());
       return;
     }
     if (v == 1) {

@@ -109,6 +109,100 @@ void GemmBuilder::splitTile(OpBuilder &b, const Operand &x, Value stage) {
   });
 }
 
+void GemmBuilder::forEachStagedColumn(
+    OpBuilder &b, const Operand &x,
+    function_ref<void(OpBuilder &, Value, Value, int64_t, Value)> body) {
+  // Column c is M/N position c % tileMN and K rows 4 (c / tileMN) ...: a
+  // warp's lanes read consecutive words of a staging row (no bank
+  // conflict) and write 16-byte pieces of eight consecutive K-major rows,
+  // which the swizzle spreads over all banks.
+  int64_t v = copyWidth(x);
+  int64_t columns = x.tileMN * plan.bk / v;
+  int64_t nt = plan.numThreads();
+  for (int64_t round = 0; round * nt < columns; ++round) {
+    Value column =
+        arith::AddIOp::create(b, loc, tid, constIndex(b, loc, round * nt));
+    Value mn =
+        arith::RemUIOp::create(b, loc, column, constIndex(b, loc, x.tileMN));
+    Value k = arith::MulIOp::create(
+        b, loc,
+        arith::DivUIOp::create(b, loc, column, constIndex(b, loc, x.tileMN)),
+        constIndex(b, loc, v));
+    Value has;
+    if ((round + 1) * nt > columns)
+      has = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
+                                  constIndex(b, loc, columns));
+    body(b, mn, k, round, has);
+  }
+}
+
+SmallVector<Value> GemmBuilder::readStaged(OpBuilder &b, const Operand &x,
+                                           Value stage) {
+  int64_t v = copyWidth(x);
+  auto type = VectorType::get({v}, getElementTypeOrSelf(x.low.getType()));
+  SmallVector<Value> columns;
+  forEachStagedColumn(
+      b, x, [&](OpBuilder &b, Value mn, Value k, int64_t, Value has) {
+        auto load = [&](OpBuilder &b) -> Value {
+          SmallVector<Value> values;
+          for (int64_t e = 0; e < v; ++e) {
+            Value row = arith::AddIOp::create(b, loc, k, constIndex(b, loc, e));
+            Value at = arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(b, loc, row,
+                                      constIndex(b, loc, x.tileMN)),
+                mn);
+            values.push_back(
+                memref::LoadOp::create(b, loc, x.low, ValueRange{stage, at}));
+          }
+          return vector::FromElementsOp::create(b, loc, type, values);
+        };
+        if (!has) {
+          columns.push_back(load(b));
+          return;
+        }
+        auto guarded = scf::IfOp::create(
+            b, loc, has,
+            [&](OpBuilder &ib, Location) {
+              scf::YieldOp::create(ib, loc, load(ib));
+            },
+            [&](OpBuilder &ib, Location) {
+              Value zero = arith::ConstantOp::create(
+                  ib, loc, cast<TypedAttr>(ib.getZeroAttr(type)));
+              scf::YieldOp::create(ib, loc, zero);
+            });
+        columns.push_back(guarded.getResult(0));
+      });
+  return columns;
+}
+
+void GemmBuilder::writeStaged(OpBuilder &b, const Operand &x, Value stage,
+                              ArrayRef<Value> columns) {
+  forEachStagedColumn(
+      b, x, [&](OpBuilder &b, Value mn, Value k, int64_t round, Value has) {
+        auto store = [&](OpBuilder &b) {
+          Value column = columns[round];
+          Value hi = roundToTf32(b, loc, column);
+          Value lo =
+              roundToTf32(b, loc, arith::SubFOp::create(b, loc, column, hi));
+          // 16-byte stores: a piece of 4 K values is 16-byte aligned.
+          Value at[] = {stage, swizzledOffset(b, x, mn, k)};
+          vector::StoreOp::create(b, loc, hi, x.shared, at)
+              .setAlignment(4 * x.bytes);
+          vector::StoreOp::create(b, loc, lo, x.low, at)
+              .setAlignment(4 * x.bytes);
+        };
+        if (!has) {
+          store(b);
+          return;
+        }
+        scf::IfOp::create(b, loc, has, [&](OpBuilder &ib, Location) {
+          store(ib);
+          scf::YieldOp::create(ib, loc);
+        });
+      });
+}
+
 Value GemmBuilder::buildDescriptor(OpBuilder &b, const Operand &x,
                                    Value address) {
   // PTX ISA, "Matrix Descriptor Format": start address >> 4 in bits 0-13,
