@@ -175,6 +175,27 @@ FailureOr<TuningAttr> ExpertAgent::chooseTuning(KernelOp kernel,
   return choose(kernel, structure, target, 1);
 }
 
+SmallVector<TuningAttr> ExpertAgent::alternativeTunings(KernelOp kernel,
+                                                        StructureAttr structure,
+                                                        TargetAttr target) {
+  Formulation formulation = structure.getFormulation();
+  if (formulation != Formulation::gemm_direct &&
+      formulation != Formulation::conv_implicit_gemm)
+    return {};
+  TuningAttr chosen = tuningUnder(kernel, structure, target);
+  if (!chosen || !isSharedGemm(chosen) || isMmaGemm(chosen))
+    return {};
+  ScopedDiagnosticHandler quiet(kernel.getContext(),
+                                [](Diagnostic &) { return success(); });
+  FailureOr<TuningAttr> split =
+      chooseWgmma(kernel, structure, target, /*splitPartial=*/false,
+                  /*elementCopies=*/true);
+  if (failed(split) || *split == chosen)
+    return {};
+  EXPERT_TRACE(kernel, "alternative: " << *split);
+  return {*split};
+}
+
 TuningAttr ExpertAgent::tuningUnder(KernelOp kernel, StructureAttr structure,
                                     TargetAttr target) {
   ScopedDiagnosticHandler quiet(kernel.getContext(),
@@ -399,8 +420,8 @@ FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel,
   // 4x4 stride-1 max pool made 16 loads an output and kept its SMs busy
   // issuing (principle 12 of tuning.md). Only while the grid keeps every
   // SM's thread slots filled: a small convolution needs its threads more.
-  if (structure.getFormulation() == Formulation::conv_direct &&
-      vector == 1 && tiled.size() >= 2) {
+  if (structure.getFormulation() == Formulation::conv_direct && vector == 1 &&
+      tiled.size() >= 2) {
     SmallVector<bool> overlapping = overlappingWindowLoops(kernel, *loops);
     int64_t outputs = 1;
     for (size_t p = 0; p < numParallel; ++p)
@@ -409,11 +430,10 @@ FailureOr<TuningAttr> ExpertAgent::choose(KernelOp kernel,
       if (overlapping.empty() || !overlapping[p] || thread[p] != 1)
         continue;
       int64_t run = largestDivisorAtMost(extents[p], kOutputsPerThread);
-      if (run < 2 || outputs / run < mulSat(target.getSmCount(),
-                                            kMaxThreadsPerSM))
+      if (run < 2 ||
+          outputs / run < mulSat(target.getSmCount(), kMaxThreadsPerSM))
         continue;
-      int64_t along =
-          largestDivisorAtMost(extents[p] / run, threadsAlong(p));
+      int64_t along = largestDivisorAtMost(extents[p] / run, threadsAlong(p));
       EXPERT_TRACE(kernel, run << " outputs per thread along loop " << p
                                << ": overlapping windows");
       block[p] = along * run;

@@ -70,6 +70,12 @@ public:
   FailureOr<TuningAttr> chooseTuning(KernelOp kernel, StructureAttr structure,
                                      TargetAttr target) override;
 
+  /// f32 products and convolutions on FMA tiles: the split TF32 form too
+  /// (principle 13 of tuning.md: it wins on a few shapes only).
+  SmallVector<TuningAttr> alternativeTunings(KernelOp kernel,
+                                             StructureAttr structure,
+                                             TargetAttr target) override;
+
 private:
   /// Split-K (principle 9 of structure.md): a product whose 128 x 128
   /// output tiles (the tiles that run FMA and tensor cores at full rate;
@@ -135,8 +141,12 @@ private:
   /// too where the module allows TF32 and both tiles are K-major. Smaller
   /// products keep mma.sync, whose smaller tiles reach more SMs (f32 ones FMA
   /// tiles: mma.sync's TF32 form is not implemented).
+  /// `elementCopies`: split f32 products also where an input is copied an
+  /// element at a time (an NCHW image), which the expert itself never
+  /// takes (alternativeTunings offers them to egg-tune).
   FailureOr<TuningAttr> chooseWgmma(KernelOp kernel, StructureAttr structure,
-                                    TargetAttr target, bool splitPartial);
+                                    TargetAttr target, bool splitPartial,
+                                    bool elementCopies = false);
 
   /// Matrix products through shared memory (principle 9 of tuning.md): the
   /// largest output tile that still gives every SM a block; f16/bf16 on

@@ -35,7 +35,8 @@ FailureOr<TuningAttr> ExpertAgent::chooseGemm(KernelOp kernel,
 FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
                                                StructureAttr structure,
                                                TargetAttr target,
-                                               bool splitPartial) {
+                                               bool splitPartial,
+                                               bool elementCopies) {
   if (!supportsWgmma(target))
     return failure();
   std::string why;
@@ -55,7 +56,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
   bool splitF32 = element.isF32() && !allowsTf32(kernel);
   if (bytes != 2 && !element.isF32())
     return failure();
-  if (splitF32 &&
+  if (splitF32 && !elementCopies &&
       !llvm::all_of(std::array<unsigned, 2>{gemm->lhs, gemm->rhs},
                     [&](unsigned which) {
                       return tf32CopyOf(op, *gemm, which, 16 / bytes,

@@ -627,6 +627,18 @@ void Tuner::tuneKernel(size_t index) {
   std::vector<Candidate> stage1;
   stage1.push_back(
       makeCandidate(k.initial.structure, k.initial.tuning, "expert", 1, 0));
+  // Other forms of the expert's tuning that only a measurement ranks (split
+  // TF32 products beside FMA tiles).
+  SmallVector<TuningAttr> alternatives;
+  {
+    ScopedDiagnosticHandler silence(ctx.get(),
+                                    [](Diagnostic &) { return success(); });
+    alternatives =
+        expert->alternativeTunings(k.op, k.initial.structure, target);
+  }
+  for (TuningAttr t : alternatives)
+    if (stage1.size() < opt.maxCandidates)
+      stage1.push_back(makeCandidate(k.initial.structure, t, "expert", 1, 0));
   for (StructureAttr s : k.structures) {
     if (s == k.initial.structure || stage1.size() >= opt.maxCandidates)
       continue;
@@ -647,6 +659,9 @@ void Tuner::tuneKernel(size_t index) {
   // Stage 2 over the best structure's legal tunings, in the expert's order.
   StructureAttr structure = k.best.structure;
   TuningAttr anchor = expertTuning(index, structure);
+  // An alternative form that won stage 1 anchors the neighbourhood.
+  if (llvm::is_contained(alternatives, k.best.tuning))
+    anchor = k.best.tuning;
   kernels[index].op.setStructureAttr(structure);
   SmallVector<TuningAttr> space =
       enumerateTunings(k.op, target, anchor, /*limit=*/4096);

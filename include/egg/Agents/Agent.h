@@ -31,6 +31,16 @@ public:
   virtual FailureOr<TuningAttr>
   chooseTuning(KernelOp kernel, StructureAttr structure, TargetAttr target) = 0;
 
+  /// Tunings of `kernel` as `structure` in another form than
+  /// chooseTuning's (another engine), which only a measurement can rank
+  /// against it: egg-tune's first stage measures them beside it. A query
+  /// like chooseTuning. None by default.
+  virtual SmallVector<TuningAttr> alternativeTunings(KernelOp kernel,
+                                                     StructureAttr structure,
+                                                     TargetAttr target) {
+    return {};
+  }
+
   /// What earlier candidates of `kernel` measured, summarised by egg-tune's
   /// analyst, for agents that learn from it (the LLM agent). Others ignore
   /// it: the expert's rules do not depend on measurements.
