@@ -629,13 +629,9 @@ void Tuner::tuneKernel(size_t index) {
       makeCandidate(k.initial.structure, k.initial.tuning, "expert", 1, 0));
   // Other forms of the expert's tuning that only a measurement ranks (split
   // TF32 products beside FMA tiles).
-  SmallVector<TuningAttr> alternatives;
-  {
-    ScopedDiagnosticHandler silence(ctx.get(),
-                                    [](Diagnostic &) { return success(); });
-    alternatives =
-        expert->alternativeTunings(k.op, k.initial.structure, target);
-  }
+  // (The expert's queries are quiet.)
+  SmallVector<TuningAttr> alternatives =
+      expert->alternativeTunings(k.op, k.initial.structure, target);
   for (TuningAttr t : alternatives)
     if (stage1.size() < opt.maxCandidates)
       stage1.push_back(makeCandidate(k.initial.structure, t, "expert", 1, 0));

@@ -170,7 +170,7 @@ private:
     bool sharedFastIsMN; // Contiguous in shared memory along M/N.
     int64_t bytes;       // Bytes per element.
     // wgmma over cp.async: copied into the TF32 tile one element at a time
-    // (copiesTf32Elements); `blocked`: the global layout is not contiguous
+    // (tf32CopyOf: `elements`); `blocked`: the global layout is not contiguous
     // along K, so a warp copies 8 M/N rows x 4 K columns (forEachPiece).
     bool elements = false, blocked = false;
     // Split TF32 products of an input contiguous along M/N: cp.async copies

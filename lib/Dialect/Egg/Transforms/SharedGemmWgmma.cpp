@@ -67,6 +67,14 @@ static Value roundToTf32(OpBuilder &b, Location loc, Value value) {
   return arith::BitcastOp::create(b, loc, value.getType(), rounded);
 }
 
+/// `value`'s TF32 high part hi = tf32(value) and low part tf32(value - hi)
+/// (the subtraction is exact; see splitTile).
+static std::pair<Value, Value> splitHighLow(OpBuilder &b, Location loc,
+                                            Value value) {
+  Value hi = roundToTf32(b, loc, value);
+  return {hi, roundToTf32(b, loc, arith::SubFOp::create(b, loc, value, hi))};
+}
+
 void GemmBuilder::splitTile(OpBuilder &b, const Operand &x, Value stage) {
   // x = hi + lo + r with hi = tf32(x) and lo = tf32(x - hi) (the
   // subtraction is exact): |r| <= 2^-22 |x|, and the product's dropped
@@ -80,8 +88,7 @@ void GemmBuilder::splitTile(OpBuilder &b, const Operand &x, Value stage) {
       value = vector::LoadOp::create(b, loc, vec, x.shared, at);
     else
       value = memref::LoadOp::create(b, loc, x.shared, at);
-    Value hi = roundToTf32(b, loc, value);
-    Value lo = roundToTf32(b, loc, arith::SubFOp::create(b, loc, value, hi));
+    auto [hi, lo] = splitHighLow(b, loc, value);
     if (isa<VectorType>(type)) {
       vector::StoreOp::create(b, loc, hi, x.shared, at);
       vector::StoreOp::create(b, loc, lo, x.low, at);
@@ -181,10 +188,7 @@ void GemmBuilder::writeStaged(OpBuilder &b, const Operand &x, Value stage,
   forEachStagedColumn(
       b, x, [&](OpBuilder &b, Value mn, Value k, int64_t round, Value has) {
         auto store = [&](OpBuilder &b) {
-          Value column = columns[round];
-          Value hi = roundToTf32(b, loc, column);
-          Value lo =
-              roundToTf32(b, loc, arith::SubFOp::create(b, loc, column, hi));
+          auto [hi, lo] = splitHighLow(b, loc, columns[round]);
           // 16-byte stores: a piece of 4 K values is 16-byte aligned.
           Value at[] = {stage, swizzledOffset(b, x, mn, k)};
           vector::StoreOp::create(b, loc, hi, x.shared, at)
