@@ -121,11 +121,15 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
   // one warpgroup per 64 rows, but on the H200 the classifier head 4096
   // x 1000 x 4096 bf16 ran 1.75x slower so than in partial 128 x 256
   // tiles.)
+  // (Whole tiles are a property of each M/N loop, not of their product: a
+  // convolution's 258 x 258 output pixels hold whole 128-pixel tiles of
+  // the flattened N, but none that a tile of its rows divides.)
   for (bool partial : {false, true})
     for (const Tile &t : tiles) {
       std::optional<GemmTiles> tile =
           gemmTiles(*gemm, extents, t.bm, t.bn, t.wm, t.wn, partial);
-      if (!tile || (partial && extentM % t.bm == 0 && extentN % t.bn == 0))
+      if (!tile || (partial && gemmTiles(*gemm, extents, t.bm, t.bn, t.wm, t.wn,
+                                         /*partial=*/false)))
         continue;
       // A split product's tile never exceeds its M or N extent: FMA tiles
       // take such short products with less padding (H100, NetVLAD's
@@ -138,7 +142,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
       if (blocks * 4 < target.getSmCount() * 3)
         continue;
       bool deepTile = t.wholeK;
-      bool wholeTiles = extentM % t.bm == 0 && extentN % t.bn == 0;
+      bool wholeTiles = !partial;
       // The deep pipelines: one wave of blocks (TMA's producer warpgroup
       // leaves one block per SM), whole K steps (64 divides K), no tile
       // larger than its loop (an M of 64 keeps the split). Square tiles
