@@ -1,17 +1,16 @@
 //===- CriticTest.cpp - The critic's register review ----------------------===//
 
 #include "egg/Agents/Critic.h"
+#include "ToolContext.h"
 #include "egg/Agents/KernelWork.h"
 #include "egg/Analysis/GemmAnalysis.h"
 #include "egg/Analysis/TuningQueries.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Legality.h"
 #include "egg/Target/Limits.h"
-#include "egg/Tools/Registration.h"
 #include "egg/Tune/SearchSpace.h"
 
 #include "mlir/AsmParser/AsmParser.h"
-#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
@@ -53,11 +52,8 @@ const char *kGemm = R"mlir(
 class CriticTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    DialectRegistry registry;
     // The tiling models too: the critic reads the root op's loops.
-    registerToolExtensions(registry);
-    ctx = std::make_unique<MLIRContext>(registry);
-    ctx->loadAllAvailableDialects();
+    ctx = makeToolContext();
     module = parseSourceString<ModuleOp>(kGemm, ctx.get());
     ASSERT_TRUE(module);
     module->walk([&](KernelOp k) { kernel = k; });
@@ -253,8 +249,7 @@ TEST(GemmTiles, PartialTilesCutTheLoopTheirRangeEndsIn) {
   SmallVector<int64_t> wide = {8, 508, 250, 128};
   EXPECT_EQ(splitRowMajor(group, wide, 128, /*partial=*/true),
             (SmallVector<int64_t>{1, 1, 128}));
-  EXPECT_EQ(rowMajorTileCount(group, wide, 128, /*partial=*/true),
-            8 * 508 * 2);
+  EXPECT_EQ(rowMajorTileCount(group, wide, 128, /*partial=*/true), 8 * 508 * 2);
   // With `overhang`, the innermost loop takes a tile past its end, up to
   // twice its extent (warpgroup MMA's 64 rows over a 62-wide output row).
   SmallVector<int64_t> narrow = {16, 62, 62, 64};
@@ -278,10 +273,8 @@ TEST(GemmTiles, PartialTilesCutTheLoopTheirRangeEndsIn) {
 // the tuning like a tile's, one step per doubling, so clustered variants
 // rank after the same tiling without one.
 TEST(TuningDistance, ClustersCountOneStepPerDoubling) {
-  DialectRegistry registry;
-  registerToolExtensions(registry);
-  MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  std::unique_ptr<MLIRContext> owned = makeToolContext();
+  MLIRContext &ctx = *owned;
   auto parse = [&](StringRef text) {
     return cast<TuningAttr>(parseAttribute(text, &ctx));
   };
@@ -301,10 +294,8 @@ TEST(TuningDistance, ClustersCountOneStepPerDoubling) {
 // search around a block-per-row tuning tries a few counts before it
 // changes the block size.
 TEST(TuningDistance, RowSharedCountsHalfAStepPerRowStep) {
-  DialectRegistry registry;
-  registerToolExtensions(registry);
-  MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  std::unique_ptr<MLIRContext> owned = makeToolContext();
+  MLIRContext &ctx = *owned;
   auto parse = [&](StringRef text) {
     return cast<TuningAttr>(parseAttribute(text, &ctx));
   };
@@ -352,10 +343,8 @@ TEST(CriticOccupancy, FewRowsReducedByProducersAreNotObjectedTo) {
       return %r : tensor<32x65536xf32>
     }
   })mlir";
-  DialectRegistry registry;
-  registerToolExtensions(registry);
-  MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  std::unique_ptr<MLIRContext> owned = makeToolContext();
+  MLIRContext &ctx = *owned;
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(rows, &ctx);
   ASSERT_TRUE(module);
   KernelOp kernel;

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ToolContext.h"
 #include "egg/Analysis/GemmAnalysis.h"
-#include "egg/Tools/Registration.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -22,12 +22,7 @@ using namespace mlir::egg;
 namespace {
 class Tf32CopyTest : public ::testing::Test {
 protected:
-  void SetUp() override {
-    DialectRegistry registry;
-    registerToolExtensions(registry);
-    ctx = std::make_unique<MLIRContext>(registry);
-    ctx->loadAllAvailableDialects();
-  }
+  void SetUp() override { ctx = makeToolContext(); }
 
   /// tf32CopyOf for both inputs of a product of `a` by `b` (M x K by K x
   /// N, or N x K for `bRows`), with and without the split.

@@ -1,10 +1,10 @@
 //===- TuningAnswerTest.cpp - Stage 2's answer schema ---------------------===//
 
 #include "egg/Agents/TuningAnswer.h"
+#include "ToolContext.h"
 #include "egg/Agents/Passes.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/Transforms/Passes.h"
-#include "egg/Tools/Registration.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -41,10 +41,8 @@ bool allows(const json::Object &property, const json::Value &value) {
 /// schema allows, and reads back as the same attribute: the model can
 /// always write the expert's proposal, and nothing is lost in the form.
 TEST(TuningAnswer, TheExpertsTuningsFitTheirSchemaAndReadBack) {
-  DialectRegistry registry;
-  registerToolExtensions(registry);
-  MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
+  std::unique_ptr<MLIRContext> owned = makeToolContext();
+  MLIRContext &ctx = *owned;
   ctx.printOpOnDiagnostic(false);
   std::error_code ec;
   int kernels = 0;
