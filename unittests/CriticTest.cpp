@@ -101,13 +101,13 @@ TEST_F(CriticTest, TensorCoreTilesAreJudgedByTheirShareOfTheWarpTile) {
   EXPECT_EQ(review("#egg.tuning<threads = [128, 2, 1], block = [128, 256], "
                    "warp = [128, 128], reduction = [64], shared = [0, 1], "
                    "swizzle = xor128, vector = 8, copy = cp_async, "
-                   "pipeline = 4>"),
+                   "pipeline = 4, mma = wgmma>"),
             "");
   // With TMA the producer warpgroup lowers the cap to 168, and setmaxnreg
   // gives the computing threads 224.
   EXPECT_EQ(review("#egg.tuning<threads = [128, 2, 1], block = [128, 256], "
                    "warp = [128, 128], reduction = [64], shared = [0, 1], "
-                   "swizzle = xor128, vector = 8, copy = tma, pipeline = 4>"),
+                   "swizzle = xor128, vector = 8, copy = tma, pipeline = 4, mma = wgmma>"),
             "");
   // FMA tiles: 16 threads along N read shared memory; the block's copies
   // are what coalesce, so no objection (the critic used to object to
@@ -119,7 +119,7 @@ TEST_F(CriticTest, TensorCoreTilesAreJudgedByTheirShareOfTheWarpTile) {
   // mma.sync: a 32x32 warp tile is 32 accumulators per lane.
   EXPECT_EQ(review("#egg.tuning<threads = [32, 2, 2], block = [64, 64], "
                    "warp = [32, 32], reduction = [32], shared = [0, 1], "
-                   "padding = 8, vector = 8, copy = cp_async, pipeline = 3>"),
+                   "padding = 8, vector = 8, copy = cp_async, pipeline = 3, mma = mma_sync>"),
             "");
 }
 
@@ -129,7 +129,7 @@ TEST_F(CriticTest, AccumulatorsBeyondTheLaunchsRegistersAreObjectedTo) {
   EXPECT_NE(review("#egg.tuning<threads = [128, 1, 4], block = [256, 256], "
                    "warp = [64, 256], reduction = [64], shared = [0, 1], "
                    "swizzle = xor128, vector = 8, copy = cp_async, "
-                   "pipeline = 2>")
+                   "pipeline = 2, mma = wgmma>")
                 .find("128 accumulators per thread leave too few of the 128 "
                       "registers each of 512 threads may use"),
             std::string::npos);
@@ -140,12 +140,12 @@ TEST_F(CriticTest, AccumulatorsBeyondTheLaunchsRegistersAreObjectedTo) {
   EXPECT_NE(review("#egg.tuning<threads = [128, 3, 1], block = [64, 672], "
                    "warp = [64, 224], reduction = [64], shared = [0, 1], "
                    "swizzle = xor128, vector = 8, copy = cp_async, "
-                   "pipeline = 2>")
+                   "pipeline = 2, mma = wgmma>")
                 .find("112 accumulators per thread leave too few of the 168"),
             std::string::npos);
   EXPECT_EQ(review("#egg.tuning<threads = [128, 3, 1], block = [64, 672], "
                    "warp = [64, 224], reduction = [64], shared = [0, 1], "
-                   "swizzle = xor128, vector = 8, copy = tma, pipeline = 2>")
+                   "swizzle = xor128, vector = 8, copy = tma, pipeline = 2, mma = wgmma>")
                 .find("accumulators per thread"),
             std::string::npos);
   // FMA tiles keep their rule: legal up to 128 accumulators, but slower

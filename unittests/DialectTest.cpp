@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "egg/Analysis/TuningQueries.h"
 #include "egg/Dialect/Egg/IR/EggOps.h"
 #include "egg/Dialect/Egg/IR/TuningBuilder.h"
 #include "egg/Target/Profiles.h"
@@ -46,6 +47,8 @@ protected:
         .threads(threads)
         .block(block)
         .warp(warp)
+        .mma(!warp.empty() && !shared.empty() ? MmaKind::mma_sync
+                                              : MmaKind::fma)
         .reduction({32})
         .shared(shared)
         .vector(vector)
@@ -89,6 +92,7 @@ TEST_F(EggDialectTest, TuningBuilderNamesTheFieldsItSets) {
                          .threads({64, 2})
                          .block({128, 128})
                          .warp({64, 64})
+                         .mma(MmaKind::mma_sync)
                          .reduction({32})
                          .shared({0, 1})
                          .vector(4)
@@ -116,6 +120,52 @@ TEST_F(EggDialectTest, TuningRejectsWarpCountMismatch) {
   EXPECT_FALSE(
       tuning({256}, {128, 128}, {64, 64}, {}, 1, CopyEngine::sync, 1, message));
   EXPECT_NE(message.find("give 4 warps"), std::string::npos) << message;
+}
+
+TEST_F(EggDialectTest, TuningStatesWhichUnitsMultiply) {
+  std::string message;
+  auto check = [&](TuningBuilder builder) {
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      message = d.str();
+      return success();
+    });
+    auto emitLoc = [&]() { return emitError(UnknownLoc::get(&ctx)); };
+    return builder.getChecked(function_ref<InFlightDiagnostic()>(emitLoc));
+  };
+  TuningBuilder gemm = TuningBuilder(&ctx)
+                           .threads({32, 2, 2})
+                           .block({128, 128})
+                           .warp({64, 64})
+                           .reduction({32})
+                           .shared({0, 1});
+  // A warp tile without thread tile must say which tensor cores take it.
+  EXPECT_FALSE(check(gemm));
+  EXPECT_NE(message.find("set mma"), std::string::npos) << message;
+  TuningAttr sync = check(TuningBuilder(gemm).mma(MmaKind::mma_sync));
+  ASSERT_TRUE(sync) << message;
+  EXPECT_TRUE(isMmaGemm(sync));
+  EXPECT_FALSE(isWgmmaGemm(sync));
+  // wgmma lays threads out as warpgroups; mma_sync as warps.
+  EXPECT_FALSE(check(TuningBuilder(gemm).mma(MmaKind::wgmma)));
+  EXPECT_NE(message.find("threads = [128, N, M]"), std::string::npos)
+      << message;
+  TuningAttr group = check(TuningBuilder(gemm)
+                               .threads({128, 1, 2})
+                               .warp({64, 128})
+                               .swizzle(Swizzle::xor128)
+                               .mma(MmaKind::wgmma));
+  ASSERT_TRUE(group) << message;
+  EXPECT_TRUE(isWgmmaGemm(group));
+  EXPECT_FALSE(
+      check(TuningBuilder(gemm).threads({128, 1, 2}).mma(MmaKind::mma_sync)));
+  // Tensor cores own warp tiles: no thread tile, and an operand in shared
+  // memory.
+  EXPECT_FALSE(
+      check(TuningBuilder(sync).thread({8, 8}).mma(MmaKind::mma_sync)));
+  EXPECT_FALSE(check(TuningBuilder(sync).shared({}).mma(MmaKind::mma_sync)));
+  EXPECT_NE(message.find("needs an operand in shared memory"),
+            std::string::npos)
+      << message;
 }
 
 TEST_F(EggDialectTest, TuningRejectsPipelineWithoutAsyncCopy) {

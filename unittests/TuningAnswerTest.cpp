@@ -109,6 +109,11 @@ TEST(TuningAnswer, BadKnobsAreNamedInTheReason) {
                        {"copy", "dma"}};
   EXPECT_FALSE(tuningFromJson(badCopy, &ctx, reason));
   EXPECT_EQ(reason, "\"copy\" must be \"sync\", \"cp_async\" or \"tma\"");
+  json::Object badMma{{"threads", json::Array{128}},
+                      {"block", json::Array{128}},
+                      {"mma", "tensor"}};
+  EXPECT_FALSE(tuningFromJson(badMma, &ctx, reason));
+  EXPECT_EQ(reason, "\"mma\" must be \"fma\", \"mma_sync\" or \"wgmma\"");
   // The attribute's verifier has the last word.
   json::Object badVector{{"threads", json::Array{128}},
                          {"block", json::Array{128}},

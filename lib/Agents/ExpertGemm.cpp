@@ -192,6 +192,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
                   .threads({128, t.bn / t.wn, t.bm / t.wm})
                   .block(block)
                   .warp(warp)
+                  .mma(MmaKind::wgmma)
                   .reduction({128 / bytes})
                   .shared({0, 1})
                   .swizzle(Swizzle::xor128)
@@ -441,6 +442,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
       if (rowThread)
         thread = *rowThread;
       struct Mapping {
+        MmaKind mma;
         SmallVector<int64_t> threads;
         ArrayRef<int64_t> warp, thread;
         ArrayRef<Copy> copies;
@@ -476,8 +478,8 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
         fmaCopies.insert(fmaCopies.begin(),
                          Copy{CopyEngine::cp_async, 2, 32, true});
       const Mapping mappings[] = {
-          {{32, bn / wn, bm / wm}, warp, {}, tensorCopies},
-          {{bn / tn, bm / tm}, {}, thread, fmaCopies}};
+          {MmaKind::mma_sync, {32, bn / wn, bm / wm}, warp, {}, tensorCopies},
+          {MmaKind::fma, {bn / tn, bm / tm}, {}, thread, fmaCopies}};
       for (const Mapping &mapping : mappings) {
         if (mapping.warp.empty() && mapping.thread.empty())
           continue; // The owners' tiles do not split the loops.
@@ -509,6 +511,7 @@ FailureOr<TuningAttr> ExpertAgent::chooseSharedGemm(KernelOp kernel,
                     .block(block)
                     .warp(mapping.warp)
                     .thread(mapping.thread)
+                    .mma(mapping.mma)
                     .reduction({copy.bk})
                     .shared({0, 1})
                     .padding(padding)

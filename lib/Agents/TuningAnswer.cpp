@@ -97,6 +97,8 @@ json::Object mlir::egg::tuningSchema(const TuningKnobs &knobs,
     add("fragments_ahead", integerOf({0, 1}));
   if (knobs.tf32Terms)
     add("tf32_terms", integerOf({1, 3}));
+  if (knobs.mma)
+    add("mma", stringOf({"fma", "mma_sync", "wgmma"}));
   // Strict schemas (OpenAI) need every property required.
   json::Array required;
   for (const auto &entry : properties)
@@ -148,6 +150,8 @@ json::Object mlir::egg::tuningToJson(TuningAttr tuning,
     object["fragments_ahead"] = tuning.getFragmentsAhead();
   if (knobs.tf32Terms)
     object["tf32_terms"] = tuning.getTf32Terms();
+  if (knobs.mma)
+    object["mma"] = stringifyMmaKind(tuning.getMma());
   return object;
 }
 
@@ -224,6 +228,13 @@ TuningAttr mlir::egg::tuningFromJson(const json::Object &object,
         return {};
       }
       builder.copy(*c);
+    } else if (name == "mma") {
+      std::optional<MmaKind> m = text ? symbolizeMmaKind(*text) : std::nullopt;
+      if (!m) {
+        reason = "\"mma\" must be \"fma\", \"mma_sync\" or \"wgmma\"";
+        return {};
+      }
+      builder.mma(*m);
     } else if (auto knob = integerKnobs.find(name);
                knob != integerKnobs.end()) {
       if (!integer(name, value, number))

@@ -40,12 +40,11 @@ bool mlir::egg::isSharedGemm(TuningAttr tuning) {
 }
 
 bool mlir::egg::isMmaGemm(TuningAttr tuning) {
-  return isSharedGemm(tuning) && !tuning.getWarp().empty();
+  return isSharedGemm(tuning) && tuning.getMma() != MmaKind::fma;
 }
 
 bool mlir::egg::isWgmmaGemm(TuningAttr tuning) {
-  return isMmaGemm(tuning) && tuning.getThreads().size() == 3 &&
-         tuning.getThreads()[0] == 128;
+  return isSharedGemm(tuning) && tuning.getMma() == MmaKind::wgmma;
 }
 
 GemmRegisterBudget mlir::egg::gemmRegisterBudget(int64_t computing,

@@ -43,7 +43,7 @@ KernelEstimate mlir::egg::estimateKernel(KernelOp kernel, TuningAttr tuning,
   KernelEstimate est;
   est.work = measureWork(kernel);
   double bandwidth = double(target.getDramGbps()) * 1e9; // bytes/s
-  // Tensor-core products (a warp tile) run at the matrix rate; f32 ones
+  // Tensor-core products (mma) run at the matrix rate; f32 ones
   // (TF32, measureWork) at half of it.
   bool tensorCores = isMmaGemm(tuning);
   double peak = peakFlops(target, tensorCores, est.work.tf32);

@@ -294,6 +294,7 @@ enumerateMmaTunings(KernelOp kernel, TuningAttr anchor, size_t limit) {
             .threads({group, perN, perM})
             .block(tiles->block)
             .warp(tiles->inner)
+            .mma(group == 128 ? MmaKind::wgmma : MmaKind::mma_sync)
             .reduction({bk})
             .shared(anchor.getShared())
             .registers(anchor.getRegisters())

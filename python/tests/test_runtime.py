@@ -237,7 +237,7 @@ def test_split_tf32_convolutions_keep_f32_accuracy(tmp_path, shape):
     (conv,) = [k for k in decisions["kernels"] if "conv" in k["anchor"]]
     conv["tuning"] = (f"#egg.tuning<{shape['tiles']}, reduction = [32], shared = [0, 1], "
                       "swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, "
-                      "tf32_terms = 3>")
+                      "tf32_terms = 3, mma = wgmma>")
     path = tmp_path / "split.json"
     path.write_text(json.dumps(decisions))
     compiled = egg.compile(model, inputs(), agent="replay", decisions=path,

@@ -15,16 +15,16 @@
 
 // DECISIONS: "name": "deep_k0"
 // DECISIONS: "structure": "#egg.structure<gemm_direct>"
-// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 1], block = [64, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 8>"
+// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 1], block = [64, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 8, mma = wgmma>"
 // DECISIONS: "name": "deep_partial_k0"
 // DECISIONS: "structure": "#egg.structure<gemm_direct>"
-// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 6>"
+// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 6, mma = wgmma>"
 // DECISIONS: "name": "deep_square_k0"
 // DECISIONS: "structure": "#egg.structure<gemm_direct>"
-// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4>"
+// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4, mma = wgmma>"
 // DECISIONS: "name": "deep_skinny_k0"
 // DECISIONS: "structure": "#egg.structure<gemm_split_k, split_k = 4>"
-// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 1], block = [64, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
+// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 1], block = [64, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4, mma = wgmma>"
 
 // One mbarrier per stage for the copies, one for the slots' release.
 // IR-LABEL: func.func private @deep_k0(

@@ -12,7 +12,7 @@
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 // RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
 
-// EXPERT: tf32_terms = 3>
+// EXPERT: tf32_terms = 3, mma = wgmma>
 // MANIFEST: "shared_bytes": 135168
 // PTX: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // PTX: cp.async.wait_group 2;

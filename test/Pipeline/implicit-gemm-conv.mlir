@@ -18,7 +18,7 @@
 // DECISIONS: "name": "nhwc_f16_k0"
 // DECISIONS-NEXT: "signature": "{{[0-9a-f]+}}"
 // DECISIONS-NEXT: "structure": "#egg.structure<conv_implicit_gemm>"
-// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 1], block = [1, 2, 32, 128], warp = [1, 2, 32, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
+// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 1], block = [1, 2, 32, 128], warp = [1, 2, 32, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4, mma = wgmma>"
 // DECISIONS: "name": "nchw_f32_k0"
 // DECISIONS-NEXT: "signature": "{{[0-9a-f]+}}"
 // DECISIONS-NEXT: "structure": "#egg.structure<conv_implicit_gemm>"

@@ -14,7 +14,7 @@
 // RUN: egg-translate --egg-to-manifest %t.mlir | FileCheck %s --check-prefix=MANIFEST
 
 // DECISIONS: "structure": "#egg.structure<gemm_split_k, split_k = 2>"
-// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 8>"
+// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 8, mma = wgmma>"
 
 // The maps are built on the 2-D buffers, not on their expand_shapes.
 // IR-LABEL: func.func private @split_tma_k0(

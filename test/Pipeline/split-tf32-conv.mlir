@@ -17,7 +17,7 @@
 
 // DECISIONS: "name": "odd_rows_k0"
 // DECISIONS: "structure": "#egg.structure<conv_implicit_gemm>"
-// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 1], block = [1, 64, 1, 64], warp = [1, 64, 1, 64], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3>"
+// DECISIONS-NEXT: "tuning": "#egg.tuning<threads = [128, 1, 1], block = [1, 64, 1, 64], warp = [1, 64, 1, 64], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3, mma = wgmma>"
 
 // PTX-LABEL: .entry odd_rows_k0_kernel
 // PTX-DAG: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4, %r{{[0-9]+}};

@@ -17,15 +17,15 @@
 // DECISIONS: "name": "mm_bf16_k0"
 // DECISIONS: "tuning": "#egg.tuning<threads = [32, {{[0-9]+}}, {{[0-9]+}}], block = [{{[0-9]+}}, {{[0-9]+}}], warp = [{{[0-9]+}}, {{[0-9]+}}], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async
 // DECISIONS: "name": "wide_bf16_k0"
-// DECISIONS: "tuning": "#egg.tuning<threads = [32, 2, 2], block = [128, 128], warp = [64, 64], reduction = [32], shared = [0, 1], padding = 8, vector = 4, copy = cp_async, pipeline = 3>"
+// DECISIONS: "tuning": "#egg.tuning<threads = [32, 2, 2], block = [128, 128], warp = [64, 64], reduction = [32], shared = [0, 1], padding = 8, vector = 4, copy = cp_async, pipeline = 3, mma = mma_sync>"
 // DECISIONS: "name": "wg_bf16_k0"
-// DECISIONS: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4>"
+// DECISIONS: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4, mma = wgmma>"
 // DECISIONS: "name": "wg_short_k_bf16_k0"
-// DECISIONS: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>"
+// DECISIONS: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, mma = wgmma>"
 // DECISIONS: "name": "oddk_f16_k0"
-// DECISIONS: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>"
+// DECISIONS: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4, mma = wgmma>"
 // DECISIONS: "name": "skinny_bf16_k0"
-// DECISIONS: "tuning": "#egg.tuning<threads = [32, 2, 2], block = [32, 32], warp = [16, 16], reduction = [128], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 4>"
+// DECISIONS: "tuning": "#egg.tuning<threads = [32, 2, 2], block = [32, 32], warp = [16, 16], reduction = [128], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 4, mma = mma_sync>"
 
 // A^T B in f16 with A stored [K][M] and B stored [N][K]: both fragments
 // are loaded with the opposite transposition from the usual layout.

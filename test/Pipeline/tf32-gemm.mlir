@@ -24,7 +24,7 @@
 // RUN: egg-translate --egg-to-manifest %t.tf32.mlir | FileCheck %s --check-prefix=MANIFEST
 // RUN: not egg-opt %s --egg-pipeline="agent=replay decisions=%t.tf32.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=DENIED
 
-// F32-COUNT-2: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3>"
+// F32-COUNT-2: "tuning": "#egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3, mma = wgmma>"
 // F32-PTX-LABEL: .entry linear_tf32_k0_kernel(
 // F32-PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
 // F32-PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {{.*}}, p, 1, 1;
@@ -45,7 +45,7 @@
 // F32-PTX-NOT: fma.rn.f32
 // F32-MANIFEST-NOT: allow_tf32
 
-// TF32-COUNT-2: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 4>"
+// TF32-COUNT-2: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 4, mma = wgmma>"
 // TF32-PTX-LABEL: .entry linear_tf32_k0_kernel(
 // TF32-PTX-NOT: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4;
 // TF32-PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;

@@ -12,7 +12,7 @@
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%S/Inputs/classifier-n200.json" -o %t.mlir
 // RUN: egg-opt %s --egg-pipeline="agent=replay decisions=%S/Inputs/classifier-n200.json" --mlir-print-ir-after=egg-lower-shared-gemm -o /dev/null 2>&1 | FileCheck %s --check-prefix=IR
 // RUN: egg-translate --egg-to-ptx --egg-ptx-dir=%t.mlir.ptx.d %t.mlir | xargs cat | FileCheck %s --check-prefix=PTX
-// TUNING: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4>"
+// TUNING: "tuning": "#egg.tuning<threads = [128, 2, 1], block = [128, 256], warp = [128, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4, mma = wgmma>"
 // EXPERT-NOT: cp.async.cg.shared.global
 // EXPERT: cp.async.bulk.tensor.2d.shared::cluster.global.tile
 // EXPERT-NOT: cp.async.cg.shared.global

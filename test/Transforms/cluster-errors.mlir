@@ -10,7 +10,7 @@ func.func @product(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor
   // expected-error @+1 {{cluster = 2 is implemented for column reductions (reduce_two_stage without split_k), TMA products (gemm_direct, copy = tma) and recurrences (recurrence_block) only}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, cluster = 2>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, cluster = 2, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -109,7 +109,7 @@ func.func @tma_cluster4(%a: tensor<256x1024xbf16>, %b: tensor<1024x256xbf16>) ->
   // expected-error @+1 {{cluster = 4: TMA products take clusters of 2 only}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x1024xbf16>, tensor<1024x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4, cluster = 4>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4, cluster = 4, mma = wgmma>} {
   ^bb0(%x: tensor<256x1024xbf16>, %y: tensor<1024x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -136,7 +136,7 @@ func.func @tma_odd_tiles(%a: tensor<256x1024xbf16>, %b: tensor<1024x192xbf16>) -
   // expected-error @+1 {{cluster = 2 pairs the 3 tiles along N: their number must be even}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x1024xbf16>, tensor<1024x192xbf16>) -> tensor<256x192xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4, cluster = 2>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4, cluster = 2, mma = wgmma>} {
   ^bb0(%x: tensor<256x1024xbf16>, %y: tensor<1024x192xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x192xf32>
@@ -164,7 +164,7 @@ func.func @tma_wide_tiles(%a: tensor<256x1024xbf16>, %b: tensor<1024x256xbf16>) 
   // expected-error @+1 {{cluster = 2 is limited to 128 x 64 tiles, the only ones that computed correctly on the GPU (got 128 x 128;}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x1024xbf16>, tensor<1024x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4, cluster = 2>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 4, cluster = 2, mma = wgmma>} {
   ^bb0(%x: tensor<256x1024xbf16>, %y: tensor<1024x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>

@@ -20,7 +20,7 @@ func.func @elementwise(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
 // 16-byte pieces copied along N and transposed by the split pass
 // (docs/pipeline.md, "Split TF32 products").
 // CHECK-LABEL: func.func @gemm
-// CHECK: tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3>
+// CHECK: tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3, mma = wgmma>
 // FMA tiles through shared memory: a 128x128 output tile per block, 8x8
 // per thread, cp.async with two stages; B is copied in 16-byte pieces
 // along N, so the K steps are 32 deep and loaded a step ahead (68 KB of
@@ -42,7 +42,7 @@ func.func @gemm(%a: tensor<2048x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<2
 // FMA-LABEL: func.func @gemm_uneven_waves
 // FMA: tuning = #egg.tuning<threads = [16, 8], block = [64, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2>
 // CHECK-LABEL: func.func @gemm_uneven_waves
-// CHECK: tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3>
+// CHECK: tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3, mma = wgmma>
 func.func @gemm_uneven_waves(%a: tensor<3000x1024xf32>, %b: tensor<1024x1000xf32>, %c: tensor<3000x1000xf32>) -> tensor<3000x1000xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<3000x1024xf32>, tensor<1024x1000xf32>) outs(%c : tensor<3000x1000xf32>) -> tensor<3000x1000xf32>
   return %r : tensor<3000x1000xf32>
@@ -55,7 +55,7 @@ func.func @gemm_uneven_waves(%a: tensor<3000x1024xf32>, %b: tensor<1024x1000xf32
 // FMA-LABEL: func.func @gemm_most_sms
 // FMA: tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [32], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2, fragments_ahead = 1>
 // CHECK-LABEL: func.func @gemm_most_sms
-// CHECK: tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3>
+// CHECK: tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3, mma = wgmma>
 func.func @gemm_most_sms(%a: tensor<1024x512xf32>, %b: tensor<512x2048xf32>, %c: tensor<1024x2048xf32>) -> tensor<1024x2048xf32> {
   %r = linalg.matmul ins(%a, %b : tensor<1024x512xf32>, tensor<512x2048xf32>) outs(%c : tensor<1024x2048xf32>) -> tensor<1024x2048xf32>
   return %r : tensor<1024x2048xf32>
@@ -322,7 +322,7 @@ func.func @narrow_channels_last_pad(%x: tensor<2x10x12x8xf16>) -> tensor<2x12x14
 // partial 32-row tile holds them on mma.sync, with deep K steps (one block
 // per 32 columns); before partial tiles, direct FMA tiles.
 // CHECK-LABEL: func.func @skinny_m16
-// CHECK: tuning = #egg.tuning<threads = [32, 2, 2], block = [32, 32], warp = [16, 16], reduction = [128], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 4>
+// CHECK: tuning = #egg.tuning<threads = [32, 2, 2], block = [32, 32], warp = [16, 16], reduction = [128], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 4, mma = mma_sync>
 func.func @skinny_m16(%a: tensor<16x4096xbf16>, %b: tensor<4096x4096xbf16>, %c: tensor<16x4096xf32>) -> tensor<16x4096xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<16x4096xbf16>, tensor<4096x4096xbf16>) outs(%c : tensor<16x4096xf32>) {
   ^bb0(%x: bf16, %y: bf16, %acc: f32):

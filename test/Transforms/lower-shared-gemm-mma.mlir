@@ -38,7 +38,7 @@
 #map4 = affine_map<(d0, d1, d2) -> (d0, d1)>
 #map5 = affine_map<(d0, d1) -> (d1)>
 module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
-  func.func private @mm_k0(%arg0: memref<64x32xbf16>, %arg1: memref<32x64xbf16>, %arg2: memref<64xf32>, %arg3: memref<64x64xf32> {bufferize.result}) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [32, 1, 2], block = [32, 32], warp = [16, 32], reduction = [16], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 2>} {
+  func.func private @mm_k0(%arg0: memref<64x32xbf16>, %arg1: memref<32x64xbf16>, %arg2: memref<64xf32>, %arg3: memref<64x64xf32> {bufferize.result}) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [32, 1, 2], block = [32, 32], warp = [16, 32], reduction = [16], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 2, mma = mma_sync>} {
     %cst = arith.constant 0.000000e+00 : f32
     %c1 = arith.constant 1 : index
     %c32 = arith.constant 32 : index

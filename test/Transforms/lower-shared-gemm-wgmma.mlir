@@ -47,7 +47,7 @@
 #map3 = affine_map<(d0, d1, d2) -> (d2, d1)>
 #map4 = affine_map<(d0, d1, d2) -> (d0, d1)>
 module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
-  func.func private @mm_k0(%arg0: memref<128x128xbf16>, %arg1: memref<128x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 2>} {
+  func.func private @mm_k0(%arg0: memref<128x128xbf16>, %arg1: memref<128x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 2, mma = wgmma>} {
     %cst = arith.constant 0.000000e+00 : f32
     %c1 = arith.constant 1 : index
     %c128 = arith.constant 128 : index
@@ -104,7 +104,7 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
 #map3 = affine_map<(d0, d1, d2) -> (d2, d1)>
 #map4 = affine_map<(d0, d1, d2) -> (d0, d1)>
 module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
-  func.func private @mm_staged_k0(%arg0: memref<128x128xbf16>, %arg1: memref<128x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4>} {
+  func.func private @mm_staged_k0(%arg0: memref<128x128xbf16>, %arg1: memref<128x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 4, mma = wgmma>} {
     %cst = arith.constant 0.000000e+00 : f32
     %c1 = arith.constant 1 : index
     %c128 = arith.constant 128 : index
@@ -156,7 +156,7 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
 #map3 = affine_map<(d0, d1, d2) -> (d2, d1)>
 #map4 = affine_map<(d0, d1, d2) -> (d0, d1)>
 module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
-  func.func private @mm96_k0(%arg0: memref<128x96xbf16>, %arg1: memref<96x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 2>} {
+  func.func private @mm96_k0(%arg0: memref<128x96xbf16>, %arg1: memref<96x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 2, mma = wgmma>} {
     %cst = arith.constant 0.000000e+00 : f32
     %c1 = arith.constant 1 : index
     %c128 = arith.constant 128 : index
@@ -260,7 +260,7 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
 #map3 = affine_map<(d0, d1, d2) -> (d2, d1)>
 #map4 = affine_map<(d0, d1, d2) -> (d0, d1)>
 module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
-  func.func private @mm_tma_k0(%arg0: memref<128x128xbf16>, %arg1: memref<128x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 2>} {
+  func.func private @mm_tma_k0(%arg0: memref<128x128xbf16>, %arg1: memref<128x256xbf16>, %arg2: memref<128x256xf32> {bufferize.result}) attributes {egg.structure = #egg.structure<gemm_direct>, egg.tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 2, mma = wgmma>} {
     %cst = arith.constant 0.000000e+00 : f32
     %c1 = arith.constant 1 : index
     %c128 = arith.constant 128 : index

@@ -85,7 +85,7 @@ func.func @case4(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x1
 // -----
 
 func.func @case5(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
-  // expected-error @+1 {{swizzled shared memory is implemented for warpgroup MMA only (threads = [128, N, M]): use padding}}
+  // expected-error @+1 {{swizzled shared memory is implemented for warpgroup MMA only (mma = wgmma): use padding}}
   %r = egg.kernel @k ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
                   tuning = #egg.tuning<threads = [8, 8], block = [32, 32], thread = [4, 4], reduction = [16], shared = [0, 1], swizzle = xor128, vector = 4>} {
@@ -149,10 +149,10 @@ func.func @matvec(%a: tensor<128x64xf32>, %v: tensor<64xf32>) -> tensor<128xf32>
 // -----
 
 func.func @mma0(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x128xf32> {
-  // expected-error @+1 {{tensor cores (a warp tile) take f16 or bf16 matrices of one type accumulated in f32, not 'f32' x 'f32' -> 'f32'}}
+  // expected-error @+1 {{tensor cores (mma = mma_sync or wgmma) take f16 or bf16 matrices of one type accumulated in f32, not 'f32' x 'f32' -> 'f32'}}
   %r = egg.kernel @k ins(%a, %b : tensor<128x64xf32>, tensor<64x128xf32>) -> tensor<128x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], reduction = [32], shared = [0, 1], padding = 8, vector = 4>} {
+                  tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], reduction = [32], shared = [0, 1], padding = 8, vector = 4, mma = mma_sync>} {
   ^bb0(%x: tensor<128x64xf32>, %y: tensor<64x128xf32>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<128x128xf32>
@@ -165,7 +165,7 @@ func.func @mma0(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>) -> tensor<128x12
 // -----
 
 func.func @mma1(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x128xf32> {
-  // expected-error @+1 {{the tensor-core GEMM takes a warp tile and no thread tile: mma.sync fixes each thread's share}}
+  // expected-error @+1 {{FMA tiles (mma = fma) take no warp tile: each thread multiplies its thread tile}}
   %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
                   tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], thread = [4, 4], reduction = [32], shared = [0, 1], padding = 8, vector = 8>} {
@@ -184,7 +184,7 @@ func.func @mma2(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x
   // expected-error @+1 {{warp tile 8 along M is not a multiple of 16 (the mma.sync fragments)}}
   %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [32, 2, 8], block = [64, 64], warp = [8, 32], reduction = [32], shared = [0, 1], padding = 8, vector = 8>} {
+                  tuning = #egg.tuning<threads = [32, 2, 8], block = [64, 64], warp = [8, 32], reduction = [32], shared = [0, 1], padding = 8, vector = 8, mma = mma_sync>} {
   ^bb0(%x: tensor<128x64xbf16>, %y: tensor<64x128xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<128x128xf32>
@@ -200,7 +200,7 @@ func.func @mma3(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x
   // expected-error @+1 {{threads must be [32, 2, 2]: a warp's lanes, then warps along N and M}}
   %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [64, 2], block = [64, 64], warp = [32, 32], reduction = [32], shared = [0, 1], padding = 8, vector = 8>} {
+                  tuning = #egg.tuning<threads = [64, 2], block = [64, 64], warp = [32, 32], reduction = [32], shared = [0, 1], padding = 8, vector = 8, mma = mma_sync>} {
   ^bb0(%x: tensor<128x64xbf16>, %y: tensor<64x128xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<128x128xf32>
@@ -216,7 +216,7 @@ func.func @mma4(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x
   // expected-error @+1 {{a warp tile of 128x64 needs 256 accumulators per thread; at most 128 are allowed}}
   %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [32, 2, 1], block = [128, 128], warp = [128, 64], reduction = [32], shared = [0, 1], padding = 8, vector = 8>} {
+                  tuning = #egg.tuning<threads = [32, 2, 1], block = [128, 128], warp = [128, 64], reduction = [32], shared = [0, 1], padding = 8, vector = 8, mma = mma_sync>} {
   ^bb0(%x: tensor<128x64xbf16>, %y: tensor<64x128xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<128x128xf32>
@@ -232,7 +232,7 @@ func.func @mma5(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x
   // expected-error @+1 {{reduction tile 8 is not a multiple of 16 (the tensor-core instruction's K)}}
   %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], reduction = [8], shared = [0, 1], padding = 8, vector = 8>} {
+                  tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], reduction = [8], shared = [0, 1], padding = 8, vector = 8, mma = mma_sync>} {
   ^bb0(%x: tensor<128x64xbf16>, %y: tensor<64x128xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<128x128xf32>
@@ -248,7 +248,7 @@ func.func @mma6(%a: tensor<128x64xbf16>, %b: tensor<64x128xbf16>) -> tensor<128x
   // expected-error @+1 {{padding 4 is not a multiple of 8 elements: ldmatrix reads rows at 16-byte boundaries}}
   %r = egg.kernel @k ins(%a, %b : tensor<128x64xbf16>, tensor<64x128xbf16>) -> tensor<128x128xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], reduction = [32], shared = [0, 1], padding = 4, vector = 8>} {
+                  tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], reduction = [32], shared = [0, 1], padding = 4, vector = 8, mma = mma_sync>} {
   ^bb0(%x: tensor<128x64xbf16>, %y: tensor<64x128xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<128x128xf32>
@@ -266,7 +266,7 @@ func.func @mma_shared(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> ten
   // expected-error @+1 {{tuning needs 282624 bytes of shared memory per block but sm_90a allows 232448}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [32, 4, 4], block = [256, 256], warp = [64, 64], reduction = [64], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 4>} {
+                  tuning = #egg.tuning<threads = [32, 4, 4], block = [256, 256], warp = [64, 64], reduction = [64], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 4, mma = mma_sync>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -279,13 +279,13 @@ func.func @mma_shared(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> ten
 }
 // -----
 
-// Warpgroup MMA (threads = [128, N, M]): wgmma exists on sm_90a only.
+// Warpgroup MMA (mma = wgmma): wgmma exists on sm_90a only.
 module attributes {egg.target = #egg.target<chip = "sm_90", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
 func.func @wg_chip(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
-  // expected-error @+1 {{warpgroup MMA (threads = [128, N, M]) needs an sm_90a target, not sm_90}}
+  // expected-error @+1 {{warpgroup MMA (mma = wgmma) needs an sm_90a target, not sm_90}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -311,7 +311,7 @@ func.func @wg_swizzle(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> ten
   // expected-error @+1 {{warpgroup MMA reads its tiles through the 128-byte swizzle: it needs swizzle = xor128}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], vector = 8, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], vector = 8, copy = cp_async, pipeline = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -337,7 +337,7 @@ func.func @wg_m(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<25
   // expected-error @+1 {{warp tile 32 along M is not a multiple of 64 (wgmma's M)}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 4], block = [128, 128], warp = [32, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 4], block = [128, 128], warp = [32, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -363,7 +363,7 @@ func.func @wg_n(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<25
   // expected-error @+1 {{warp tile 4 along N is not a multiple of 8 up to 256 (wgmma's N)}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 1], block = [64, 4], warp = [64, 4], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 1], block = [64, 4], warp = [64, 4], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -389,7 +389,7 @@ func.func @wg_threads(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> ten
   // expected-error @+1 {{threads must be [128, 2, 1]: a warpgroup's threads, then warpgroups along N and M}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [128, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [128, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -415,7 +415,7 @@ func.func @wg_acc(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<
   // expected-error @+1 {{a warp tile of 128x256 needs 256 accumulators per thread; at most 128 are allowed}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 1], block = [128, 256], warp = [128, 256], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 1], block = [128, 256], warp = [128, 256], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -441,7 +441,7 @@ func.func @wg_vector(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tens
   // expected-error @+1 {{vector = 4 does not fit the swizzled tiles of input 0: warpgroup MMA copies 16-byte pieces}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -467,7 +467,7 @@ func.func @wg_bk(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<2
   // expected-error @+1 {{input 0 is stored contiguous along K: its tile extent 32 must be a multiple of 64 (128-byte swizzled rows)}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -493,7 +493,7 @@ func.func @wg_mn(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<2
   // expected-error @+1 {{input 1 is contiguous along M/N: the warp tile must be a multiple of 64 (128-byte swizzled rows)}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 4, 2], block = [128, 128], warp = [64, 32], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 4, 2], block = [128, 128], warp = [64, 32], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -519,7 +519,7 @@ func.func @wg_owners(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tens
   // expected-error @+3 {{block and warp tiles give 4 warpgroups but threads give 256 threads (8 warps)}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -539,13 +539,13 @@ func.func @wg_owners(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tens
 }
 // -----
 
-// Warpgroup MMA (threads = [128, N, M]): later `a` targets (sm_100a) have other MMAs, not wgmma.
+// Warpgroup MMA (mma = wgmma): later `a` targets (sm_100a) have other MMAs, not wgmma.
 module attributes {egg.target = #egg.target<chip = "sm_100a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
 func.func @wg_chip_later(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
-  // expected-error @+1 {{warpgroup MMA (threads = [128, N, M]) needs an sm_90a target, not sm_100a}}
+  // expected-error @+1 {{warpgroup MMA (mma = wgmma) needs an sm_90a target, not sm_100a}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -664,10 +664,10 @@ func.func @grid_loops(%a: tensor<2x2x2x2x2x2x2x2x2x32x16xf32>, %b: tensor<2x2x2x
 // TMA fills wgmma's swizzled tiles only, not the padded tiles of mma.sync.
 module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
 func.func @tma_mma(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
-  // expected-error @+1 {{copy = tma fills the swizzled tiles of warpgroup MMA (threads = [128, N, M]) only}}
+  // expected-error @+1 {{copy = tma fills the swizzled tiles of warpgroup MMA (mma = wgmma) only}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], reduction = [32], shared = [0, 1], vector = 8, copy = tma, pipeline = 2>} {
+                  tuning = #egg.tuning<threads = [32, 2, 2], block = [64, 64], warp = [32, 32], reduction = [32], shared = [0, 1], vector = 8, copy = tma, pipeline = 2, mma = mma_sync>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -694,7 +694,7 @@ func.func @tma_one_stage(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> 
   // expected-error @+1 {{copy = tma needs pipeline >= 2 (stages with an mbarrier each)}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -721,7 +721,7 @@ func.func @tma_too_many_threads(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf1
   // expected-error @+1 {{copy = tma adds a producer warpgroup to the 1024 computing threads: at most 896}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<128x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 2, 4], block = [256, 256], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 2>} {
+                  tuning = #egg.tuning<threads = [128, 2, 4], block = [256, 256], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 2, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -747,7 +747,7 @@ func.func @tf32_not_allowed(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>) ->
   // expected-error @+1 {{f32 products reach tensor cores only as TF32 (10-bit mantissas), which the user must allow: egg.allow_tf32 on the module (pipeline option allow-tf32)}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xf32>, %y: tensor<256x128xf32>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -772,7 +772,7 @@ func.func @tf32_n_major(%a: tensor<256x128xf32>, %b: tensor<128x256xf32>) -> ten
   // expected-error @+1 {{input 1 is contiguous along M/N: TF32 tiles are stored K-major, which TMA copies cannot transpose (use cp_async)}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xf32>, tensor<128x256xf32>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = tma, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = tma, pipeline = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xf32>, %y: tensor<128x256xf32>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -801,7 +801,7 @@ func.func @conv_partial_tile_mma(%a: tensor<1x6x32x32xf16>, %b: tensor<3x3x32x64
   // expected-error @+1 {{block tile 16 does not divide loop 2 of extent 30: a partial tile in a group of several loops is implemented for FMA tiles and split TF32 products only}}
   %r = egg.kernel @k ins(%a, %b : tensor<1x6x32x32xf16>, tensor<3x3x32x64xf16>) -> tensor<1x4x30x64xf32>
       attributes {structure = #egg.structure<conv_implicit_gemm>,
-                  tuning = #egg.tuning<threads = [32, 2, 1], block = [1, 1, 16, 64], warp = [1, 1, 16, 32], reduction = [16], shared = [0, 1], vector = 8, copy = cp_async, pipeline = 2>} {
+                  tuning = #egg.tuning<threads = [32, 2, 1], block = [1, 1, 16, 64], warp = [1, 1, 16, 32], reduction = [16], shared = [0, 1], vector = 8, copy = cp_async, pipeline = 2, mma = mma_sync>} {
   ^bb0(%x: tensor<1x6x32x32xf16>, %y: tensor<3x3x32x64xf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<1x4x30x64xf32>
@@ -860,7 +860,7 @@ func.func @padded_channels(%x: tensor<2x18x18x8xf16>, %w: tensor<3x3x16x64xf16>)
   // expected-error @+1 {{input 0 is padded along its contiguous dimension in the kernel: its copies need vector = 1}}
   %r = egg.kernel @k ins(%x, %w : tensor<2x18x18x8xf16>, tensor<3x3x16x64xf16>) -> tensor<2x16x16x64xf32>
       attributes {structure = #egg.structure<conv_implicit_gemm>,
-                  tuning = #egg.tuning<threads = [32, 2, 2], block = [1, 2, 16, 32], warp = [1, 1, 16, 16], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [32, 2, 2], block = [1, 2, 16, 32], warp = [1, 1, 16, 16], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 3, mma = mma_sync>} {
   ^bb0(%a: tensor<2x18x18x8xf16>, %b: tensor<3x3x16x64xf16>):
     %zero = arith.constant 0.0 : f32
     %zh = arith.constant 0.0 : f16
@@ -912,7 +912,7 @@ func.func @tma_batched(%a: tensor<4x256x128xbf16>, %b: tensor<4x128x256xbf16>) -
   // expected-error @+1 {{copy = tma: input 0 is neither 2-D nor the reshape of a 2-D tensor that pairs each batch loop with the loop inside it, whose tile divides it}}
   %r = egg.kernel @k ins(%a, %b : tensor<4x256x128xbf16>, tensor<4x128x256xbf16>) -> tensor<4x256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [1, 128, 128], warp = [1, 64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 2>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [1, 128, 128], warp = [1, 64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 2, mma = wgmma>} {
   ^bb0(%x: tensor<4x256x128xbf16>, %y: tensor<4x128x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<4x256x256xf32>
@@ -939,7 +939,7 @@ func.func @deep_cp_async(%a: tensor<256x2048xbf16>, %b: tensor<2048x256xbf16>) -
   // expected-error @+1 {{pipeline = 6 exceeds 4 stages: deeper pipelines need copy = tma}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x2048xbf16>, tensor<2048x256xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 6>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 64], warp = [64, 64], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 6, mma = wgmma>} {
   ^bb0(%x: tensor<256x2048xbf16>, %y: tensor<2048x256xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -1020,7 +1020,7 @@ func.func @split_tf32_tma(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>) -> t
   // expected-error @+1 {{tf32_terms = 3 splits each tile in the threads that copied it: it needs copy = cp_async or sync, not tma}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = tma, pipeline = 3, tf32_terms = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = tma, pipeline = 3, tf32_terms = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xf32>, %y: tensor<256x128xf32>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -1043,7 +1043,7 @@ func.func @split_tf32_tma(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>) -> t
 // split.
 module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
 func.func @split_tf32_fma(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>) -> tensor<256x256xf32> {
-  // expected-error @+1 {{tf32_terms = 3 splits the f32 matrices of warpgroup MMA (threads = [128, N, M]), not FMA thread tiles}}
+  // expected-error @+1 {{tf32_terms = 3 splits the f32 matrices of warpgroup MMA (mma = wgmma), not FMA thread tiles}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
                   tuning = #egg.tuning<threads = [16, 16], block = [128, 128], thread = [8, 8], reduction = [16], shared = [0, 1], padding = 4, vector = 4, copy = cp_async, pipeline = 2, tf32_terms = 3>} {
@@ -1068,10 +1068,10 @@ func.func @split_tf32_fma(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>) -> t
 // Only f32 matrices are split.
 module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_count = 132, warp_size = 32, max_threads_per_block = 1024, shared_memory_per_block = 232448, registers_per_block = 65536, max_registers_per_thread = 255, l2_bytes = 62914560, dram_gbps = 4250, fp32_gflops = 51000, tensor_gflops = 790000>} {
 func.func @split_tf32_bf16(%a: tensor<256x128xbf16>, %b: tensor<256x128xbf16>) -> tensor<256x256xf32> {
-  // expected-error @+1 {{tf32_terms = 3 splits the f32 matrices of warpgroup MMA (threads = [128, N, M]); this product is 'bf16' x 'bf16' -> 'f32'}}
+  // expected-error @+1 {{tf32_terms = 3 splits the f32 matrices of warpgroup MMA (mma = wgmma); this product is 'bf16' x 'bf16' -> 'f32'}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xbf16>, tensor<256x128xbf16>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, tf32_terms = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [64], shared = [0, 1], swizzle = xor128, vector = 8, copy = cp_async, pipeline = 3, tf32_terms = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xbf16>, %y: tensor<256x128xbf16>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>
@@ -1098,7 +1098,7 @@ func.func @split_tf32_too_deep(%a: tensor<256x128xf32>, %b: tensor<256x128xf32>)
   // expected-error @+1 {{the tiles need 263168 bytes of shared memory; a block may have 232448}}
   %r = egg.kernel @k ins(%a, %b : tensor<256x128xf32>, tensor<256x128xf32>) -> tensor<256x256xf32>
       attributes {structure = #egg.structure<gemm_direct>,
-                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 4, tf32_terms = 3>} {
+                  tuning = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 4, tf32_terms = 3, mma = wgmma>} {
   ^bb0(%x: tensor<256x128xf32>, %y: tensor<256x128xf32>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<256x256xf32>

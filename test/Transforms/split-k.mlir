@@ -13,7 +13,7 @@
 // CHECK-LABEL: func.func @linear
 // CHECK: %[[PARTIAL:.*]] = egg.kernel @linear_k0 ins(%{{.*}}, %{{.*}} : tensor<64x1024xbf16>, tensor<1024x256xbf16>) -> tensor<4x64x256xf32>
 // CHECK-SAME: structure = #egg.structure<gemm_direct>
-// CHECK-SAME: tuning = #egg.tuning<threads = [32, 2, 2], block = [1, 32, 32], warp = [1, 16, 16], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 3>
+// CHECK-SAME: tuning = #egg.tuning<threads = [32, 2, 2], block = [1, 32, 32], warp = [1, 16, 16], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 3, mma = mma_sync>
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [64, 4, 256] : tensor<64x1024xbf16> into tensor<64x4x256xbf16>
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2]] output_shape [4, 256, 256] : tensor<1024x256xbf16> into tensor<4x256x256xbf16>
 // CHECK: linalg.fill {{.*}} -> tensor<4x64x256xf32>
@@ -41,7 +41,7 @@
 func.func @linear(%a: tensor<64x1024xbf16>, %b: tensor<1024x256xbf16>, %bias: tensor<256xf32>) -> tensor<64x256xf16> {
   %r = egg.kernel @linear_k0 ins(%a, %b, %bias : tensor<64x1024xbf16>, tensor<1024x256xbf16>, tensor<256xf32>) -> tensor<64x256xf16>
       attributes {structure = #egg.structure<gemm_split_k, split_k = 4>,
-                  tuning = #egg.tuning<threads = [32, 2, 2], block = [32, 32], warp = [16, 16], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 3>} {
+                  tuning = #egg.tuning<threads = [32, 2, 2], block = [32, 32], warp = [16, 16], reduction = [32], shared = [0, 1], padding = 8, vector = 8, copy = cp_async, pipeline = 3, mma = mma_sync>} {
   ^bb0(%x: tensor<64x1024xbf16>, %y: tensor<1024x256xbf16>, %z: tensor<256xf32>):
     %zero = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<64x256xf32>

@@ -23,17 +23,16 @@ bool isStagedMap(StructureAttr structure, TuningAttr tuning);
 /// operands to shared memory (and is not a staged map).
 bool isSharedGemm(TuningAttr tuning);
 
-/// Whether a shared-memory GEMM tuning computes on tensor cores: it has a
-/// warp tile (and no thread tile); each warp issues mma.sync m16n8k16 on
-/// fragments loaded with ldmatrix (docs/pipeline.md, "Tensor cores").
+/// Whether a shared-memory GEMM tuning computes on tensor cores: it states
+/// `mma = mma_sync` (each warp issues mma.sync m16n8k16 on fragments loaded
+/// with ldmatrix; docs/pipeline.md, "Tensor cores") or `mma = wgmma`.
 bool isMmaGemm(TuningAttr tuning);
 
-/// Whether a tensor-core GEMM tuning uses Hopper's warpgroup MMA: its
-/// threads are [128, N, M], a warpgroup's 128 (not a warp's 32) then the
-/// warpgroups along N and M; its warp tile is
-/// each warpgroup's piece, and the tiles are stored with the 128-byte
-/// swizzle that wgmma.mma_async reads through matrix descriptors
-/// (docs/pipeline.md, "Warpgroup MMA").
+/// Whether a shared-memory GEMM tuning uses Hopper's warpgroup MMA
+/// (`mma = wgmma`): its threads are [128, N, M], a warpgroup's 128 then the
+/// warpgroups along N and M; its warp tile is each warpgroup's piece, and
+/// the tiles are stored with the 128-byte swizzle that wgmma.mma_async
+/// reads through matrix descriptors (docs/pipeline.md, "Warpgroup MMA").
 bool isWgmmaGemm(TuningAttr tuning);
 
 /// Registers per thread of a shared-memory GEMM launch: ptxas caps a launch

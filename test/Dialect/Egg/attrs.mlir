@@ -40,8 +40,8 @@ module attributes {egg.target = #egg.target<chip = "sm_90a", name = "H200", sm_c
     // CHECK-SAME: f = #egg.tuning<threads = [64], block = [64]>
     f = #egg.tuning<threads = [64], block = [64], fragments_ahead = 0, tf32_terms = 1>,
     // f32 products as three TF32 products on split inputs.
-    // CHECK-SAME: g = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3>
-    g = #egg.tuning<tf32_terms = 3, threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3>
+    // CHECK-SAME: g = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 3, mma = wgmma>
+    g = #egg.tuning<tf32_terms = 3, threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, mma = wgmma>
   } {
     return
   }

@@ -159,7 +159,7 @@ func.func @f() attributes {x = #egg.tuning<threads = [48], block = [64], warp = 
 
 // -----
 
-// expected-error @+1 {{unknown tuning key 'tile'; expected threads, block, warp, thread, reduction, shared, registers, padding, swizzle, vector, copy, pipeline, cluster, row_shared, fragments_ahead or tf32_terms}}
+// expected-error @+1 {{unknown tuning key 'tile'; expected threads, block, warp, thread, reduction, shared, registers, padding, swizzle, vector, copy, pipeline, cluster, row_shared, fragments_ahead, tf32_terms or mma}}
 func.func @f() attributes {x = #egg.tuning<threads = [64], tile = [64]>}
 
 // -----
@@ -206,4 +206,29 @@ func.func @f() attributes {x = #egg.tuning<threads = [16, 16], block = [128, 128
 // -----
 
 // expected-error @+1 {{tf32_terms must be 1 or 3, got 2}}
-func.func @f() attributes {x = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 2>}
+func.func @f() attributes {x = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 4, copy = cp_async, pipeline = 3, tf32_terms = 2, mma = wgmma>}
+
+// -----
+
+// expected-error @+1 {{a shared-memory GEMM with a warp tile and no thread tile multiplies on tensor cores: set mma = mma_sync or wgmma}}
+func.func @f() attributes {x = #egg.tuning<threads = [32, 2, 2], block = [128, 128], warp = [64, 64], reduction = [32], shared = [0, 1], padding = 8, vector = 8>}
+
+// -----
+
+// expected-error @+1 {{mma = mma_sync needs an operand in shared memory, a warp tile and no thread tile}}
+func.func @f() attributes {x = #egg.tuning<threads = [32, 2, 2], block = [128, 128], warp = [64, 64], thread = [8, 8], reduction = [32], shared = [0, 1], mma = mma_sync>}
+
+// -----
+
+// expected-error @+1 {{mma = wgmma needs threads = [128, N, M]: a warpgroup, then the warpgroups along N and M}}
+func.func @f() attributes {x = #egg.tuning<threads = [32, 2, 2], block = [128, 128], warp = [64, 64], reduction = [32], shared = [0, 1], swizzle = xor128, mma = wgmma>}
+
+// -----
+
+// expected-error @+1 {{threads = [128, N, M] lays out warpgroups: mma_sync takes warps (use mma = wgmma)}}
+func.func @f() attributes {x = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], mma = mma_sync>}
+
+// -----
+
+// expected-error @+1 {{unknown value 'tensor'}}
+func.func @f() attributes {x = #egg.tuning<threads = [128, 1, 2], block = [128, 128], warp = [64, 128], reduction = [32], shared = [0, 1], mma = tensor>}

@@ -6,7 +6,7 @@ func.func @gemm_bias(%a: tensor<128x64xf16>, %b: tensor<64x32xf16>,
                      %bias: tensor<32xf32>) -> tensor<128x32xf32> {
   // CHECK: %[[R:.*]] = egg.kernel @gemm_bias_k0 ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<128x64xf16>, tensor<64x32xf16>, tensor<32xf32>) -> tensor<128x32xf32>
   // CHECK-SAME: structure = #egg.structure<gemm_direct>
-  // CHECK-SAME: tuning = #egg.tuning<threads = [128], block = [64, 32], warp = [32, 16], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 3>
+  // CHECK-SAME: tuning = #egg.tuning<threads = [128], block = [64, 32], warp = [32, 16], reduction = [32], shared = [0, 1], swizzle = xor128, vector = 8, copy = tma, pipeline = 3, mma = mma_sync>
   // CHECK: ^bb0(%[[A:.*]]: tensor<128x64xf16>, %[[B:.*]]: tensor<64x32xf16>, %[[BIAS:.*]]: tensor<32xf32>):
   // CHECK: linalg.matmul ins(%[[A]], %[[B]]
   // CHECK: egg.yield %{{.*}} : tensor<128x32xf32>
@@ -14,7 +14,7 @@ func.func @gemm_bias(%a: tensor<128x64xf16>, %b: tensor<64x32xf16>,
       attributes {structure = #egg.structure<gemm_direct>,
                   tuning = #egg.tuning<threads = [128], block = [64, 32], warp = [32, 16],
                                        reduction = [32], shared = [0, 1], swizzle = xor128,
-                                       vector = 8, copy = tma, pipeline = 3>} {
+                                       vector = 8, copy = tma, pipeline = 3, mma = mma_sync>} {
   ^bb0(%x: tensor<128x64xf16>, %y: tensor<64x32xf16>, %z: tensor<32xf32>):
     %cst = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<128x32xf32>

@@ -147,7 +147,7 @@ LogicalResult TuningAttr::verify(
     ArrayRef<int64_t> reduction, ArrayRef<int64_t> shared,
     ArrayRef<int64_t> registers, int64_t padding, Swizzle swizzle,
     int64_t vector, CopyEngine copy, int64_t pipeline, int64_t cluster,
-    int64_t rowShared, int64_t fragmentsAhead, int64_t tf32Terms) {
+    int64_t rowShared, int64_t fragmentsAhead, int64_t tf32Terms, MmaKind mma) {
   // Mapping: CUDA block dimensions.
   if (threads.empty() || threads.size() > 3)
     return emitError() << "threads must have 1 to 3 entries, got "
@@ -165,6 +165,28 @@ LogicalResult TuningAttr::verify(
     return emitError() << "a block of " << numThreads
                        << " threads exceeds the CUDA limit of "
                        << kMaxThreadsPerBlock;
+
+  // The multiplying units: tensor cores own warp tiles, CUDA cores thread
+  // tiles, so a shared-memory GEMM's tiles must name the units it states.
+  if (mma == MmaKind::fma) {
+    if (!shared.empty() && !warp.empty() && thread.empty())
+      return emitError() << "a shared-memory GEMM with a warp tile and no "
+                            "thread tile multiplies on tensor cores: set mma "
+                            "= mma_sync or wgmma";
+  } else {
+    StringRef kind = stringifyMmaKind(mma);
+    if (shared.empty() || warp.empty() || !thread.empty())
+      return emitError() << "mma = " << kind
+                         << " needs an operand in shared memory, a warp tile "
+                            "and no thread tile";
+    bool warpgroups = threads.size() == 3 && threads[0] == 128;
+    if (mma == MmaKind::wgmma && !warpgroups)
+      return emitError() << "mma = wgmma needs threads = [128, N, M]: a "
+                            "warpgroup, then the warpgroups along N and M";
+    if (mma == MmaKind::mma_sync && warpgroups)
+      return emitError() << "threads = [128, N, M] lays out warpgroups: "
+                            "mma_sync takes warps (use mma = wgmma)";
+  }
 
   // Tiling.
   if (block.empty())
@@ -184,8 +206,7 @@ LogicalResult TuningAttr::verify(
     for (auto [w, b] : llvm::zip(warp, block))
       if (w > 0 && b > 0)
         owners = mulSat(owners, b / w);
-    int64_t perOwner =
-        threads.size() == 3 && threads[0] == 128 && thread.empty() ? 4 : 1;
+    int64_t perOwner = mma == MmaKind::wgmma ? 4 : 1;
     if (numThreads % 32 != 0)
       return emitError() << "threads give " << numThreads
                          << " threads, not a whole number of warps, but a "
@@ -250,6 +271,7 @@ LogicalResult TuningAttr::verify(
                        << fragmentsAhead;
   if (tf32Terms != 1 && tf32Terms != 3)
     return emitError() << "tf32_terms must be 1 or 3, got " << tf32Terms;
+
   return success();
 }
 
@@ -290,6 +312,7 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
   int64_t padding = 0, vector = 1, pipeline = 1, cluster = 1, rowShared = 0,
           fragmentsAhead = 0, tf32Terms = 1;
   Swizzle swizzle = Swizzle::none;
+  MmaKind mma = MmaKind::fma;
   CopyEngine copy = CopyEngine::sync;
   llvm::StringSet<> seen;
   SMLoc start = parser.getCurrentLocation();
@@ -332,11 +355,13 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
       return parseEnumKeyword(parser, swizzle, symbolizeSwizzle);
     if (key == "copy")
       return parseEnumKeyword(parser, copy, symbolizeCopyEngine);
+    if (key == "mma")
+      return parseEnumKeyword(parser, mma, symbolizeMmaKind);
     return parser.emitError(loc)
            << "unknown tuning key '" << key
            << "'; expected threads, block, warp, thread, reduction, shared, "
               "registers, padding, swizzle, vector, copy, pipeline, cluster, "
-              "row_shared, fragments_ahead or tf32_terms";
+              "row_shared, fragments_ahead, tf32_terms or mma";
   };
   if (parser.parseCommaSeparatedList(AsmParser::Delimiter::LessGreater,
                                      parseEntry))
@@ -346,10 +371,11 @@ Attribute TuningAttr::parse(AsmParser &parser, Type) {
       parser.emitError(start) << "#egg.tuning needs '" << required << "'";
       return {};
     }
-  return getChecked(
-      [&]() { return parser.emitError(start); }, parser.getContext(), threads,
-      block, warp, thread, reduction, shared, registers, padding, swizzle,
-      vector, copy, pipeline, cluster, rowShared, fragmentsAhead, tf32Terms);
+  return getChecked([&]() { return parser.emitError(start); },
+                    parser.getContext(), threads, block, warp, thread,
+                    reduction, shared, registers, padding, swizzle, vector,
+                    copy, pipeline, cluster, rowShared, fragmentsAhead,
+                    tf32Terms, mma);
 }
 
 void TuningAttr::print(AsmPrinter &printer) const {
@@ -388,5 +414,7 @@ void TuningAttr::print(AsmPrinter &printer) const {
     printer << ", fragments_ahead = " << getFragmentsAhead();
   if (getTf32Terms() != 1)
     printer << ", tf32_terms = " << getTf32Terms();
+  if (getMma() != MmaKind::fma)
+    printer << ", mma = " << stringifyMmaKind(getMma());
   printer << ">";
 }

@@ -13,7 +13,7 @@ TuningBuilder::TuningBuilder(TuningAttr from) : ctx(from.getContext()) {
   vector(from.getVector()).copy(from.getCopy());
   pipeline(from.getPipeline()).cluster(from.getCluster());
   rowShared(from.getRowShared()).fragmentsAhead(from.getFragmentsAhead());
-  tf32Terms(from.getTf32Terms());
+  tf32Terms(from.getTf32Terms()).mma(from.getMma());
 }
 
 TuningAttr
@@ -23,7 +23,7 @@ TuningBuilder::getChecked(function_ref<InFlightDiagnostic()> emitError) const {
       ArrayRef<int64_t>(warp_), ArrayRef<int64_t>(thread_),
       ArrayRef<int64_t>(reduction_), ArrayRef<int64_t>(shared_),
       ArrayRef<int64_t>(registers_), padding_, swizzle_, vector_, copy_,
-      pipeline_, cluster_, rowShared_, fragmentsAhead_, tf32Terms_);
+      pipeline_, cluster_, rowShared_, fragmentsAhead_, tf32Terms_, mma_);
 }
 
 TuningAttr TuningBuilder::get() const {
@@ -32,5 +32,5 @@ TuningAttr TuningBuilder::get() const {
       ArrayRef<int64_t>(warp_), ArrayRef<int64_t>(thread_),
       ArrayRef<int64_t>(reduction_), ArrayRef<int64_t>(shared_),
       ArrayRef<int64_t>(registers_), padding_, swizzle_, vector_, copy_,
-      pipeline_, cluster_, rowShared_, fragmentsAhead_, tf32Terms_);
+      pipeline_, cluster_, rowShared_, fragmentsAhead_, tf32Terms_, mma_);
 }

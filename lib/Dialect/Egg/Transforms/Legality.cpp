@@ -450,7 +450,7 @@ TuningKnobs mlir::egg::describeTuningKnobs(KernelOp kernel,
     knobs.reductionTiles = tileValues(reduction);
     knobs.operands = anchor.getNumDpsInputs();
     knobs.warp = knobs.thread = knobs.padding = knobs.swizzle = true;
-    knobs.copy = knobs.pipeline = knobs.fragmentsAhead = true;
+    knobs.copy = knobs.pipeline = knobs.fragmentsAhead = knobs.mma = true;
     knobs.tf32Terms =
         getElementTypeOrSelf(anchor.getDpsInputOperand(0)->get()).isF32();
     knobs.cluster = formulation == Formulation::gemm_direct;

@@ -29,7 +29,7 @@ checkMmaProduct(linalg::LinalgOp op, bool wgmma, int64_t tf32Terms,
   if (tf32Terms != 1 && !(f32 && wgmma))
     return emitError() << "tf32_terms = " << tf32Terms
                        << " splits the f32 matrices of warpgroup MMA "
-                          "(threads = [128, N, M]); this product is "
+                          "(mma = wgmma); this product is "
                        << a << " x " << b << " -> " << c
                        << (wgmma ? "" : " on no warpgroup MMA");
   if (f32 && wgmma) {
@@ -40,10 +40,11 @@ checkMmaProduct(linalg::LinalgOp op, bool wgmma, int64_t tf32Terms,
                             "allow-tf32), or split into three TF32 products "
                             "(tf32_terms = 3)";
   } else if (a != b || !(a.isF16() || a.isBF16()) || !c.isF32()) {
-    return emitError() << "tensor cores (a warp tile) take f16 or bf16 "
-                          "matrices of one type accumulated in f32"
-                       << (wgmma ? " (or f32 as TF32, where allowed)" : "")
-                       << ", not " << a << " x " << b << " -> " << c;
+    return emitError()
+           << "tensor cores (mma = mma_sync or wgmma) take f16 or bf16 "
+              "matrices of one type accumulated in f32"
+           << (wgmma ? " (or f32 as TF32, where allowed)" : "") << ", not " << a
+           << " x " << b << " -> " << c;
   }
   for (Operation &inner : op.getBlock()->without_terminator())
     if (!isa<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(inner))
@@ -157,7 +158,7 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
       !sameAs(tuning.getRegisters(), {int64_t(numInputs)}))
     return emitError() << "registers may only name the result (operand "
                        << numInputs << "): it is accumulated in registers";
-  // Tensor cores: a warp tile per warp instead of a thread tile.
+  // Tensor cores (`mma`): a warp tile per warp instead of a thread tile.
   bool mma = isMmaGemm(tuning);
   // Warpgroup MMA (Hopper): tiles in the 128-byte swizzled layout that
   // wgmma's matrix descriptors describe; other GEMMs pad their rows.
@@ -165,7 +166,7 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
   if (tuning.getTf32Terms() != 1 && !mma)
     return emitError() << "tf32_terms = " << tuning.getTf32Terms()
                        << " splits the f32 matrices of warpgroup MMA "
-                          "(threads = [128, N, M]), not FMA thread tiles";
+                          "(mma = wgmma), not FMA thread tiles";
   if (mma &&
       failed(checkMmaProduct(op, wgmma, tuning.getTf32Terms(), emitError)))
     return failure();
@@ -178,7 +179,7 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
   if (wgmma) {
     TargetAttr target = lookupTarget(kernel);
     if (!supportsWgmma(target))
-      return emitError() << "warpgroup MMA (threads = [128, N, M]) needs an "
+      return emitError() << "warpgroup MMA (mma = wgmma) needs an "
                             "sm_90a target, not "
                          << (target ? target.getChip() : StringRef("none"));
     if (tuning.getSwizzle() != Swizzle::xor128)
@@ -186,16 +187,16 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
                             "128-byte swizzle: it needs swizzle = xor128";
   } else if (tuning.getSwizzle() != Swizzle::none) {
     return emitError() << "swizzled shared memory is implemented for "
-                          "warpgroup MMA only (threads = [128, N, M]): use "
+                          "warpgroup MMA only (mma = wgmma): use "
                           "padding";
   }
   bool splitTf32 = wgmma && tuning.getTf32Terms() == 3;
   ArrayRef<int64_t> block = tuning.getBlock();
   ArrayRef<int64_t> inner = mma ? tuning.getWarp() : tuning.getThread();
   StringRef level = mma ? "warp" : "thread";
-  if (mma && !tuning.getThread().empty())
-    return emitError() << "the tensor-core GEMM takes a warp tile and no "
-                          "thread tile: mma.sync fixes each thread's share";
+  if (!mma && !tuning.getWarp().empty())
+    return emitError() << "FMA tiles (mma = fma) take no warp tile: each "
+                          "thread multiplies its thread tile";
   if (block.size() != parallel.size() || inner.size() != parallel.size())
     return emitError() << "the shared-memory GEMM needs block and " << level
                        << " tiles for each of the " << parallel.size()
@@ -470,7 +471,7 @@ mlir::egg::checkSharedGemm(KernelOp kernel, StructureAttr structure,
   if (tuning.getCopy() == CopyEngine::tma) {
     if (!wgmma)
       return emitError() << "copy = tma fills the swizzled tiles of "
-                            "warpgroup MMA (threads = [128, N, M]) only";
+                            "warpgroup MMA (mma = wgmma) only";
     if (gemm->mLoops.size() != 1 || gemm->nLoops.size() != 1 ||
         gemm->kLoops.size() != 1)
       return emitError() << "copy = tma is implemented for matrix products "
@@ -591,13 +592,15 @@ std::string mlir::egg::describeSharedGemmRules() {
              "TN x BK at most 2048; 1-3% faster on f32 convolutions, 3-5% "
              "slower on some plain products). With f16 or bf16 inputs "
              "and an "
-             "f32 result it may run on tensor cores (mma.sync m16n8k16): a "
+             "f32 result it may run on tensor cores (`mma = mma_sync`, "
+             "m16n8k16; the default `mma = fma` multiplies on CUDA cores): a "
              "`warp` tile WM/WN (multiples of 16, at most 128 accumulators "
              "per thread: WM/16 * WN/8 * 4) instead of `thread`, `threads` = "
              "[32, BN/WN, BM/WM], BK a multiple of 16, `padding` a multiple "
              "of 8; tiles "
              "keep the global layout, so every copy may be a "
-             "16-byte cp_async. On sm_90a, warpgroup MMA (wgmma) instead: "
+             "16-byte cp_async. On sm_90a, warpgroup MMA (`mma = wgmma`) "
+             "instead: "
              "`threads` = [128, BN/WN, BM/WM] (a warpgroup per `warp` tile), "
              "WM a multiple of 64, WN a multiple of 8 up to 256 "
              "(WM/64 * WN/2 accumulators per thread, at most 128), "

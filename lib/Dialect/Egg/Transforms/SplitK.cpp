@@ -216,6 +216,7 @@ static TuningAttr withLists(TuningAttr t, ArrayRef<int64_t> block,
       .pipeline(t.getPipeline())
       .fragmentsAhead(t.getFragmentsAhead())
       .tf32Terms(t.getTf32Terms())
+      .mma(t.getMma())
       .get();
 }
 

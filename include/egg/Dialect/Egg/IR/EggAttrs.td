@@ -67,6 +67,16 @@ def Egg_Swizzle : I32EnumAttr<"Swizzle",
   let genSpecializedAttr = 0;
 }
 
+def Egg_MmaKind : I32EnumAttr<"MmaKind",
+    "which units multiply a shared-memory GEMM's tiles", [
+  I32EnumAttrCase<"fma", 0>,
+  I32EnumAttrCase<"mma_sync", 1>,
+  I32EnumAttrCase<"wgmma", 2>
+]> {
+  let cppNamespace = "::mlir::egg";
+  let genSpecializedAttr = 0;
+}
+
 class Egg_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Egg_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
@@ -193,6 +203,11 @@ def Egg_TuningAttr : Egg_Attr<"Tuning", "tuning"> {
       mantissas; the module must allow it, `egg.allow_tf32`); 3 splits
       each input into a TF32 high part and a TF32 low part and adds
       hi x hi + hi x lo + lo x hi, an error of the order of f32's own.
+    * `mma`: which units multiply a shared-memory GEMM's tiles. `fma`
+      (the default): CUDA cores, each thread its thread tile. `mma_sync`:
+      tensor cores, each warp its warp tile with mma.sync (no thread
+      tile). `wgmma`: Hopper's warpgroup MMA, each warpgroup of 4 warps
+      its warp tile, with `threads = [128, N, M]` (no thread tile).
 
     ```mlir
     #egg.tuning<threads = [128], block = [128, 128], warp = [64, 64],
@@ -218,7 +233,9 @@ def Egg_TuningAttr : Egg_Attr<"Tuning", "tuning"> {
     DefaultValuedParameter<"int64_t", "1">:$cluster,
     DefaultValuedParameter<"int64_t", "0">:$rowShared,
     DefaultValuedParameter<"int64_t", "0">:$fragmentsAhead,
-    DefaultValuedParameter<"int64_t", "1">:$tf32Terms
+    DefaultValuedParameter<"int64_t", "1">:$tf32Terms,
+    DefaultValuedParameter<"::mlir::egg::MmaKind",
+                           "::mlir::egg::MmaKind::fma">:$mma
   );
   // Keyword list in any order; printed in declaration order with defaults
   // elided (see EggAttrs.cpp).

@@ -3,7 +3,7 @@
 // Builds a `#egg.tuning` by naming the knobs it sets; the others keep the
 // attribute's defaults. Agents and the search space construct tunings
 // through it rather than through the attribute's positional constructor,
-// whose fifteen parameters are easy to misplace.
+// whose seventeen parameters are easy to misplace.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +36,7 @@ public:
   TuningBuilder &rowShared(int64_t v) { return set(rowShared_, v); }
   TuningBuilder &fragmentsAhead(int64_t v) { return set(fragmentsAhead_, v); }
   TuningBuilder &tf32Terms(int64_t v) { return set(tf32Terms_, v); }
+  TuningBuilder &mma(MmaKind v) { return set(mma_, v); }
 
   /// The attribute, or null after a diagnostic through `emitError` when
   /// the fields break the attribute's verifier.
@@ -63,6 +64,7 @@ private:
   CopyEngine copy_ = CopyEngine::sync;
   int64_t pipeline_ = 1, cluster_ = 1, rowShared_ = 0, fragmentsAhead_ = 0,
           tf32Terms_ = 1;
+  MmaKind mma_ = MmaKind::fma;
 };
 
 } // namespace mlir::egg

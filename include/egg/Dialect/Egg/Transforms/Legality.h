@@ -52,6 +52,8 @@ struct TuningKnobs {
        fragmentsAhead = false;
   /// `tf32_terms`: a product of f32 matrices, which warpgroup MMA may take.
   bool tf32Terms = false;
+  /// `mma`: a product through shared memory, which tensor cores may take.
+  bool mma = false;
   /// `vector` widths the lowering may take ({1} where it takes none).
   SmallVector<int64_t> vectors = {1};
 };
