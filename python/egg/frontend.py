@@ -334,6 +334,23 @@ def block_diagonal(t, groups):
     return out
 
 
+def reads_channels_last(x_shape, w_shape):
+    """Whether an f32 NCHW convolution reads its input and weight through
+    NHWC / FHWC copies (docs/principles/structure.md, principle 7): the
+    channels contiguous give the implicit GEMM 16-byte pieces along K, so
+    sm_90a splits its f32 products over TF32 tensor cores, where the NCHW
+    image is gathered an element at a time into FMA tiles (2-D images;
+    1-D ones are 2-D of height 1). It pays where the product is deep and
+    wide enough to outweigh the transposes: at least 16 input channels (a
+    multiple of 4) and 64 filters, a wgmma tile's rows. (3-D images keep
+    NCDHW: their odd output rows take no split tile, and FMA tiles over
+    an NDHWC copy have not been timed.)"""
+    if len(x_shape) != 4:
+        return False
+    channels, filters = x_shape[1], w_shape[0]
+    return channels % 4 == 0 and channels >= 16 and filters >= 64
+
+
 # Rows at most this long scan as an elementwise generic (short_scan), which
 # its consumer's kernel can take; longer ones as egg.scan, a kernel of its
 # own whose warps read and write each element once.
@@ -1605,6 +1622,11 @@ class Importer:
         if x.dtype != "f32" or w.dtype != "f32":
             raise refuse(node, f"grouped or {spatial}-D convolutions in {x.dtype}, or of "
                                "mixed element types (only f32 ones are implemented)")
+        if groups == 1 and reads_channels_last(x.shape, w.shape):
+            last = [0] + list(range(2, 2 + spatial)) + [1]
+            x, w = self.relayout(x, last), self.relayout(w, last)
+            return self.convolution_nhwc_to_nchw(x, w, bias, stride, padding, dilation,
+                                                 out_shape)
         if any(padding):
             name, padded = self.e.zero_pad(x.name, x.shape, "f32", (0, 0) + tuple(padding))
             x = self.plain(name, padded, "f32")
@@ -1896,6 +1918,38 @@ class Importer:
         if dt != "f32":
             out = self.truncate(out, dt)
         return Value(out.name, phys_out, tuple(out_shape), dt, [0, 2, 3, 1])
+
+    def convolution_nhwc_to_nchw(self, x, w, bias, stride, padding, dilation, out_shape):
+        """out[n, f, o...] = sum x[n, o*s + k*d..., c] w[f, k..., c] (+ bias[f])
+        for f32 channels-last input and weight (2-D or 3-D), written
+        channels-first: loops (n, f, o..., k..., c)."""
+        spatial = len(out_shape) - 2
+        xp = self.plain(x.name, x.phys_shape, "f32")
+        if any(padding):
+            name, padded = self.e.zero_pad(x.name, x.phys_shape, "f32", (0,) + tuple(padding) + (0,))
+            xp = self.plain(name, padded, "f32")
+        loops = 2 * spatial + 3
+        d = [f"d{i}" for i in range(loops)]
+        out_dims, tap_dims, c = d[2:2 + spatial], d[2 + spatial:2 + 2 * spatial], d[-1]
+        image = [f"{o} * {s} + {k} * {dl}" for o, k, s, dl in zip(out_dims, tap_dims, stride, dilation)]
+        dims = f"({', '.join(d)})"
+        maps = [f"affine_map<{dims} -> ({', '.join([d[0]] + image + [c])})>",
+                f"affine_map<{dims} -> ({', '.join([d[1]] + tap_dims + [c])})>",
+                f"affine_map<{dims} -> ({', '.join(d[:2 + spatial])})>"]
+        iters = ", ".join(['"parallel"'] * (2 + spatial) + ['"reduction"'] * (spatial + 1))
+        init = self.e.filled(out_shape, "f32", 0.0)
+        name, ot = self.e.fresh("cv"), tensor_type(out_shape, "f32")
+        self.e.emit(f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{iters}]}} "
+                    f"ins({xp.name}, {w.name} : {tensor_type(xp.phys_shape, 'f32')}, "
+                    f"{tensor_type(w.phys_shape, 'f32')}) outs({init} : {ot}) {{")
+        self.e.emit("^bb0(%a: f32, %b: f32, %acc: f32):")
+        m, r = self.e.fresh("t"), self.e.fresh("t")
+        self.e.emit(f"  {m} = arith.mulf %a, %b : f32")
+        self.e.emit(f"  {r} = arith.addf %acc, {m} : f32")
+        self.e.emit(f"  linalg.yield {r} : f32")
+        self.e.emit(f"}} -> {ot}")
+        out = self.plain(name, out_shape, "f32")
+        return self.add_channel_bias(out, bias) if bias is not None else out
 
     def layer_norm(self, node):
         x = self.arg(node.args[0])

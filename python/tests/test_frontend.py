@@ -73,6 +73,29 @@ def test_half_precision_nchw_convolution_is_transposed_to_nhwc(tmp_path):
     assert error < 2e-3
 
 
+@pytest.mark.parametrize("make,shape,channels_last", [
+    (lambda: torch.nn.Conv2d(16, 64, 3, stride=2, padding=1), (2, 16, 9, 11), True),
+    (lambda: torch.nn.ConvTranspose2d(32, 64, (3, 2)), (1, 32, 5, 7), True),
+    # Too few filters, or channels no multiple of 4: NCHW as laid out.
+    (lambda: torch.nn.Conv2d(16, 32, 3), (1, 16, 8, 8), False),
+    (lambda: torch.nn.Conv2d(18, 64, 3), (1, 18, 8, 8), False),
+], ids=["strided_padded", "transposed", "few_filters", "odd_channels"])
+def test_f32_convolution_reads_channels_last_copies(tmp_path, make, shape, channels_last):
+    """f32 NCHW convolutions of at least 16 channels and 64 filters read
+    NHWC / FHWC copies and write the NCHW result directly; the import
+    matches PyTorch within f32's error of float64."""
+    model, inputs = make().eval(), [torch.randn(*shape)]
+    text = to_mlir(model, inputs)
+    assert ("linalg.conv_2d_nchw_fchw" not in text) == channels_last
+    if channels_last:
+        # The (n, f, oh, ow, kh, kw, c) generic: image, FHWC weight, NCHW result.
+        assert "-> (d1, d4, d5, d6)>" in text
+        assert "-> (d0, d1, d2, d3)>], iterator_types" in text
+    from egg.frontend import import_module
+    error = reference_check(import_module(model, inputs), model, inputs, tmp_path)
+    assert error < 1e-5
+
+
 def test_half_precision_grouped_convolution_is_refused():
     class Conv(torch.nn.Module):
         def __init__(self):
