@@ -334,21 +334,24 @@ def block_diagonal(t, groups):
     return out
 
 
-def reads_channels_last(x_shape, w_shape):
+def reads_channels_last(x_shape, w_shape, out_shape):
     """Whether an f32 NCHW convolution reads its input and weight through
     NHWC / FHWC copies (docs/principles/structure.md, principle 7): the
     channels contiguous give the implicit GEMM 16-byte pieces along K, so
     sm_90a splits its f32 products over TF32 tensor cores, where the NCHW
     image is gathered an element at a time into FMA tiles (2-D images;
-    1-D ones are 2-D of height 1). It pays where the product is deep and
-    wide enough to outweigh the transposes: at least 16 input channels (a
-    multiple of 4) and 64 filters, a wgmma tile's rows. (3-D images keep
-    NCDHW: their odd output rows take no split tile, and FMA tiles over
-    an NDHWC copy have not been timed.)"""
+    1-D ones are 2-D of height 1). It pays where the split product takes
+    the convolution and is deep and wide enough to outweigh the copies: at
+    least 16 input channels (a multiple of 4) and 64 filters (a warpgroup
+    tile's rows), and output rows that fill the split tiles' 128 positions
+    (rows of at least 128, or whole rows of a divisor of 128); other rows
+    (56, 112) would keep FMA tiles behind two transposes. 3-D images keep
+    NCDHW: FMA tiles over an NDHWC copy have not been timed."""
     if len(x_shape) != 4:
         return False
-    channels, filters = x_shape[1], w_shape[0]
-    return channels % 4 == 0 and channels >= 16 and filters >= 64
+    channels, filters, width = x_shape[1], w_shape[0], out_shape[-1]
+    rows_fit = width >= 128 or 128 % width == 0
+    return channels % 4 == 0 and channels >= 16 and filters >= 64 and rows_fit
 
 
 # Rows at most this long scan as an elementwise generic (short_scan), which
@@ -1622,7 +1625,7 @@ class Importer:
         if x.dtype != "f32" or w.dtype != "f32":
             raise refuse(node, f"grouped or {spatial}-D convolutions in {x.dtype}, or of "
                                "mixed element types (only f32 ones are implemented)")
-        if groups == 1 and reads_channels_last(x.shape, w.shape):
+        if groups == 1 and reads_channels_last(x.shape, w.shape, out_shape):
             last = [0] + list(range(2, 2 + spatial)) + [1]
             x, w = self.relayout(x, last), self.relayout(w, last)
             return self.convolution_nhwc_to_nchw(x, w, bias, stride, padding, dilation,

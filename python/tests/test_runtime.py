@@ -348,15 +348,16 @@ def test_recurrent_layers_match_float64(tmp_path, layer):
     # 16 filters: 4 per thread x 4 rows x 2 positions.
     dict(module=lambda: torch.nn.Conv3d(4, 16, 3), shape=(2, 4, 8, 64, 64),
          structure="thread = [1, 4, 1, 4, 2]"),
-    # 32 channels, 64 filters: read through NHWC / FHWC copies, three TF32
-    # products on split inputs (sm_90a), written NCHW; a padded, dilated
-    # and strided one, and a stride-1 transposed one with a bias.
-    dict(module=lambda: torch.nn.Conv2d(32, 64, 3, padding=1), shape=(2, 32, 30, 30),
+    # 32 channels, 64 filters, enough blocks for a wave: read through NHWC
+    # / FHWC copies, three TF32 products on split inputs (sm_90a), written
+    # NCHW; a padded, dilated and strided one, and a stride-1 transposed
+    # one with a bias.
+    dict(module=lambda: torch.nn.Conv2d(32, 64, 3, padding=1), shape=(4, 32, 64, 64),
          structure="tf32_terms = 3"),
     dict(module=lambda: torch.nn.Conv2d(16, 96, (3, 5), stride=2, padding=(2, 1), dilation=2,
                                         bias=False),
-         shape=(3, 16, 37, 41), structure="tf32_terms = 3"),
-    dict(module=lambda: torch.nn.ConvTranspose2d(64, 128, 3), shape=(2, 64, 20, 33),
+         shape=(3, 16, 64, 300), structure="tf32_terms = 3"),
+    dict(module=lambda: torch.nn.ConvTranspose2d(64, 128, 3), shape=(2, 64, 48, 130),
          structure="tf32_terms = 3"),
 ], ids=["transposed_stride2_dilated", "transposed_k4_window", "rows_62", "rows_62_16_filters",
         "channels_last_split", "channels_last_strided_dilated", "channels_last_transposed"])
