@@ -343,15 +343,19 @@ def reads_channels_last(x_shape, w_shape, out_shape):
     1-D ones are 2-D of height 1). It pays where the split product takes
     the convolution and is deep and wide enough to outweigh the copies: at
     least 16 input channels (a multiple of 4) and 64 filters (a warpgroup
-    tile's rows), and output rows that fill the split tiles' 128 positions
-    (rows of at least 128, or whole rows of a divisor of 128); other rows
-    (56, 112) would keep FMA tiles behind two transposes. 3-D images keep
-    NCDHW: FMA tiles over an NDHWC copy have not been timed."""
+    tile's rows), output rows that fill the split tiles' 128 positions
+    (rows of at least 128, or whole rows of a divisor of 128), and about a
+    tile per SM (128 tiles of them). Other products keep FMA tiles, which
+    the transposes would only slow: rows of 56 or 112, a squeeze-excite
+    block's 1x1 images. 3-D images keep NCDHW: FMA tiles over an NDHWC
+    copy have not been timed."""
     if len(x_shape) != 4:
         return False
     channels, filters, width = x_shape[1], w_shape[0], out_shape[-1]
     rows_fit = width >= 128 or 128 % width == 0
-    return channels % 4 == 0 and channels >= 16 and filters >= 64 and rows_fit
+    positions = out_shape[0] * math.prod(out_shape[2:])
+    return (channels % 4 == 0 and channels >= 16 and filters >= 64 and rows_fit
+            and positions >= 128 * 128)
 
 
 # Rows at most this long scan as an elementwise generic (short_scan), which

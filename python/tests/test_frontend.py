@@ -74,17 +74,19 @@ def test_half_precision_nchw_convolution_is_transposed_to_nhwc(tmp_path):
 
 
 @pytest.mark.parametrize("make,shape,channels_last", [
-    (lambda: torch.nn.Conv2d(16, 64, 3, stride=2, padding=1), (2, 16, 9, 11), True),
-    (lambda: torch.nn.ConvTranspose2d(32, 64, (3, 2)), (1, 32, 5, 7), True),
-    # Too few filters, channels no multiple of 4, or rows of 56 (no whole
-    # split tile): NCHW as laid out.
-    (lambda: torch.nn.Conv2d(16, 32, 3), (1, 16, 8, 8), False),
-    (lambda: torch.nn.Conv2d(18, 64, 3), (1, 18, 8, 8), False),
+    (lambda: torch.nn.Conv2d(16, 64, 3, stride=2, padding=1), (2, 16, 64, 512), True),
+    (lambda: torch.nn.ConvTranspose2d(32, 64, (3, 2)), (1, 32, 126, 127), True),
+    # Too few filters, channels no multiple of 4, rows of 56 (no whole
+    # split tile) or too few positions: NCHW as laid out.
+    (lambda: torch.nn.Conv2d(16, 32, 3), (1, 16, 130, 130), False),
+    (lambda: torch.nn.Conv2d(18, 64, 3), (1, 18, 130, 130), False),
     (lambda: torch.nn.Conv2d(16, 64, 3), (1, 16, 5, 58), False),
-], ids=["strided_padded", "transposed", "few_filters", "odd_channels", "rows_56"])
+    (lambda: torch.nn.Conv2d(16, 64, 3), (1, 16, 8, 130), False),
+], ids=["strided_padded", "transposed", "few_filters", "odd_channels", "rows_56",
+        "few_positions"])
 def test_f32_convolution_reads_channels_last_copies(tmp_path, make, shape, channels_last):
     """f32 NCHW convolutions of at least 16 channels and 64 filters whose
-    rows fill split tiles read NHWC / FHWC copies and write the NCHW result
+    rows fill split tiles, a wave of them, read NHWC / FHWC copies and write the NCHW result
     directly; the import matches PyTorch within f32's error of float64."""
     model, inputs = make().eval(), [torch.randn(*shape)]
     text = to_mlir(model, inputs)

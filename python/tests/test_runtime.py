@@ -356,8 +356,8 @@ def test_recurrent_layers_match_float64(tmp_path, layer):
          structure="tf32_terms = 3"),
     dict(module=lambda: torch.nn.Conv2d(16, 96, (3, 5), stride=2, padding=(2, 1), dilation=2,
                                         bias=False),
-         shape=(3, 16, 64, 300), structure="tf32_terms = 3"),
-    dict(module=lambda: torch.nn.ConvTranspose2d(64, 128, 3), shape=(2, 64, 48, 130),
+         shape=(4, 16, 64, 300), structure="tf32_terms = 3"),
+    dict(module=lambda: torch.nn.ConvTranspose2d(64, 128, 3), shape=(3, 64, 48, 130),
          structure="tf32_terms = 3"),
 ], ids=["transposed_stride2_dilated", "transposed_k4_window", "rows_62", "rows_62_16_filters",
         "channels_last_split", "channels_last_strided_dilated", "channels_last_transposed"])
