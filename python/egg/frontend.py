@@ -1882,10 +1882,7 @@ class Importer:
         the bias added before rounding; the result is an NCHW view of an
         NHWC tensor."""
         dt = x.dtype
-        xp = self.plain(x.name, x.phys_shape, dt)
-        if any(padding):
-            name, padded = self.e.zero_pad(x.name, x.phys_shape, dt, (0,) + tuple(padding) + (0,))
-            xp = self.plain(name, padded, dt)
+        xp = self.padded_image(x, padding)
         n, f, oh, ow = out_shape
         phys_out = (n, oh, ow, f)
         (sh, sw), (dh, dw) = stride, dilation
@@ -1893,24 +1890,7 @@ class Importer:
         maps = [f"affine_map<{dims} -> (d0, d1 * {sh} + d4 * {dh}, d2 * {sw} + d5 * {dw}, d6)>",
                 f"affine_map<{dims} -> (d3, d4, d5, d6)>",
                 f"affine_map<{dims} -> (d0, d1, d2, d3)>"]
-        iters = ", ".join(['"parallel"'] * 4 + ['"reduction"'] * 3)
-        init = self.e.filled(phys_out, "f32", 0.0)
-        name, ot = self.e.fresh("cv"), tensor_type(phys_out, "f32")
-        self.e.emit(f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{iters}]}} "
-                    f"ins({xp.name}, {w.name} : {tensor_type(xp.phys_shape, dt)}, {tensor_type(w.phys_shape, dt)}) "
-                    f"outs({init} : {ot}) {{")
-        self.e.emit(f"^bb0(%a: {dt}, %b: {dt}, %acc: f32):")
-        a, b = "%a", "%b"
-        if dt != "f32":
-            a, b = self.e.fresh("t"), self.e.fresh("t")
-            self.e.emit(f"  {a} = arith.extf %a : {dt} to f32")
-            self.e.emit(f"  {b} = arith.extf %b : {dt} to f32")
-        m, r = self.e.fresh("t"), self.e.fresh("t")
-        self.e.emit(f"  {m} = arith.mulf {a}, {b} : f32")
-        self.e.emit(f"  {r} = arith.addf %acc, {m} : f32")
-        self.e.emit(f"  linalg.yield {r} : f32")
-        self.e.emit(f"}} -> {ot}")
-        out = self.plain(name, phys_out, "f32")
+        out = self.multiply_add(xp, w, maps, 4, 3, phys_out)
         if bias is not None:
             b = self.arg(bias)
 
@@ -1931,10 +1911,7 @@ class Importer:
         for f32 channels-last input and weight (2-D or 3-D), written
         channels-first: loops (n, f, o..., k..., c)."""
         spatial = len(out_shape) - 2
-        xp = self.plain(x.name, x.phys_shape, "f32")
-        if any(padding):
-            name, padded = self.e.zero_pad(x.name, x.phys_shape, "f32", (0,) + tuple(padding) + (0,))
-            xp = self.plain(name, padded, "f32")
+        xp = self.padded_image(x, padding)
         loops = 2 * spatial + 3
         d = [f"d{i}" for i in range(loops)]
         out_dims, tap_dims, c = d[2:2 + spatial], d[2 + spatial:2 + 2 * spatial], d[-1]
@@ -1943,20 +1920,40 @@ class Importer:
         maps = [f"affine_map<{dims} -> ({', '.join([d[0]] + image + [c])})>",
                 f"affine_map<{dims} -> ({', '.join([d[1]] + tap_dims + [c])})>",
                 f"affine_map<{dims} -> ({', '.join(d[:2 + spatial])})>"]
-        iters = ", ".join(['"parallel"'] * (2 + spatial) + ['"reduction"'] * (spatial + 1))
+        out = self.multiply_add(xp, w, maps, 2 + spatial, spatial + 1, out_shape)
+        return self.add_channel_bias(out, bias) if bias is not None else out
+
+    def padded_image(self, x, padding):
+        """The physical channels-last image x, zero-padded along its spatial
+        dims."""
+        if not any(padding):
+            return self.plain(x.name, x.phys_shape, x.dtype)
+        name, padded = self.e.zero_pad(x.name, x.phys_shape, x.dtype,
+                                       (0,) + tuple(padding) + (0,))
+        return self.plain(name, padded, x.dtype)
+
+    def multiply_add(self, x, w, maps, parallel, reduction, out_shape):
+        """A generic summing x * w into an f32 tensor of out_shape (16-bit
+        operands widened first): a convolution's product over the maps."""
+        dt = x.dtype
+        iters = ", ".join(['"parallel"'] * parallel + ['"reduction"'] * reduction)
         init = self.e.filled(out_shape, "f32", 0.0)
         name, ot = self.e.fresh("cv"), tensor_type(out_shape, "f32")
         self.e.emit(f"{name} = linalg.generic {{indexing_maps = [{', '.join(maps)}], iterator_types = [{iters}]}} "
-                    f"ins({xp.name}, {w.name} : {tensor_type(xp.phys_shape, 'f32')}, "
-                    f"{tensor_type(w.phys_shape, 'f32')}) outs({init} : {ot}) {{")
-        self.e.emit("^bb0(%a: f32, %b: f32, %acc: f32):")
+                    f"ins({x.name}, {w.name} : {tensor_type(x.phys_shape, dt)}, {tensor_type(w.phys_shape, dt)}) "
+                    f"outs({init} : {ot}) {{")
+        self.e.emit(f"^bb0(%a: {dt}, %b: {dt}, %acc: f32):")
+        a, b = "%a", "%b"
+        if dt != "f32":
+            a, b = self.e.fresh("t"), self.e.fresh("t")
+            self.e.emit(f"  {a} = arith.extf %a : {dt} to f32")
+            self.e.emit(f"  {b} = arith.extf %b : {dt} to f32")
         m, r = self.e.fresh("t"), self.e.fresh("t")
-        self.e.emit(f"  {m} = arith.mulf %a, %b : f32")
+        self.e.emit(f"  {m} = arith.mulf {a}, {b} : f32")
         self.e.emit(f"  {r} = arith.addf %acc, {m} : f32")
         self.e.emit(f"  linalg.yield {r} : f32")
         self.e.emit(f"}} -> {ot}")
-        out = self.plain(name, out_shape, "f32")
-        return self.add_channel_bias(out, bias) if bias is not None else out
+        return self.plain(name, out_shape, "f32")
 
     def layer_norm(self, node):
         x = self.arg(node.args[0])
