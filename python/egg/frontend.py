@@ -344,20 +344,31 @@ def reads_channels_last(x_shape, w_shape, out_shape):
     the convolution and is deep and wide enough to outweigh the copies: at
     least 16 input channels (a multiple of 4) and 64 filters (a warpgroup
     tile's rows), output rows that fill the split tiles' 128 positions
-    (rows of at least 128, or whole rows of a divisor of 128), and about a
-    tile per SM (128 tiles of them). Other products keep FMA tiles, which
-    the transposes would only slow: rows of 56 or 112, a squeeze-excite
-    block's 1x1 images. 3-D images keep NCDHW: FMA tiles over an NDHWC
-    copy have not been timed."""
+    (rows of at least 128, or whole rows of a divisor of 128), about a
+    tile per SM (128 tiles of them), and at least
+    CHANNELS_LAST_FLOPS_PER_BYTE of product per byte of the input copied.
+    Other products keep FMA tiles, which the transposes would only slow:
+    rows of 56 or 112, a squeeze-excite block's 1x1 images, 1x1 or
+    strided convolutions of few filters. 3-D images keep NCDHW: FMA tiles
+    over an NDHWC copy have not been timed."""
     if len(x_shape) != 4:
         return False
     channels, filters, width = x_shape[1], w_shape[0], out_shape[-1]
     rows_fit = width >= 128 or 128 % width == 0
     positions = out_shape[0] * math.prod(out_shape[2:])
+    # 2 N F C KH KW OH OW FLOPs over 4 N C H W bytes of input.
+    flops_per_byte = (filters * math.prod(w_shape[2:]) * math.prod(out_shape[2:])
+                      / (2 * math.prod(x_shape[2:])))
     return (channels % 4 == 0 and channels >= 16 and filters >= 64 and rows_fit
-            and positions >= 128 * 128)
+            and positions >= 128 * 128 and flops_per_byte >= CHANNELS_LAST_FLOPS_PER_BYTE)
 
 
+# The least product, in FLOPs per byte of input, that pays for an f32
+# convolution's channels-last copy: the copy reads and writes the input
+# once. Measured on KernelBench's f32 convolutions (docs/principles/
+# structure.md, principle 7): 192 and more ran up to 1.9x faster than FMA
+# tiles, 64-160 (1x1, stride 3, 1-D ones of 64 filters) 4-44% slower.
+CHANNELS_LAST_FLOPS_PER_BYTE = 176
 # Rows at most this long scan as an elementwise generic (short_scan), which
 # its consumer's kernel can take; longer ones as egg.scan, a kernel of its
 # own whose warps read and write each element once.

@@ -74,7 +74,7 @@ def test_half_precision_nchw_convolution_is_transposed_to_nhwc(tmp_path):
 
 
 @pytest.mark.parametrize("make,shape,channels_last", [
-    (lambda: torch.nn.Conv2d(16, 64, 3, stride=2, padding=1), (2, 16, 64, 512), True),
+    (lambda: torch.nn.Conv2d(16, 128, 5, stride=2, padding=2), (2, 16, 64, 512), True),
     (lambda: torch.nn.ConvTranspose2d(32, 64, (3, 2)), (1, 32, 126, 127), True),
     # Too few filters, channels no multiple of 4, rows of 56 (no whole
     # split tile) or too few positions: NCHW as laid out.
@@ -82,12 +82,17 @@ def test_half_precision_nchw_convolution_is_transposed_to_nhwc(tmp_path):
     (lambda: torch.nn.Conv2d(18, 64, 3), (1, 18, 130, 130), False),
     (lambda: torch.nn.Conv2d(16, 64, 3), (1, 16, 5, 58), False),
     (lambda: torch.nn.Conv2d(16, 64, 3), (1, 16, 8, 130), False),
+    # Too little product per byte of input to pay for its copy: 1x1, and
+    # 3x3 at stride 2 over 64 filters.
+    (lambda: torch.nn.Conv2d(64, 128, 1), (1, 64, 128, 128), False),
+    (lambda: torch.nn.Conv2d(16, 64, 3, stride=2, padding=1), (2, 16, 64, 512), False),
 ], ids=["strided_padded", "transposed", "few_filters", "odd_channels", "rows_56",
-        "few_positions"])
+        "few_positions", "one_by_one", "strided_shallow"])
 def test_f32_convolution_reads_channels_last_copies(tmp_path, make, shape, channels_last):
     """f32 NCHW convolutions of at least 16 channels and 64 filters whose
-    rows fill split tiles, a wave of them, read NHWC / FHWC copies and write the NCHW result
-    directly; the import matches PyTorch within f32's error of float64."""
+    rows fill split tiles, a wave of them, with enough product per byte of
+    input, read NHWC / FHWC copies and write the NCHW result directly; the
+    import matches PyTorch within f32's error of float64."""
     model, inputs = make().eval(), [torch.randn(*shape)]
     text = to_mlir(model, inputs)
     assert ("linalg.conv_2d_nchw_fchw" not in text) == channels_last
