@@ -110,6 +110,18 @@ FailureOr<TuningAttr> ExpertAgent::chooseWgmma(KernelOp kernel,
   // them leave 128 registers a thread, and spill).
   if (splitF32)
     tiles = {square, narrow};
+  // A split convolution whose output rows fill no 128-position tile (rows
+  // of 56 or 112) takes whole rows up to 128 positions, a multiple of 8
+  // (wgmma's N step): 2 x 56 = 112.
+  if (splitF32 && gemm->nLoops.size() > 1) {
+    int64_t row = extents[gemm->nLoops.back()];
+    int64_t rows = fitRowMajor(gemm->nLoops, extents, 128);
+    if (row < 128 && rows % row == 0 && rows >= 64 && rows < 128 &&
+        rows % 8 == 0) {
+      tiles.push_back({128, rows, 64, rows});
+      tiles.push_back({64, rows, 64, rows});
+    }
+  }
   if (longK) {
     tiles.insert(tiles.end() - 1, deep);
     if (!splitPartial && extentM % 64 == 0 && extentN % 128 == 0)

@@ -344,17 +344,28 @@ def reads_channels_last(x_shape, w_shape, out_shape):
     the convolution and is deep and wide enough to outweigh the copies: at
     least 16 input channels (a multiple of 4) and 64 filters (a warpgroup
     tile's rows), output rows that fill the split tiles' 128 positions
-    (rows of at least 128, or whole rows of a divisor of 128), about a
-    tile per SM (128 tiles of them), and at least
-    CHANNELS_LAST_FLOPS_PER_BYTE of product per byte of the input copied.
-    Other products keep FMA tiles, which the transposes would only slow:
-    rows of 56 or 112, a squeeze-excite block's 1x1 images, 1x1 or
-    strided convolutions of few filters. 3-D images keep NCDHW: FMA tiles
-    over an NDHWC copy have not been timed."""
+    (rows of at least 128, whole rows of a divisor of 128, or whole rows
+    making 64-127 positions, a multiple of 8: 2 x 56), about a tile per SM
+    (128 tiles of them), and at least CHANNELS_LAST_FLOPS_PER_BYTE of
+    product per byte of the input copied. Other products keep FMA tiles,
+    which the transposes would only slow: 7- or 14-wide rows, 1x1
+    convolutions at stride 1 (products already), strided convolutions of
+    few filters. 3-D images keep NCDHW: FMA tiles over an NDHWC copy have
+    not been timed."""
     if len(x_shape) != 4:
         return False
+    # A 1x1 convolution at stride 1 is already a product whose NCHW image
+    # is contiguous along N: its copies only add traffic (4-44% slower on
+    # the H100, ShuffleNet's 2.4x).
+    if math.prod(w_shape[2:]) == 1 and x_shape[2:] == out_shape[2:]:
+        return False
     channels, filters, width = x_shape[1], w_shape[0], out_shape[-1]
-    rows_fit = width >= 128 or 128 % width == 0
+    # Or whole rows up to 128 positions, a multiple of 8 (wgmma's N step):
+    # 2 x 56 = 112.
+    per_tile = 128 // width if width < 128 else 1
+    rows_fit = (width >= 128 or 128 % width == 0
+                or (per_tile * width >= 64 and per_tile * width % 8 == 0
+                    and out_shape[2] % per_tile == 0))
     positions = out_shape[0] * math.prod(out_shape[2:])
     # 2 N F C KH KW OH OW FLOPs over 4 N C H W bytes of input.
     flops_per_byte = (filters * math.prod(w_shape[2:]) * math.prod(out_shape[2:])

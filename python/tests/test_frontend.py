@@ -76,6 +76,8 @@ def test_half_precision_nchw_convolution_is_transposed_to_nhwc(tmp_path):
 @pytest.mark.parametrize("make,shape,channels_last", [
     (lambda: torch.nn.Conv2d(16, 128, 5, stride=2, padding=2), (2, 16, 64, 512), True),
     (lambda: torch.nn.ConvTranspose2d(32, 64, (3, 2)), (1, 32, 126, 127), True),
+    # Rows of 56: split tiles of two whole rows (112 positions).
+    (lambda: torch.nn.Conv2d(64, 128, 3, padding=1), (8, 64, 56, 56), True),
     # Too few filters, channels no multiple of 4, rows of 56 (no whole
     # split tile) or too few positions: NCHW as laid out.
     (lambda: torch.nn.Conv2d(16, 32, 3), (1, 16, 130, 130), False),
@@ -86,7 +88,7 @@ def test_half_precision_nchw_convolution_is_transposed_to_nhwc(tmp_path):
     # 3x3 at stride 2 over 64 filters.
     (lambda: torch.nn.Conv2d(64, 128, 1), (1, 64, 128, 128), False),
     (lambda: torch.nn.Conv2d(16, 64, 3, stride=2, padding=1), (2, 16, 64, 512), False),
-], ids=["strided_padded", "transposed", "few_filters", "odd_channels", "rows_56",
+], ids=["strided_padded", "transposed", "rows_56_pairs", "few_filters", "odd_channels", "rows_56",
         "few_positions", "one_by_one", "strided_shallow"])
 def test_f32_convolution_reads_channels_last_copies(tmp_path, make, shape, channels_last):
     """f32 NCHW convolutions of at least 16 channels and 64 filters whose

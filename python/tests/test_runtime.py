@@ -359,8 +359,12 @@ def test_recurrent_layers_match_float64(tmp_path, layer):
          shape=(4, 16, 64, 300), structure="tf32_terms = 3"),
     dict(module=lambda: torch.nn.ConvTranspose2d(64, 128, 3), shape=(3, 64, 48, 130),
          structure="tf32_terms = 3"),
+    # Rows of 56: split tiles of two whole rows, 112 positions.
+    dict(module=lambda: torch.nn.Conv2d(64, 128, 3, padding=1), shape=(8, 64, 56, 56),
+         structure="block = [1, 128, 2, 56], warp = [1, 64, 2, 56]"),
 ], ids=["transposed_stride2_dilated", "transposed_k4_window", "rows_62", "rows_62_16_filters",
-        "channels_last_split", "channels_last_strided_dilated", "channels_last_transposed"])
+        "channels_last_split", "channels_last_strided_dilated", "channels_last_transposed",
+        "channels_last_rows_56"])
 def test_convolution_forms_match_float64(tmp_path, case):
     """Transposed convolutions as phase convolutions and convolutions with
     row thread tiles: within f32's error of float64, on fresh inputs."""
