@@ -155,6 +155,23 @@ json::Object mlir::egg::tuningToJson(TuningAttr tuning,
   return object;
 }
 
+/// Sets an enum knob named by one of its keywords; false with `why` as the
+/// reason where `text` is none of them.
+template <typename EnumT>
+static bool readEnumKnob(TuningBuilder &builder, std::string &reason,
+                         std::optional<StringRef> text,
+                         std::optional<EnumT> (*symbolize)(StringRef),
+                         TuningBuilder &(TuningBuilder::*setter)(EnumT),
+                         StringRef why) {
+  std::optional<EnumT> value = text ? symbolize(*text) : std::nullopt;
+  if (!value) {
+    reason = why.str();
+    return false;
+  }
+  (builder.*setter)(*value);
+  return true;
+}
+
 TuningAttr mlir::egg::tuningFromJson(const json::Object &object,
                                      MLIRContext *ctx, std::string &reason) {
   TuningBuilder builder(ctx);
@@ -214,27 +231,20 @@ TuningAttr mlir::egg::tuningFromJson(const json::Object &object,
         return {};
       (builder.*knob->second)(values);
     } else if (name == "swizzle") {
-      std::optional<Swizzle> s = text ? symbolizeSwizzle(*text) : std::nullopt;
-      if (!s) {
-        reason = "\"swizzle\" must be \"none\" or \"xor128\"";
+      if (!readEnumKnob(builder, reason, text, symbolizeSwizzle,
+                        &TuningBuilder::swizzle,
+                        "\"swizzle\" must be \"none\" or \"xor128\""))
         return {};
-      }
-      builder.swizzle(*s);
     } else if (name == "copy") {
-      std::optional<CopyEngine> c =
-          text ? symbolizeCopyEngine(*text) : std::nullopt;
-      if (!c) {
-        reason = "\"copy\" must be \"sync\", \"cp_async\" or \"tma\"";
+      if (!readEnumKnob(builder, reason, text, symbolizeCopyEngine,
+                        &TuningBuilder::copy,
+                        "\"copy\" must be \"sync\", \"cp_async\" or \"tma\""))
         return {};
-      }
-      builder.copy(*c);
     } else if (name == "mma") {
-      std::optional<MmaKind> m = text ? symbolizeMmaKind(*text) : std::nullopt;
-      if (!m) {
-        reason = "\"mma\" must be \"fma\", \"mma_sync\" or \"wgmma\"";
+      if (!readEnumKnob(builder, reason, text, symbolizeMmaKind,
+                        &TuningBuilder::mma,
+                        "\"mma\" must be \"fma\", \"mma_sync\" or \"wgmma\""))
         return {};
-      }
-      builder.mma(*m);
     } else if (auto knob = integerKnobs.find(name);
                knob != integerKnobs.end()) {
       if (!integer(name, value, number))

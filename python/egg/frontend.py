@@ -380,6 +380,7 @@ def reads_channels_last(x_shape, w_shape, out_shape):
 # structure.md, principle 7): 192 and more ran up to 1.9x faster than FMA
 # tiles, 64-160 (1x1, stride 3, 1-D ones of 64 filters) 4-44% slower.
 CHANNELS_LAST_FLOPS_PER_BYTE = 176
+
 # Rows at most this long scan as an elementwise generic (short_scan), which
 # its consumer's kernel can take; longer ones as egg.scan, a kernel of its
 # own whose warps read and write each element once.

@@ -271,7 +271,6 @@ LogicalResult TuningAttr::verify(
                        << fragmentsAhead;
   if (tf32Terms != 1 && tf32Terms != 3)
     return emitError() << "tf32_terms must be 1 or 3, got " << tf32Terms;
-
   return success();
 }
 
