@@ -259,6 +259,7 @@ static llvm::Expected<Step> parseStep(const json::Value &value,
     return args.takeError();
   s.module = *module;
   s.kernel = *kernel;
+  s.name = o->getString("name").value_or(s.kernel).str();
   if (grid->size() != 3 || block->size() != 3)
     return fail(where + ": 'grid' and 'block' need 3 entries");
   for (int i = 0; i < 3; ++i) {

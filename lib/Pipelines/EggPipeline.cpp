@@ -101,6 +101,9 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Once kernels are final but before their lowering: everything after
+  // this runs once per distinct kernel.
+  pm.addPass(createEggMergeIdenticalKernels());
   // Only kernels get their memref views expanded into address arithmetic:
   // the host function keeps its reshapes as views the manifest can read.
   OpPassManager &kernelPm = pm.nest<gpu::GPUModuleOp>();
@@ -135,10 +138,10 @@ void mlir::egg::buildEggLoweringPipeline(OpPassManager &pm,
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
   gpuPm.addPass(createReconcileUnrealizedCastsPass());
-  GpuModuleToBinaryPassOptions toBinary;
-  toBinary.compilationTarget = "isa";
+  EggSerializeKernelsOptions toBinary;
+  toBinary.format = "isa";
   toBinary.toolkitPath = findCudaToolkit(options.cudaPath);
-  pm.addPass(createGpuModuleToBinaryPass(toBinary));
+  pm.addPass(createEggSerializeKernels(toBinary));
   pm.addPass(createEggStripCompileTimes());
 }
 

@@ -222,6 +222,15 @@ private:
     return success();
   }
 
+  /// The kernel a launch was outlined as, which reports name: the kernel
+  /// it calls, unless that is another's identical code.
+  static StringRef launchName(gpu::LaunchFuncOp launch) {
+    if (auto name = launch->getAttrOfType<StringAttr>(
+            egg::EggDialect::getLaunchNameAttrName()))
+      return name.getValue();
+    return launch.getKernelName().getValue();
+  }
+
   LogicalResult readLaunch(gpu::LaunchFuncOp launch) {
     json::Array grid, block, args;
     gpu::KernelDim3 g = launch.getGridSizeOperandValues();
@@ -272,6 +281,7 @@ private:
     json::Object step{{"kind", "launch"},
                       {"module", launch.getKernelModuleName().getValue()},
                       {"kernel", launch.getKernelName().getValue()},
+                      {"name", launchName(launch)},
                       {"grid", std::move(grid)},
                       {"block", std::move(block)},
                       {"shared_bytes", shared},

@@ -7,7 +7,9 @@ order on PyTorch's current stream with bare-pointer arguments. Weights are
 moved to the GPU once, at compile time."""
 import ctypes
 import json
+import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .frontend import import_module
@@ -22,6 +24,8 @@ class _Driver:
     def __init__(self):
         self.lib = ctypes.CDLL("libcuda.so.1")
         self.lib.cuModuleLoadData.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p]
+        self.lib.cuCtxGetCurrent.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+        self.lib.cuCtxSetCurrent.argtypes = [ctypes.c_void_p]
         self.lib.cuModuleGetFunction.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p,
                                                  ctypes.c_char_p]
         self.lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [
@@ -59,12 +63,7 @@ class CompiledModule:
         torch.cuda.init()
         torch.empty(1, device=device)  # PyTorch's context becomes current.
         self.cu = _Driver()
-        self.kernels = {}
-        for m in self.manifest["modules"]:
-            module = ctypes.c_void_p()
-            self.cu.check(self.cu.lib.cuModuleLoadData(ctypes.byref(module), m["ptx"].encode() + b"\0"),
-                          f"loading {m['name']}")
-            self.kernels[m["name"]] = module
+        self.kernels = self._load_modules(self.manifest["modules"])
         self.functions = {}
         for step in self.function["steps"]:
             if step["kind"] == "launch":
@@ -91,6 +90,27 @@ class CompiledModule:
         self.buffers = self.function["buffers"]
         self.inputs = sorted((b for b in self.buffers if b["role"] == "input"), key=lambda b: b["arg"])
         self.outputs = sorted((b for b in self.buffers if b["role"] == "output"), key=lambda b: b["arg"])
+
+    def _load_modules(self, modules):
+        """Each PTX module loaded (the driver compiles it to the GPU's code):
+        on several threads, since a model's modules take the driver seconds
+        one after another; ctypes lets go of the GIL during each call."""
+        context = ctypes.c_void_p()
+        self.cu.check(self.cu.lib.cuCtxGetCurrent(ctypes.byref(context)), "current context")
+
+        def load(m):
+            # A thread of the pool has no current context of its own.
+            self.cu.check(self.cu.lib.cuCtxSetCurrent(context), "setting the context")
+            module = ctypes.c_void_p()
+            self.cu.check(self.cu.lib.cuModuleLoadData(ctypes.byref(module), m["ptx"].encode() + b"\0"),
+                          f"loading {m['name']}")
+            return m["name"], module
+
+        workers = max(1, min(len(modules), os.cpu_count() or 1, 8))
+        if workers == 1:
+            return dict(load(m) for m in modules)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return dict(pool.map(load, modules))
 
     def _tensor_map(self, m, tensors, stream, keep):
         """A TMA tensor map of buffer m["buffer"] (viewed as m["shape"]) at
@@ -165,7 +185,7 @@ class CompiledModule:
         params = (ctypes.c_void_p * len(values))(*[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p)
                                                    for v in values])
         g, b = step["grid"], step["block"]
-        return {"kind": "launch", "name": step["kernel"], "values": values, "params": params,
+        return {"kind": "launch", "name": step.get("name", step["kernel"]), "values": values, "params": params,
                 "slots": slots, "maps": maps, "shape": (*g, *b),
                 "shared": step.get("shared_bytes", 0),
                 "function": self.functions[(step["module"], step["kernel"])]}

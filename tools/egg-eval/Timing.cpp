@@ -120,7 +120,7 @@ void Evaluation::time() {
       const Step &step = function->steps[i];
       perKernel.push_back(json::Object{
           {"step", int64_t(i)},
-          {"kernel", step.kind == Step::Kind::Launch ? step.kernel : "copy"},
+          {"kernel", step.kind == Step::Kind::Launch ? step.name : "copy"},
           {"median_ms", ks.median}});
     }
     // A device-to-device copy that moves the function's bytes (half read,

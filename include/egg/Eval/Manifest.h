@@ -53,6 +53,9 @@ struct KernelArg {
 struct Step {
   enum class Kind { Launch, Copy } kind = Step::Kind::Launch;
   std::string module, kernel;
+  /// The kernel the launch was outlined as, for reports: `kernel` unless
+  /// the launch calls another kernel's identical code.
+  std::string name;
   std::array<int64_t, 3> grid{1, 1, 1}, block{1, 1, 1};
   int64_t sharedBytes = 0;
   /// The kernel begins with griddepcontrol.wait (egg-overlap-launches): it

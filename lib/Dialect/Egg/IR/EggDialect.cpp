@@ -78,6 +78,14 @@ LogicalResult EggDialect::verifyOperationAttribute(Operation *op,
                                 "gpu.launch_func";
     return success();
   }
+  if (attr.getName() == getLaunchNameAttrName()) {
+    if (!isa<StringAttr>(attr.getValue()) ||
+        op->getName().getStringRef() != "gpu.launch_func")
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' must be a string attribute of a "
+                                "gpu.launch_func";
+    return success();
+  }
   if (attr.getName() == getOverlapPreviousAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()) ||
         (!isa<KernelOp>(op) && op->getName().getStringRef() != "func.func"))

@@ -68,6 +68,12 @@ def Egg_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getWaitsForPreviousAttrName() {
       return "egg.waits_for_previous";
     }
+    /// Name of the string attribute of a gpu.launch_func that launches
+    /// another kernel's identical code (egg-merge-identical-kernels): the
+    /// name of the kernel it was outlined as, for reports.
+    static constexpr ::llvm::StringLiteral getLaunchNameAttrName() {
+      return "egg.launch_name";
+    }
     /// Name of the unit attribute of a kernel (an egg.kernel, then the
     /// function it is outlined into) that should launch while the kernel
     /// before it runs: a split product's sum (egg-split-k).

@@ -440,6 +440,40 @@ def EggUnrollPrivateTiles : Pass<"egg-unroll-private-tiles", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def EggMergeIdenticalKernels : Pass<"egg-merge-identical-kernels", "::mlir::ModuleOp"> {
+  let summary = "Compile each distinct outlined kernel once";
+  let description = [{
+    Models repeat layers, so many outlined kernels are the same code under
+    another name (DenseNet201: 786 kernels, 246 distinct). Every
+    `gpu.module` whose contents equal an earlier one's, once the names of
+    the module and its kernel are set aside, is erased, and its launches
+    call the earlier kernel instead: lowering, PTX generation and the
+    driver's load each then run once per distinct kernel. A redirected
+    `gpu.launch_func` keeps the name of the kernel it launched as
+    `egg.launch_name`, which the manifest reports, so that per-kernel times
+    still name the launch's own kernel. Modules holding anything but one
+    kernel function are left alone.
+  }];
+}
+
+def EggSerializeKernels : Pass<"egg-serialize-kernels", "::mlir::ModuleOp"> {
+  let summary = "gpu-module-to-binary with the modules serialized in parallel";
+  let description = [{
+    Replaces every `gpu.module` by a `gpu.binary` holding what its targets
+    serialize it to, as upstream `gpu-module-to-binary` does, but runs the
+    serializations (translation to LLVM IR, libdevice, optimisation, PTX)
+    of different modules on the context's threads: that is most of the
+    compile time of a model with many kernels. The binaries replace the
+    modules in their order, and diagnostics come out in module order.
+  }];
+  let options = [
+    Option<"toolkitPath", "toolkit", "std::string", /*default=*/"\"\"",
+           "CUDA toolkit path (libdevice)">,
+    Option<"format", "format", "std::string", /*default=*/"\"isa\"",
+           "What each module becomes: isa (PTX), bin (cubin) or fatbin">
+  ];
+}
+
 def EggStripCompileTimes : Pass<"egg-strip-compile-times", "::mlir::ModuleOp"> {
   let summary = "Drop compile-time measurements from gpu.binary objects";
   let description = [{
