@@ -65,19 +65,24 @@ class CompiledModule:
         self.cu = _Driver()
         self.kernels = self._load_modules(self.manifest["modules"])
         self.functions = {}
+        # Launches of one kernel (identical kernels share one) may ask for
+        # different dynamic shared memory: its limit is the largest.
+        shared = {}
         for step in self.function["steps"]:
             if step["kind"] == "launch":
                 key = (step["module"], step["kernel"])
+                shared[key] = max(shared.get(key, 0), step.get("shared_bytes", 0))
                 if key not in self.functions:
                     f = ctypes.c_void_p()
                     self.cu.check(self.cu.lib.cuModuleGetFunction(
                         ctypes.byref(f), self.kernels[step["module"]], step["kernel"].encode()),
                         f"kernel {step['kernel']}")
-                    if step.get("shared_bytes", 0) > 48 * 1024:
-                        # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-                        self.cu.check(self.cu.lib.cuFuncSetAttribute(f, 8, step["shared_bytes"]),
-                                      "shared memory size")
                     self.functions[key] = f
+        for key, limit in shared.items():
+            if limit > 48 * 1024:
+                # CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+                self.cu.check(self.cu.lib.cuFuncSetAttribute(self.functions[key], 8, limit),
+                              "shared memory size")
         self.launches = [self._prepare(step) for step in self.function["steps"]]
         self.result_shapes = getattr(imported, "result_shapes", None)
         self.constant_inputs = getattr(imported, "constant_inputs", None) or {}

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <thread>
 
 using namespace mlir::egg::eval;
@@ -103,6 +104,9 @@ void Evaluation::loadKernels() {
           "loading module " + m.name + ": " + cu.describe(r) + " " + log, 3);
     modules[m.name] = module;
   }
+  // Launches of one kernel (identical kernels share one) may ask for
+  // different dynamic shared memory: its limit is the largest.
+  std::map<CUfunction, int64_t> sharedLimit;
   kernels.assign(function->steps.size(), nullptr);
   for (auto [i, step] : llvm::enumerate(function->steps)) {
     if (step.kind != Step::Kind::Launch)
@@ -110,12 +114,15 @@ void Evaluation::loadKernels() {
     check(cu.cuModuleGetFunction(&kernels[i], modules[step.module],
                                  step.kernel.c_str()),
           "cuModuleGetFunction");
-    if (step.sharedBytes > mlir::egg::kStaticSharedMemoryPerBlock)
-      check(cu.cuFuncSetAttribute(
-                kernels[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                int(step.sharedBytes)),
-            "shared memory limit");
+    int64_t &limit = sharedLimit[kernels[i]];
+    limit = std::max(limit, step.sharedBytes);
   }
+  for (auto [kernel, limit] : sharedLimit)
+    if (limit > mlir::egg::kStaticSharedMemoryPerBlock)
+      check(cu.cuFuncSetAttribute(
+                kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                int(limit)),
+            "shared memory limit");
 }
 
 void Evaluation::allocateBuffers() {
