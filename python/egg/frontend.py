@@ -165,6 +165,7 @@ class Emitter:
     def __init__(self):
         self.lines = []
         self.counter = 0
+        self.fill_values = {}  # Name of each linalg.fill's result -> its value.
 
     def fresh(self, hint="v"):
         self.counter += 1
@@ -186,6 +187,7 @@ class Emitter:
         e = self.empty(shape, dtype)
         t = tensor_type(shape, dtype)
         self.emit(f"{name} = linalg.fill ins({cst} : {dtype}) outs({e} : {t}) -> {t}")
+        self.fill_values[name] = value
         return name
 
     def zero_pad(self, source, shape, dtype, pads, value=0.0):
@@ -1094,7 +1096,13 @@ class Importer:
         plain `dk` read of a dim whose extent differs from out_shape[k] reads
         `dk + w` with a window loop w of extent 1 (a window operand gives it
         that extent): linalg takes a plain dim's extent from every operand it
-        indexes."""
+        indexes. A copy of a fill is a fill of its own: the copies of one
+        fill (the zero states of several recurrent layers) would otherwise
+        join the fill's kernel as loop nests that no result of theirs
+        feeds."""
+        if v.name in self.e.fill_values:
+            return self.plain(self.e.filled(out_shape, v.dtype, self.e.fill_values[v.name]),
+                              out_shape, v.dtype)
         v = self.materialize(v)
         rank = len(out_shape)
         reads, windows = list(reads), 0

@@ -2,6 +2,7 @@
 direction, the input projection of every step as one GEMM, then
 egg.recurrence for the steps. Each import means what PyTorch means (float64
 on both sides, egg-eval's reference interpreter)."""
+import re
 import subprocess
 import time
 
@@ -26,9 +27,6 @@ INPUT, HIDDEN, STEPS, BATCH = 5, 4, 6, 3
 # first), by a phrase of the error: open issues of the compiler, not of the
 # recurrence.
 KNOWN_COMPILE_ERRORS = {
-    "does not feed the kernel's last op": "egg-form-kernels puts the slices of one fill "
-    "(the zero initial states of several layers or directions) in one kernel, which the "
-    "generic lowering cannot tile; two egg.scan ops reading slices of one fill fail alike",
     "reduces into memory that every thread of the block shares": "a bias-free GEMM with "
     "N = K = 4 (a projection of a later layer) gets a schedule egg-opt refuses; "
     "nn.Linear(4, 4, bias=False) on an [18, 4] input fails alike",
@@ -99,8 +97,16 @@ def test_recurrent_layer_matches_pytorch(kind, setting, tmp_path):
 
 @pytest.mark.parametrize("kind", list(LAYERS))
 def test_default_initial_states_are_zeros(kind, tmp_path):
+    """Each layer's and direction's zero state is a fill of its own, not a
+    copy of a slice of one fill (copies of one fill would join its kernel
+    as loop nests that the generic lowering cannot tile)."""
     model, inputs = layer_and_inputs(kind, 2, True, True, True, with_states=False)
-    compiles(check_in_float64(model, inputs, tmp_path), tmp_path)
+    imported = check_in_float64(model, inputs, tmp_path)
+    fills = set(re.findall(r"(%f\d+) = linalg.fill", imported.mlir))
+    assert fills
+    read = set(re.findall(r"ins\((%f\d+)", imported.mlir))
+    assert not fills & read, f"fills read by other ops: {sorted(fills & read)}"
+    compiles(imported, tmp_path)
 
 
 def test_recurrent_layer_parses_with_egg_opt(tmp_path):

@@ -274,6 +274,34 @@ def test_tf32_transposed_copies(tmp_path):
         assert 1e-6 < err < 2e-3, f"relative L2 error {err} (TF32 keeps 10 mantissa bits)"
 
 
+def test_recurrent_layers_without_states_match_float64(tmp_path):
+    """Called without initial states (PyTorch's zeros): each layer's and
+    direction's zero state is a fill of its own."""
+    torch.backends.cudnn.allow_tf32 = False
+    torch.manual_seed(0)
+    model = torch.nn.LSTM(12, 40, 2, batch_first=True, bidirectional=True).eval()
+
+    class Wrapped(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = model
+
+        def forward(self, x):
+            out, (h, c) = self.layer(x)
+            return out, h, c
+
+    wrapped = Wrapped()
+    compiled = egg.compile(wrapped, [torch.randn(3, 9, 12)], workdir=tmp_path)
+    for _ in range(2):
+        x = torch.randn(3, 9, 12)
+        with torch.no_grad():
+            want = copy.deepcopy(wrapped).double()(x.double())
+        got = compiled(x.cuda())
+        for g, w in zip(got, want):
+            err = ((g.double().cpu() - w).norm() / w.norm()).item()
+            assert err < 1e-5, f"relative L2 error {err} against float64"
+
+
 @pytest.mark.parametrize("layer", [
     # Two layers, batch first: 3 of 6 rows per block; 96 units, 3 threads'
     # worth of warps.
