@@ -53,6 +53,22 @@ FailureOr<Objects> serialize(gpu::GPUModuleOp module,
   return objects;
 }
 
+/// The targets' object attributes of a serialized module, or failure
+/// (diagnosed).
+FailureOr<ArrayAttr> buildObjects(gpu::GPUModuleOp module,
+                                  const Objects &serialized,
+                                  const gpu::TargetOptions &options) {
+  SmallVector<Attribute> objects;
+  for (auto [attr, object] : llvm::zip(module.getTargetsAttr(), serialized)) {
+    Attribute built = cast<gpu::TargetAttrInterface>(attr).createObject(
+        module, object, options);
+    if (!built)
+      return module.emitError("creating the object for ") << attr << " failed";
+    objects.push_back(built);
+  }
+  return ArrayAttr::get(module.getContext(), objects);
+}
+
 struct SerializeKernelsPass
     : public egg::impl::EggSerializeKernelsBase<SerializeKernelsPass> {
   using Base::Base;
@@ -87,33 +103,22 @@ struct SerializeKernelsPass
       });
     }
 
-    bool failed = false;
+    bool anyFailed = false;
     for (auto [module, result] : llvm::zip(modules, results)) {
-      if (::mlir::failed(result)) {
-        failed = true;
+      FailureOr<ArrayAttr> objects =
+          succeeded(result) ? buildObjects(module, *result, options)
+                            : FailureOr<ArrayAttr>(failure());
+      if (failed(objects)) {
+        anyFailed = true;
         continue;
       }
-      SmallVector<Attribute> objects;
-      for (auto [attr, object] : llvm::zip(module.getTargetsAttr(), *result)) {
-        Attribute built = cast<gpu::TargetAttrInterface>(attr).createObject(
-            module, object, options);
-        if (!built) {
-          module.emitError("creating the object for ") << attr << " failed";
-          failed = true;
-          break;
-        }
-        objects.push_back(built);
-      }
-      if (objects.size() != result->size())
-        continue;
       LLVM_DEBUG(llvm::dbgs() << "serialized " << module.getName() << "\n");
       OpBuilder builder(module);
       gpu::BinaryOp::create(builder, module.getLoc(), module.getName(),
-                            /*offloadingHandler=*/nullptr,
-                            builder.getArrayAttr(objects));
+                            /*offloadingHandler=*/nullptr, *objects);
       module->erase();
     }
-    if (failed)
+    if (anyFailed)
       signalPassFailure();
   }
 };
